@@ -1,0 +1,321 @@
+//! `benchmark_config.json` as written by users: serde types with defaults, unknown keys
+//! rejected. [`crate::plan::Plan::build`] turns a [`RunConfig`] into a validated plan; nothing
+//! else reads these types.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The whole benchmark configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Servers to benchmark.
+    pub endpoints: Vec<EndpointConfig>,
+    /// Models to request from every endpoint.
+    pub models: Vec<ModelConfig>,
+    /// Scenario ids to run (A1 A2 B1 B2 C D, or a custom scenario's id).
+    #[serde(default = "default_scenarios")]
+    pub scenarios: Vec<String>,
+    /// Concurrencies N to sweep.
+    pub batch_sizes: Vec<u32>,
+    /// Fill length: slots start evenly spaced over it.
+    #[serde(default = "default_fill")]
+    pub fill_seconds: f64,
+    /// Stabilize length.
+    #[serde(default = "default_stabilize")]
+    pub stabilize_seconds: f64,
+    /// Measure window length.
+    #[serde(default = "default_measure")]
+    pub measure_seconds: f64,
+    /// Longest wait in Drain for measured requests to finish.
+    #[serde(default = "default_drain")]
+    pub drain_seconds: f64,
+    /// `max_tokens` of every request.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+    /// A request not finished after this long fails with `timeout`.
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_seconds: f64,
+    /// Where results go.
+    #[serde(default = "default_output_dir")]
+    pub output_dir: PathBuf,
+    /// Stream responses (SSE). Without streaming, TTFT equals E2E and ITL is not measured.
+    #[serde(default = "default_true")]
+    pub stream: bool,
+    /// Ask the server to ignore EOS so every reply is `max_tokens` long; default: true where
+    /// the engine supports it.
+    #[serde(default)]
+    pub ignore_eos: Option<bool>,
+    /// Seed for every random choice of the workloads and the simulator.
+    #[serde(default)]
+    pub seed: u64,
+    /// Path to a Hugging Face `tokenizer.json`; default: the embedded BPE.
+    #[serde(default)]
+    pub tokenizer: Option<PathBuf>,
+    /// Where `cargo xtask fetch-datasets` put the datasets.
+    #[serde(default = "default_datasets_dir")]
+    pub datasets_dir: PathBuf,
+    /// Where the scenario definitions live.
+    #[serde(default = "default_scenarios_dir")]
+    pub scenarios_dir: PathBuf,
+    /// Store prompt and response text in `requests.jsonl.gz`.
+    #[serde(default)]
+    pub store_text: bool,
+    /// Service-level objectives for goodput.
+    #[serde(default)]
+    pub slo: Option<SloConfig>,
+    /// Thresholds of the steady-state verdict.
+    #[serde(default)]
+    pub steady: SteadyConfig,
+    /// Per-scenario options, keyed by scenario id; read by the scenarios crate.
+    #[serde(default)]
+    pub scenario_options: BTreeMap<String, serde_json::Value>,
+}
+
+/// One server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    /// Short name, used in result paths.
+    pub name: String,
+    /// Base URL including `/v1`; `sim://` or absent with engine `sim` starts the simulator
+    /// in-process.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Which server this is; selects request extras, never a metric definition.
+    pub engine: Engine,
+    /// Chat or completions API.
+    #[serde(default)]
+    pub api: Api,
+    /// Name of the environment variable holding the API key (sent as a bearer token).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Extra HTTP headers.
+    #[serde(default)]
+    pub headers: Vec<HeaderConfig>,
+    /// Extra JSON fields merged into every request body.
+    #[serde(default)]
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
+    /// Settings of the in-process simulator (engine `sim` only).
+    #[serde(default)]
+    pub sim: Option<serde_json::Value>,
+}
+
+/// One HTTP header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeaderConfig {
+    /// Header name.
+    pub name: String,
+    /// Header value.
+    pub value: String,
+}
+
+/// One model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Short id, used in result paths.
+    pub id: String,
+    /// The name the server knows it by (the request's `model`).
+    pub name: String,
+}
+
+/// The server software behind an endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// vLLM.
+    Vllm,
+    /// SGLang.
+    Sglang,
+    /// NVIDIA NIM.
+    Nim,
+    /// Hugging Face Text Generation Inference.
+    Tgi,
+    /// llama.cpp server.
+    Llamacpp,
+    /// Any other OpenAI-compatible server, hosted APIs included.
+    Openai,
+    /// plateau's simulated engine.
+    Sim,
+}
+
+impl Engine {
+    /// Whether the server honours `ignore_eos` in request bodies.
+    pub fn supports_ignore_eos(self) -> bool {
+        matches!(
+            self,
+            Engine::Vllm | Engine::Sglang | Engine::Nim | Engine::Llamacpp | Engine::Sim
+        )
+    }
+
+    /// Whether the server sends `usage` on every chunk when asked with
+    /// `stream_options.continuous_usage_stats` (vLLM's extension).
+    pub fn supports_continuous_usage(self) -> bool {
+        matches!(self, Engine::Vllm | Engine::Sim)
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+            Engine::Nim => "nim",
+            Engine::Tgi => "tgi",
+            Engine::Llamacpp => "llamacpp",
+            Engine::Openai => "openai",
+            Engine::Sim => "sim",
+        }
+    }
+}
+
+/// Which OpenAI API the requests use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// `/v1/chat/completions`.
+    #[default]
+    Chat,
+    /// `/v1/completions`.
+    Completions,
+}
+
+/// Service-level objectives; a request meets them when every one given holds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SloConfig {
+    /// TTFT at most this, ms.
+    #[serde(default)]
+    pub ttft_ms: Option<f64>,
+    /// TPOT at most this, ms.
+    #[serde(default)]
+    pub tpot_ms: Option<f64>,
+    /// E2E at most this, ms.
+    #[serde(default)]
+    pub e2e_ms: Option<f64>,
+}
+
+/// Thresholds of the steady-state verdict over the measure window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyConfig {
+    /// Largest coefficient of variation of the per-second output-token series.
+    #[serde(default = "default_max_cv")]
+    pub max_cv: f64,
+    /// Largest relative change across the window of the series' linear trend.
+    #[serde(default = "default_max_trend")]
+    pub max_trend: f64,
+    /// Smallest time-weighted mean achieved concurrency, as a fraction of N.
+    #[serde(default = "default_min_concurrency")]
+    pub min_concurrency_ratio: f64,
+}
+
+impl Default for SteadyConfig {
+    fn default() -> Self {
+        SteadyConfig {
+            max_cv: default_max_cv(),
+            max_trend: default_max_trend(),
+            min_concurrency_ratio: default_min_concurrency(),
+        }
+    }
+}
+
+fn default_scenarios() -> Vec<String> {
+    ["A1", "A2", "B1", "B2", "C", "D"]
+        .map(String::from)
+        .to_vec()
+}
+fn default_fill() -> f64 {
+    30.0
+}
+fn default_stabilize() -> f64 {
+    60.0
+}
+fn default_measure() -> f64 {
+    120.0
+}
+fn default_drain() -> f64 {
+    30.0
+}
+fn default_max_tokens() -> u32 {
+    512
+}
+fn default_request_timeout() -> f64 {
+    600.0
+}
+fn default_output_dir() -> PathBuf {
+    PathBuf::from("results/latest")
+}
+fn default_true() -> bool {
+    true
+}
+fn default_datasets_dir() -> PathBuf {
+    PathBuf::from("datasets")
+}
+fn default_scenarios_dir() -> PathBuf {
+    PathBuf::from("scenarios")
+}
+fn default_max_cv() -> f64 {
+    0.25
+}
+fn default_max_trend() -> f64 {
+    0.15
+}
+fn default_min_concurrency() -> f64 {
+    0.95
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_example_parses_with_defaults() {
+        let json = r#"{
+          "endpoints": [{"name": "vllm", "url": "http://localhost:8000/v1", "engine": "vllm"}],
+          "models": [{"id": "llama-70b", "name": "meta-llama/Llama-3.1-70B-Instruct"}],
+          "scenarios": ["A1", "A2", "B1", "B2", "C", "D"],
+          "batch_sizes": [1, 2, 8, 16, 32, 64, 128, 256],
+          "measure_seconds": 120,
+          "stabilize_seconds": 60,
+          "max_tokens": 512,
+          "output_dir": "results/my_benchmark"
+        }"#;
+        let c: RunConfig = serde_json::from_str(json).unwrap();
+        assert_eq!(c.fill_seconds, 30.0);
+        assert_eq!(c.drain_seconds, 30.0);
+        assert!(c.stream);
+        assert_eq!(c.endpoints[0].api, Api::Chat);
+        assert_eq!(c.endpoints[0].engine, Engine::Vllm);
+        assert_eq!(c.batch_sizes.len(), 8);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_at_every_level() {
+        let top = r#"{"endpoints": [], "models": [], "batch_sizes": [1], "measure_secondz": 3}"#;
+        let err = serde_json::from_str::<RunConfig>(top)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `measure_secondz`"), "{err}");
+        let nested = r#"{"endpoints": [{"name": "a", "engine": "sim", "urll": "x"}],
+                         "models": [], "batch_sizes": [1]}"#;
+        let err = serde_json::from_str::<RunConfig>(nested)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `urll`"), "{err}");
+    }
+
+    #[test]
+    fn unknown_engine_is_rejected() {
+        let json = r#"{"endpoints": [{"name": "a", "engine": "vllmm"}], "models": [],
+                       "batch_sizes": [1]}"#;
+        let err = serde_json::from_str::<RunConfig>(json)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `vllmm`"), "{err}");
+    }
+}

@@ -1,0 +1,19 @@
+//! plateau's core: from a validated [`plan::Plan`] to measured [`sample::Sample`]s and the
+//! [`metrics`] that summarize them.
+//!
+//! The flow: [`config::RunConfig`] (serde) -> [`plan::Plan`] (validated) -> for each
+//! [`plan::Cell`], a [`workload::Workload`] gives each of N slots a [`workload::Session`];
+//! the closed-loop runner keeps the N slots busy through the four [`phase::Phase`]s; each
+//! request goes through the client ([`openai`] bodies, [`sse`] parsing) and comes back as a
+//! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
+//! turn samples into a summary. Measuring never prints; reporting never measures.
+
+pub mod config;
+pub mod openai;
+pub mod phase;
+pub mod plan;
+pub mod sample;
+pub mod secret;
+pub mod sse;
+pub mod tokens;
+pub mod workload;

@@ -1,0 +1,219 @@
+//! The OpenAI wire format: request bodies for chat and completions (with engine extras and
+//! `extra_body`), and decoding of stream chunks, whole responses and error bodies. Pure: no
+//! I/O, no clock.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::config::{Api, Engine};
+use crate::plan::{Endpoint, RequestOptions};
+use crate::workload::{Prompt, Role};
+
+/// The path under the endpoint's base URL for `api`.
+pub fn path(api: Api) -> &'static str {
+    match api {
+        Api::Chat => "chat/completions",
+        Api::Completions => "completions",
+    }
+}
+
+/// The JSON body of one request.
+pub fn request_body(
+    endpoint: &Endpoint,
+    model: &str,
+    prompt: &Prompt,
+    opts: &RequestOptions,
+) -> Vec<u8> {
+    let mut body = Map::new();
+    body.insert("model".into(), model.into());
+    match endpoint.api {
+        Api::Chat => {
+            let messages: Vec<Value> = prompt
+                .messages
+                .iter()
+                .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
+                .collect();
+            body.insert("messages".into(), messages.into());
+        }
+        Api::Completions => {
+            body.insert("prompt".into(), completion_prompt(prompt).into());
+        }
+    }
+    body.insert("max_tokens".into(), opts.max_tokens.into());
+    body.insert("stream".into(), opts.stream.into());
+    if opts.stream {
+        let mut so = Map::new();
+        so.insert("include_usage".into(), true.into());
+        if endpoint.engine.supports_continuous_usage() {
+            so.insert("continuous_usage_stats".into(), true.into());
+        }
+        body.insert("stream_options".into(), so.into());
+    }
+    if endpoint.ignore_eos {
+        body.insert("ignore_eos".into(), true.into());
+        if endpoint.engine == Engine::Vllm {
+            body.insert("min_tokens".into(), opts.max_tokens.into());
+        }
+    }
+    for (k, v) in &endpoint.extra_body {
+        body.insert(k.clone(), v.clone());
+    }
+    serde_json::to_vec(&Value::Object(body)).unwrap_or_default()
+}
+
+/// Renders messages as one completions prompt: a lone user message as is; a system prompt
+/// as a prefix; a dialog as `User:`/`Assistant:` turns ending with `Assistant:`.
+pub fn completion_prompt(prompt: &Prompt) -> String {
+    let (system, rest): (Vec<_>, Vec<_>) =
+        prompt.messages.iter().partition(|m| m.role == Role::System);
+    let mut out = String::new();
+    for s in system {
+        out.push_str(&s.content);
+        out.push_str("\n\n");
+    }
+    match rest.as_slice() {
+        [only] if only.role == Role::User => out.push_str(&only.content),
+        turns => {
+            for m in turns {
+                out.push_str(if m.role == Role::User {
+                    "User: "
+                } else {
+                    "Assistant: "
+                });
+                out.push_str(&m.content);
+                out.push('\n');
+            }
+            out.push_str("Assistant:");
+        }
+    }
+    out
+}
+
+/// Token counts from a `usage` object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub prompt_tokens: Option<u32>,
+    /// Completion tokens (cumulative, on per-chunk usage).
+    #[serde(default)]
+    pub completion_tokens: Option<u32>,
+}
+
+/// What one stream event or whole body carried.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decoded {
+    /// Bytes of content appended to the response text.
+    pub content_len: usize,
+    /// The `usage` object, if present.
+    pub usage: Option<Usage>,
+    /// Whether a choice carried a `finish_reason`.
+    pub finished: bool,
+    /// The server's error message, if this was an error object.
+    pub error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireChunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<WireChoice<'a>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default, borrow)]
+    object: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<WireText<'a>>,
+    #[serde(default, borrow)]
+    message: Option<WireText<'a>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct WireText<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
+}
+
+/// Decodes one stream event's data (or a whole non-streaming body), appending its content
+/// (reasoning text included: it is generated output) to `response`.
+pub fn decode(data: &[u8], response: &mut String) -> Result<Decoded, serde_json::Error> {
+    let chunk: WireChunk<'_> = serde_json::from_slice(data)?;
+    let before = response.len();
+    let mut finished = false;
+    for choice in &chunk.choices {
+        for part in [&choice.delta, &choice.message].into_iter().flatten() {
+            for text in [&part.reasoning_content, &part.reasoning, &part.content]
+                .into_iter()
+                .flatten()
+            {
+                response.push_str(text);
+            }
+        }
+        if let Some(text) = &choice.text {
+            response.push_str(text);
+        }
+        finished |= choice.finish_reason.is_some();
+    }
+    let error = match (&chunk.error, chunk.object.as_deref()) {
+        (Some(e), _) => Some(error_text(e)),
+        (None, Some("error")) => Some(chunk.message.as_deref().unwrap_or("error").to_owned()),
+        _ => None,
+    };
+    Ok(Decoded {
+        content_len: response.len() - before,
+        usage: chunk.usage,
+        finished,
+        error,
+    })
+}
+
+fn error_text(e: &Value) -> String {
+    match e {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => o
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| e.to_string()),
+        other => other.to_string(),
+    }
+}
+
+/// A readable message from an error response body: the JSON error's message, else the text.
+pub fn error_message(body: &[u8]) -> String {
+    let mut sink = String::new();
+    if let Ok(Decoded {
+        error: Some(msg), ..
+    }) = decode(body, &mut sink)
+    {
+        return truncate(&msg, 500);
+    }
+    truncate(String::from_utf8_lossy(body).trim(), 500)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,181 @@
+//! Request bodies per engine and API, and chunk decoding of real servers' shapes.
+
+use super::*;
+use crate::config::Api;
+use crate::plan::Target;
+use crate::workload::Message;
+use std::time::Duration;
+
+fn endpoint(engine: Engine, api: Api, ignore_eos: bool) -> Endpoint {
+    Endpoint {
+        name: "e".into(),
+        engine,
+        target: Target::InProcessSim,
+        api,
+        api_key: None,
+        headers: vec![],
+        extra_body: Map::new(),
+        ignore_eos,
+        sim: None,
+        secrets: vec![],
+    }
+}
+
+fn opts(stream: bool) -> RequestOptions {
+    RequestOptions {
+        max_tokens: 64,
+        stream,
+        timeout: Duration::from_secs(1),
+        store_text: false,
+    }
+}
+
+fn prompt(messages: Vec<Message>) -> Prompt {
+    Prompt {
+        messages,
+        target_tokens: None,
+        turn: None,
+    }
+}
+
+fn body(e: &Endpoint, p: &Prompt, stream: bool) -> Value {
+    serde_json::from_slice(&request_body(e, "m", p, &opts(stream))).unwrap()
+}
+
+#[test]
+fn vllm_chat_stream_body() {
+    let p = prompt(vec![Message::new(Role::User, "hi")]);
+    let b = body(&endpoint(Engine::Vllm, Api::Chat, true), &p, true);
+    assert_eq!(
+        b,
+        json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64,
+               "stream": true, "stream_options": {"include_usage": true, "continuous_usage_stats": true},
+               "ignore_eos": true, "min_tokens": 64})
+    );
+}
+
+#[test]
+fn openai_completions_without_stream_has_no_extras() {
+    let p = prompt(vec![Message::new(Role::User, "hi")]);
+    let b = body(
+        &endpoint(Engine::Openai, Api::Completions, false),
+        &p,
+        false,
+    );
+    assert_eq!(
+        b,
+        json!({"model": "m", "prompt": "hi", "max_tokens": 64, "stream": false})
+    );
+}
+
+#[test]
+fn extra_body_is_merged_last() {
+    let mut e = endpoint(Engine::Sglang, Api::Chat, true);
+    e.extra_body.insert("temperature".into(), json!(0));
+    e.extra_body.insert("max_tokens".into(), json!(7));
+    let b = body(&e, &prompt(vec![Message::new(Role::User, "x")]), true);
+    assert_eq!(b["temperature"], json!(0));
+    assert_eq!(b["max_tokens"], json!(7));
+    assert_eq!(b["stream_options"], json!({"include_usage": true}));
+}
+
+#[test]
+fn completion_prompt_rendering() {
+    let lone = prompt(vec![Message::new(Role::User, "q")]);
+    assert_eq!(completion_prompt(&lone), "q");
+    let rag = prompt(vec![
+        Message::new(Role::System, "S"),
+        Message::new(Role::User, "q"),
+    ]);
+    assert_eq!(completion_prompt(&rag), "S\n\nq");
+    let dialog = prompt(vec![
+        Message::new(Role::User, "a"),
+        Message::new(Role::Assistant, "b"),
+        Message::new(Role::User, "c"),
+    ]);
+    assert_eq!(
+        completion_prompt(&dialog),
+        "User: a\nAssistant: b\nUser: c\nAssistant:"
+    );
+}
+
+fn dec(data: &str) -> (Decoded, String) {
+    let mut s = String::new();
+    let d = decode(data.as_bytes(), &mut s).unwrap();
+    (d, s)
+}
+
+#[test]
+fn decodes_chat_delta_with_continuous_usage() {
+    let (d, s) = dec(
+        r#"{"id":"x","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}"#,
+    );
+    assert_eq!(s, " the");
+    assert_eq!(d.content_len, 4);
+    assert_eq!(
+        d.usage,
+        Some(Usage {
+            prompt_tokens: Some(9),
+            completion_tokens: Some(3)
+        })
+    );
+    assert!(!d.finished);
+}
+
+#[test]
+fn decodes_role_chunk_as_empty_and_finish_chunk() {
+    let (d, _) = dec(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#);
+    assert_eq!(d.content_len, 0);
+    let (d, _) = dec(r#"{"choices":[{"delta":{"content":null},"finish_reason":"length"}]}"#);
+    assert!(d.finished);
+    assert_eq!(d.content_len, 0);
+}
+
+#[test]
+fn decodes_reasoning_and_completions_text() {
+    let (_, s) = dec(r#"{"choices":[{"delta":{"reasoning_content":"hmm"}}]}"#);
+    assert_eq!(s, "hmm");
+    let (d, s) =
+        dec(r#"{"object":"text_completion","choices":[{"text":"ab","finish_reason":null}]}"#);
+    assert_eq!((d.content_len, s.as_str()), (2, "ab"));
+}
+
+#[test]
+fn decodes_usage_only_chunk() {
+    let (d, s) = dec(r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":64}}"#);
+    assert_eq!(s, "");
+    assert_eq!(d.usage.unwrap().completion_tokens, Some(64));
+}
+
+#[test]
+fn decodes_whole_chat_body() {
+    let (d, s) = dec(
+        r#"{"choices":[{"message":{"role":"assistant","content":"hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+    );
+    assert_eq!(s, "hello");
+    assert!(d.finished);
+}
+
+#[test]
+fn decodes_error_shapes() {
+    let (d, _) = dec(r#"{"error":{"message":"overloaded","type":"x","code":503}}"#);
+    assert_eq!(d.error.as_deref(), Some("overloaded"));
+    let (d, _) =
+        dec(r#"{"object":"error","message":"bad model","type":"NotFoundError","code":404}"#);
+    assert_eq!(d.error.as_deref(), Some("bad model"));
+    let (d, _) = dec(r#"{"error":"plain"}"#);
+    assert_eq!(d.error.as_deref(), Some("plain"));
+}
+
+#[test]
+fn error_message_falls_back_to_text() {
+    assert_eq!(error_message(br#"{"error":{"message":"nope"}}"#), "nope");
+    assert_eq!(error_message(b"  Bad Gateway \n"), "Bad Gateway");
+    assert!(error_message(&[b'x'; 2000]).ends_with("..."));
+}
+
+#[test]
+fn decode_rejects_non_json() {
+    let mut s = String::new();
+    assert!(decode(b"not json", &mut s).is_err());
+}

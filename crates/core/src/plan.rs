@@ -1,0 +1,613 @@
+//! The validated, typed plan: [`Plan::build`] checks a [`RunConfig`] once, naming the field
+//! of every problem, and the runner sees only the plan (endpoints with parsed URLs and
+//! headers, phase lengths as durations, the matrix of [`Cell`]s).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use http::{HeaderName, HeaderValue, Uri};
+
+use crate::config::{Api, EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig};
+use crate::phase::Schedule;
+use crate::secret::Secret;
+
+/// Everything wrong with a configuration, one line per problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
+pub struct PlanError {
+    /// The problems found, in config order.
+    pub problems: Vec<Problem>,
+}
+
+/// One problem: the config field (`endpoints[0].url`) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Path of the offending key.
+    pub field: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+/// Where requests go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The simulated engine, started in-process on a loopback port.
+    InProcessSim,
+    /// A server at this base URL (scheme, authority and path prefix such as `/v1`).
+    Url(BaseUrl),
+}
+
+/// A parsed `http(s)://host[:port]/prefix` with no trailing slash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    /// Parses and checks an endpoint URL; a URL with no path gets `/v1`.
+    pub fn parse(url: &str) -> Result<BaseUrl, String> {
+        let uri: Uri = url.parse().map_err(|e| {
+            format!("`{url}` is not a URL ({e}); expected e.g. http://localhost:8000/v1")
+        })?;
+        match uri.scheme_str() {
+            Some("http" | "https") => {}
+            _ => return Err(format!("`{url}` must start with http:// or https://")),
+        }
+        if uri.authority().is_none() {
+            return Err(format!("`{url}` has no host"));
+        }
+        if uri.query().is_some() {
+            return Err(format!("`{url}` must not carry a query string"));
+        }
+        let trimmed = url.trim_end_matches('/');
+        let path = uri.path().trim_end_matches('/');
+        Ok(BaseUrl(if path.is_empty() {
+            format!("{trimmed}/v1")
+        } else {
+            trimmed.to_owned()
+        }))
+    }
+
+    /// The URI of `path` (e.g. `chat/completions`) under this base.
+    pub fn join(&self, path: &str) -> Result<Uri, http::uri::InvalidUri> {
+        format!("{}/{}", self.0, path.trim_start_matches('/')).parse()
+    }
+
+    /// Whether the scheme is https.
+    pub fn is_https(&self) -> bool {
+        self.0.starts_with("https://")
+    }
+
+    /// The URL as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One endpoint, validated.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// Short name (a path component of the results).
+    pub name: String,
+    /// Server software.
+    pub engine: Engine,
+    /// Where requests go.
+    pub target: Target,
+    /// Chat or completions.
+    pub api: Api,
+    /// Bearer token, read from the environment variable the config names.
+    pub api_key: Option<Secret>,
+    /// Extra headers; sensitive ones are marked so hyper never logs them.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Merged into each request body.
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
+    /// Send `ignore_eos: true`.
+    pub ignore_eos: bool,
+    /// In-process simulator settings (engine `sim`), unparsed: the binary owns the simulator.
+    pub sim: Option<serde_json::Value>,
+    /// Every secret of this endpoint (API key, sensitive header values), for scrubbing text.
+    pub secrets: Vec<Secret>,
+}
+
+impl Endpoint {
+    /// `text` with every secret of this endpoint replaced by `***`.
+    pub fn scrub(&self, text: &str) -> String {
+        self.secrets
+            .iter()
+            .fold(text.to_owned(), |t, s| s.scrub(&t))
+    }
+}
+
+/// One model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// Short id (a path component of the results).
+    pub id: String,
+    /// The request's `model`.
+    pub name: String,
+}
+
+/// Phase lengths shared by every cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases {
+    /// Fill.
+    pub fill: Duration,
+    /// Stabilize.
+    pub stabilize: Duration,
+    /// Measure.
+    pub measure: Duration,
+    /// Longest Drain.
+    pub drain_max: Duration,
+}
+
+/// Request settings shared by every cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// `max_tokens`.
+    pub max_tokens: u32,
+    /// Stream with SSE.
+    pub stream: bool,
+    /// Per-request time limit.
+    pub timeout: Duration,
+    /// Keep prompt and response text in the records.
+    pub store_text: bool,
+}
+
+/// One cell of the matrix: endpoint x model x scenario x concurrency.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cell {
+    /// Index into [`Plan::endpoints`].
+    pub endpoint: usize,
+    /// Index into [`Plan::models`].
+    pub model: usize,
+    /// Scenario id.
+    pub scenario: String,
+    /// Target concurrency N.
+    pub concurrency: u32,
+}
+
+/// The validated plan the runner executes.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Endpoints, in config order.
+    pub endpoints: Vec<Endpoint>,
+    /// Models, in config order.
+    pub models: Vec<Model>,
+    /// Scenario ids, in config order.
+    pub scenarios: Vec<String>,
+    /// Concurrencies, in config order.
+    pub batch_sizes: Vec<u32>,
+    /// Phase lengths.
+    pub phases: Phases,
+    /// Request settings.
+    pub request: RequestOptions,
+    /// Results directory.
+    pub output_dir: PathBuf,
+    /// Seed for workloads and the simulator.
+    pub seed: u64,
+    /// Goodput objectives.
+    pub slo: Option<SloConfig>,
+    /// Steady-state thresholds.
+    pub steady: SteadyConfig,
+    /// The configuration with secrets removed, for `run.json`.
+    pub redacted_config: RunConfig,
+    /// Things that are allowed but probably not meant.
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// Validates `config`; `env` looks up environment variables (for `api_key_env`).
+    pub fn build(
+        config: &RunConfig,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Plan, PlanError> {
+        let mut v = Validator::default();
+        v.non_empty("endpoints", config.endpoints.len());
+        v.non_empty("models", config.models.len());
+        v.non_empty("scenarios", config.scenarios.len());
+        v.non_empty("batch_sizes", config.batch_sizes.len());
+        let endpoints: Vec<Endpoint> = config
+            .endpoints
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| v.endpoint(i, e, config.ignore_eos, env))
+            .collect();
+        v.unique_names(
+            "endpoints",
+            config.endpoints.iter().map(|e| e.name.as_str()),
+        );
+        for (i, m) in config.models.iter().enumerate() {
+            v.path_component(&format!("models[{i}].id"), &m.id);
+            if m.name.trim().is_empty() {
+                v.problem(
+                    format!("models[{i}].name"),
+                    "expected the model name the server serves",
+                );
+            }
+        }
+        v.unique_names("models", config.models.iter().map(|m| m.id.as_str()));
+        for (i, s) in config.scenarios.iter().enumerate() {
+            v.path_component(&format!("scenarios[{i}]"), s);
+        }
+        v.unique_names("scenarios", config.scenarios.iter().map(String::as_str));
+        for (i, &n) in config.batch_sizes.iter().enumerate() {
+            if n == 0 {
+                v.problem(
+                    format!("batch_sizes[{i}]"),
+                    "expected a concurrency of at least 1",
+                );
+            }
+        }
+        let mut sorted = config.batch_sizes.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            v.problem("batch_sizes".into(), "expected each concurrency once");
+        }
+        let phases = Phases {
+            fill: v.seconds("fill_seconds", config.fill_seconds, false),
+            stabilize: v.seconds("stabilize_seconds", config.stabilize_seconds, false),
+            measure: v.seconds("measure_seconds", config.measure_seconds, true),
+            drain_max: v.seconds("drain_seconds", config.drain_seconds, false),
+        };
+        let timeout = v.seconds(
+            "request_timeout_seconds",
+            config.request_timeout_seconds,
+            true,
+        );
+        if config.max_tokens == 0 {
+            v.problem("max_tokens".into(), "expected at least 1");
+        }
+        v.steady(&config.steady);
+        if let Some(slo) = &config.slo {
+            v.slo(slo);
+        }
+        if config.output_dir.as_os_str().is_empty() {
+            v.problem("output_dir".into(), "expected a directory path");
+        }
+        if !v.problems.is_empty() {
+            return Err(PlanError {
+                problems: v.problems,
+            });
+        }
+        Ok(Plan {
+            endpoints,
+            models: config
+                .models
+                .iter()
+                .map(|m| Model {
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                })
+                .collect(),
+            scenarios: config.scenarios.clone(),
+            batch_sizes: config.batch_sizes.clone(),
+            phases,
+            request: RequestOptions {
+                max_tokens: config.max_tokens,
+                stream: config.stream,
+                timeout,
+                store_text: config.store_text,
+            },
+            output_dir: config.output_dir.clone(),
+            seed: config.seed,
+            slo: config.slo.clone(),
+            steady: config.steady.clone(),
+            redacted_config: redact(config),
+            warnings: v.warnings,
+        })
+    }
+
+    /// Every cell, endpoints outermost, then models, scenarios, concurrencies.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for endpoint in 0..self.endpoints.len() {
+            for model in 0..self.models.len() {
+                for scenario in &self.scenarios {
+                    for &concurrency in &self.batch_sizes {
+                        cells.push(Cell {
+                            endpoint,
+                            model,
+                            scenario: scenario.clone(),
+                            concurrency,
+                        });
+                    }
+                }
+            }
+        }
+        cells
+    }
+
+    /// The phase schedule of a cell with `concurrency` slots.
+    pub fn schedule(&self, concurrency: u32) -> Schedule {
+        Schedule {
+            slots: concurrency,
+            fill: self.phases.fill,
+            stabilize: self.phases.stabilize,
+            measure: self.phases.measure,
+            drain_max: self.phases.drain_max,
+        }
+    }
+
+    /// The run's shortest and longest wall time: Drain takes between nothing and its limit.
+    pub fn estimated_duration(&self) -> (Duration, Duration) {
+        let cells = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
+        let p = self.phases;
+        let base = p.fill + p.stabilize + p.measure;
+        (base * cells, (base + p.drain_max) * cells)
+    }
+
+    /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`.
+    pub fn cell_dir(&self, cell: &Cell) -> PathBuf {
+        self.output_dir
+            .join(&self.endpoints[cell.endpoint].name)
+            .join(&self.models[cell.model].id)
+            .join(&cell.scenario)
+            .join(format!("c{}", cell.concurrency))
+    }
+}
+
+/// Header names whose values are credentials.
+fn is_sensitive_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "authorization",
+        "cookie",
+        "key",
+        "token",
+        "secret",
+        "password",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
+}
+
+fn redact(config: &RunConfig) -> RunConfig {
+    let mut c = config.clone();
+    for e in &mut c.endpoints {
+        for h in &mut e.headers {
+            if is_sensitive_header(&h.name) {
+                h.value = "***".into();
+            }
+        }
+    }
+    c
+}
+
+#[derive(Default)]
+struct Validator {
+    problems: Vec<Problem>,
+    warnings: Vec<String>,
+}
+
+impl Validator {
+    fn problem(&mut self, field: String, message: impl Into<String>) {
+        self.problems.push(Problem {
+            field,
+            message: message.into(),
+        });
+    }
+
+    fn non_empty(&mut self, field: &str, len: usize) {
+        if len == 0 {
+            self.problem(field.into(), "expected at least one entry");
+        }
+    }
+
+    fn path_component(&mut self, field: &str, value: &str) {
+        let ok = !value.is_empty()
+            && value != "."
+            && value != ".."
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if !ok {
+            self.problem(
+                field.into(),
+                format!("`{value}` must be a non-empty name of letters, digits, `.`, `_` or `-` (it names a results directory)"),
+            );
+        }
+    }
+
+    fn unique_names<'a>(&mut self, field: &str, names: impl Iterator<Item = &'a str>) {
+        let mut seen = std::collections::BTreeSet::new();
+        for name in names {
+            if !seen.insert(name) {
+                self.problem(
+                    field.into(),
+                    format!("`{name}` appears twice; expected unique names"),
+                );
+            }
+        }
+    }
+
+    fn seconds(&mut self, field: &str, value: f64, positive: bool) -> Duration {
+        let ok = value.is_finite() && value >= 0.0 && (!positive || value > 0.0) && value < 1e9;
+        if !ok {
+            let want = if positive {
+                "a number of seconds above 0"
+            } else {
+                "a number of seconds >= 0"
+            };
+            self.problem(field.into(), format!("got {value}, expected {want}"));
+            return Duration::ZERO;
+        }
+        Duration::from_secs_f64(value)
+    }
+
+    fn ratio(&mut self, field: &str, value: f64) {
+        if !(value.is_finite() && value >= 0.0) {
+            self.problem(field.into(), format!("got {value}, expected a number >= 0"));
+        }
+    }
+
+    fn steady(&mut self, s: &SteadyConfig) {
+        self.ratio("steady.max_cv", s.max_cv);
+        self.ratio("steady.max_trend", s.max_trend);
+        if !(0.0..=1.0).contains(&s.min_concurrency_ratio) {
+            self.problem(
+                "steady.min_concurrency_ratio".into(),
+                format!(
+                    "got {}, expected a fraction between 0 and 1",
+                    s.min_concurrency_ratio
+                ),
+            );
+        }
+    }
+
+    fn slo(&mut self, slo: &SloConfig) {
+        for (field, value) in [
+            ("slo.ttft_ms", slo.ttft_ms),
+            ("slo.tpot_ms", slo.tpot_ms),
+            ("slo.e2e_ms", slo.e2e_ms),
+        ] {
+            if let Some(v) = value
+                && !(v.is_finite() && v > 0.0)
+            {
+                self.problem(
+                    field.into(),
+                    format!("got {v}, expected milliseconds above 0"),
+                );
+            }
+        }
+        if slo.ttft_ms.is_none() && slo.tpot_ms.is_none() && slo.e2e_ms.is_none() {
+            self.problem(
+                "slo".into(),
+                "expected at least one of ttft_ms, tpot_ms, e2e_ms",
+            );
+        }
+    }
+
+    fn endpoint(
+        &mut self,
+        i: usize,
+        e: &EndpointConfig,
+        ignore_eos: Option<bool>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Endpoint> {
+        let at = |key: &str| format!("endpoints[{i}].{key}");
+        let before = self.problems.len();
+        self.path_component(&at("name"), &e.name);
+        let target = match (e.engine, e.url.as_deref()) {
+            (Engine::Sim, None | Some("sim://")) => Target::InProcessSim,
+            (_, Some(url)) => match BaseUrl::parse(url) {
+                Ok(base) => Target::Url(base),
+                Err(msg) => {
+                    self.problem(at("url"), msg);
+                    Target::InProcessSim
+                }
+            },
+            (engine, None) => {
+                self.problem(
+                    at("url"),
+                    format!(
+                        "required for engine `{}` (e.g. http://localhost:8000/v1)",
+                        engine.as_str()
+                    ),
+                );
+                Target::InProcessSim
+            }
+        };
+        if e.sim.is_some() && target != Target::InProcessSim {
+            self.problem(
+                at("sim"),
+                "only applies to the in-process simulator (engine `sim` with url `sim://` or none)",
+            );
+        }
+        let mut secrets = Vec::new();
+        let api_key = match &e.api_key_env {
+            None => None,
+            Some(var) => match env(var) {
+                Some(key) if !key.is_empty() => {
+                    let key = Secret::new(key);
+                    secrets.push(key.clone());
+                    Some(key)
+                }
+                _ => {
+                    self.problem(at("api_key_env"), format!("environment variable `{var}` is not set; expected it to hold the API key"));
+                    None
+                }
+            },
+        };
+        let mut headers = Vec::new();
+        for (j, h) in e.headers.iter().enumerate() {
+            let name = HeaderName::from_bytes(h.name.as_bytes());
+            let value = HeaderValue::from_str(&h.value);
+            match (name, value) {
+                (Ok(name), Ok(mut value)) => {
+                    if is_sensitive_header(&h.name) {
+                        value.set_sensitive(true);
+                        secrets.push(Secret::new(h.value.clone()));
+                    }
+                    headers.push((name, value));
+                }
+                (Err(_), _) => self.problem(
+                    format!("endpoints[{i}].headers[{j}].name"),
+                    format!("`{}` is not a valid HTTP header name", h.name),
+                ),
+                (_, Err(_)) => self.problem(
+                    format!("endpoints[{i}].headers[{j}].value"),
+                    "expected visible ASCII text",
+                ),
+            }
+        }
+        for key in ["model", "messages", "prompt", "stream"] {
+            if e.extra_body.contains_key(key) {
+                self.problem(
+                    format!("endpoints[{i}].extra_body.{key}"),
+                    "is set by plateau; use the config's own keys instead",
+                );
+            }
+        }
+        let ignore_eos = match ignore_eos {
+            Some(true) if !e.engine.supports_ignore_eos() => {
+                self.warnings.push(format!(
+                    "endpoints[{i}]: engine `{}` may not honour ignore_eos; reply lengths can vary",
+                    e.engine.as_str()
+                ));
+                true
+            }
+            Some(v) => v,
+            None => e.engine.supports_ignore_eos(),
+        };
+        if let Target::Url(base) = &target
+            && api_key.is_some()
+            && !base.is_https()
+            && !is_loopback(base)
+        {
+            self.warnings.push(format!(
+                "endpoints[{i}]: the API key would travel unencrypted over http"
+            ));
+        }
+        (self.problems.len() == before).then(|| Endpoint {
+            name: e.name.clone(),
+            engine: e.engine,
+            target,
+            api: e.api,
+            api_key,
+            headers,
+            extra_body: e.extra_body.clone(),
+            ignore_eos,
+            sim: e.sim.clone(),
+            secrets,
+        })
+    }
+}
+
+fn is_loopback(base: &BaseUrl) -> bool {
+    base.as_str()
+        .parse::<Uri>()
+        .ok()
+        .and_then(|u| {
+            u.host()
+                .map(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]"))
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! Table tests of every configuration error the plan reports.
+
+use super::*;
+
+fn config(json: &str) -> RunConfig {
+    serde_json::from_str(json).expect("test config parses")
+}
+
+fn base() -> serde_json::Value {
+    serde_json::json!({
+        "endpoints": [{"name": "vllm", "url": "http://localhost:8000/v1", "engine": "vllm"}],
+        "models": [{"id": "llama", "name": "meta-llama/Llama-3.1-8B-Instruct"}],
+        "scenarios": ["A1"],
+        "batch_sizes": [1, 4],
+        "fill_seconds": 1, "stabilize_seconds": 2, "measure_seconds": 3, "drain_seconds": 4
+    })
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn build(v: &serde_json::Value) -> Result<Plan, PlanError> {
+    Plan::build(&config(&v.to_string()), &no_env)
+}
+
+fn problems(v: serde_json::Value) -> Vec<String> {
+    match build(&v) {
+        Ok(_) => panic!("expected an error for {v}"),
+        Err(e) => e.problems.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_good_config_builds_a_plan() {
+    let plan = build(&base()).unwrap();
+    assert_eq!(plan.cells().len(), 2);
+    assert_eq!(plan.phases.measure, Duration::from_secs(3));
+    assert!(plan.endpoints[0].ignore_eos, "vllm supports ignore_eos");
+    assert_eq!(
+        plan.cell_dir(&plan.cells()[1]),
+        PathBuf::from("results/latest/vllm/llama/A1/c4")
+    );
+    let (lo, hi) = plan.estimated_duration();
+    assert_eq!((lo, hi), (Duration::from_secs(12), Duration::from_secs(20)));
+}
+
+#[test]
+fn each_invalid_field_is_named() {
+    // (json pointer, value, expected text in the problem)
+    let rows: &[(&str, serde_json::Value, &str)] = &[
+        (
+            "/endpoints",
+            serde_json::json!([]),
+            "endpoints: expected at least one entry",
+        ),
+        (
+            "/models",
+            serde_json::json!([]),
+            "models: expected at least one entry",
+        ),
+        (
+            "/scenarios",
+            serde_json::json!([]),
+            "scenarios: expected at least one entry",
+        ),
+        (
+            "/batch_sizes",
+            serde_json::json!([]),
+            "batch_sizes: expected at least one entry",
+        ),
+        (
+            "/batch_sizes",
+            serde_json::json!([1, 0]),
+            "batch_sizes[1]: expected a concurrency of at least 1",
+        ),
+        (
+            "/batch_sizes",
+            serde_json::json!([2, 2]),
+            "batch_sizes: expected each concurrency once",
+        ),
+        (
+            "/measure_seconds",
+            serde_json::json!(0),
+            "measure_seconds: got 0, expected a number of seconds above 0",
+        ),
+        (
+            "/fill_seconds",
+            serde_json::json!(-1),
+            "fill_seconds: got -1, expected a number of seconds >= 0",
+        ),
+        (
+            "/request_timeout_seconds",
+            serde_json::json!(0),
+            "request_timeout_seconds: got 0",
+        ),
+        (
+            "/max_tokens",
+            serde_json::json!(0),
+            "max_tokens: expected at least 1",
+        ),
+        (
+            "/endpoints/0/url",
+            serde_json::json!("ftp://x/v1"),
+            "endpoints[0].url: `ftp://x/v1` must start with http:// or https://",
+        ),
+        (
+            "/endpoints/0/url",
+            serde_json::json!("http://h:8000/v1?x=1"),
+            "endpoints[0].url: `http://h:8000/v1?x=1` must not carry a query string",
+        ),
+        (
+            "/endpoints/0/url",
+            serde_json::json!(null),
+            "endpoints[0].url: required for engine `vllm`",
+        ),
+        (
+            "/endpoints/0/name",
+            serde_json::json!("a/b"),
+            "endpoints[0].name: `a/b` must be a non-empty name",
+        ),
+        (
+            "/endpoints/0/api_key_env",
+            serde_json::json!("PLATEAU_TEST_NOPE"),
+            "endpoints[0].api_key_env: environment variable `PLATEAU_TEST_NOPE` is not set",
+        ),
+        (
+            "/endpoints/0/headers",
+            serde_json::json!([{"name": "bad header", "value": "x"}]),
+            "endpoints[0].headers[0].name: `bad header` is not a valid HTTP header name",
+        ),
+        (
+            "/endpoints/0/headers",
+            serde_json::json!([{"name": "x-a", "value": "a\nb"}]),
+            "endpoints[0].headers[0].value: expected visible ASCII text",
+        ),
+        (
+            "/endpoints/0/extra_body",
+            serde_json::json!({"stream": false}),
+            "endpoints[0].extra_body.stream: is set by plateau",
+        ),
+        (
+            "/endpoints/0/sim",
+            serde_json::json!({"profile": "fixed"}),
+            "endpoints[0].sim: only applies to the in-process simulator",
+        ),
+        (
+            "/models/0/id",
+            serde_json::json!(".."),
+            "models[0].id: `..` must be a non-empty name",
+        ),
+        (
+            "/models/0/name",
+            serde_json::json!(" "),
+            "models[0].name: expected the model name the server serves",
+        ),
+        (
+            "/scenarios",
+            serde_json::json!(["A1", "A1"]),
+            "scenarios: `A1` appears twice",
+        ),
+        (
+            "/steady/min_concurrency_ratio",
+            serde_json::json!(1.5),
+            "steady.min_concurrency_ratio: got 1.5, expected a fraction between 0 and 1",
+        ),
+        (
+            "/slo",
+            serde_json::json!({}),
+            "slo: expected at least one of ttft_ms, tpot_ms, e2e_ms",
+        ),
+        (
+            "/slo",
+            serde_json::json!({"ttft_ms": -5}),
+            "slo.ttft_ms: got -5, expected milliseconds above 0",
+        ),
+    ];
+    for (pointer, value, want) in rows {
+        let mut v = base();
+        set(&mut v, pointer, value.clone());
+        let got = problems(v);
+        assert!(
+            got.iter().any(|p| p.contains(want)),
+            "{pointer}={value}: want `{want}`, got {got:?}"
+        );
+    }
+}
+
+/// Sets the value at a JSON pointer, creating objects on the way.
+fn set(v: &mut serde_json::Value, pointer: &str, value: serde_json::Value) {
+    let mut target = v;
+    let keys: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    for key in &keys[..keys.len() - 1] {
+        target = match target {
+            serde_json::Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
+            other => other
+                .as_object_mut()
+                .unwrap()
+                .entry(*key)
+                .or_insert_with(|| serde_json::json!({})),
+        };
+    }
+    let last = keys[keys.len() - 1];
+    match target {
+        serde_json::Value::Array(items) => items[last.parse::<usize>().unwrap()] = value,
+        other => {
+            other
+                .as_object_mut()
+                .unwrap()
+                .insert(last.to_owned(), value);
+        }
+    }
+}
+
+#[test]
+fn all_problems_are_reported_at_once() {
+    let mut v = base();
+    set(&mut v, "/max_tokens", serde_json::json!(0));
+    set(&mut v, "/measure_seconds", serde_json::json!(0));
+    assert_eq!(problems(v).len(), 2);
+}
+
+#[test]
+fn url_without_path_gets_v1_and_trailing_slash_is_dropped() {
+    assert_eq!(
+        BaseUrl::parse("http://h:8000").unwrap().as_str(),
+        "http://h:8000/v1"
+    );
+    assert_eq!(
+        BaseUrl::parse("https://api.x.com/v1/").unwrap().as_str(),
+        "https://api.x.com/v1"
+    );
+    let uri = BaseUrl::parse("http://h/v1")
+        .unwrap()
+        .join("chat/completions")
+        .unwrap();
+    assert_eq!(uri.to_string(), "http://h/v1/chat/completions");
+}
+
+#[test]
+fn sim_without_url_runs_in_process() {
+    let mut v = base();
+    set(
+        &mut v,
+        "/endpoints",
+        serde_json::json!([{"name": "sim", "engine": "sim", "sim": {"profile": "fixed"}}]),
+    );
+    let plan = build(&v).unwrap();
+    assert_eq!(plan.endpoints[0].target, Target::InProcessSim);
+    assert!(plan.endpoints[0].sim.is_some());
+}
+
+#[test]
+fn api_key_is_read_from_env_and_redacted() {
+    let mut v = base();
+    set(
+        &mut v,
+        "/endpoints/0",
+        serde_json::json!({"name": "hosted", "url": "https://api.example.com/v1", "engine": "openai",
+            "api_key_env": "MY_KEY", "headers": [{"name": "X-Api-Key", "value": "hdr-secret"}, {"name": "X-Org", "value": "acme"}]}),
+    );
+    let env = |name: &str| (name == "MY_KEY").then(|| "sk-123".to_owned());
+    let plan = Plan::build(&config(&v.to_string()), &env).unwrap();
+    let e = &plan.endpoints[0];
+    assert_eq!(e.api_key.as_ref().unwrap().expose(), "sk-123");
+    assert!(!e.ignore_eos, "hosted OpenAI does not take ignore_eos");
+    assert_eq!(e.scrub("k=sk-123 h=hdr-secret"), "k=*** h=***");
+    let dumped = serde_json::to_string(&plan.redacted_config).unwrap();
+    assert!(
+        !dumped.contains("sk-123") && !dumped.contains("hdr-secret"),
+        "{dumped}"
+    );
+    assert!(
+        dumped.contains("acme") && dumped.contains("MY_KEY"),
+        "{dumped}"
+    );
+    assert!(format!("{plan:?}").contains("Secret(***)"));
+    assert!(!format!("{plan:?}").contains("sk-123"));
+}
+
+#[test]
+fn ignore_eos_on_an_engine_without_it_warns() {
+    let mut v = base();
+    set(&mut v, "/endpoints/0/engine", serde_json::json!("tgi"));
+    set(&mut v, "/ignore_eos", serde_json::json!(true));
+    let plan = build(&v).unwrap();
+    assert!(
+        plan.warnings.iter().any(|w| w.contains("ignore_eos")),
+        "{:?}",
+        plan.warnings
+    );
+}

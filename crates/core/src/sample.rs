@@ -1,0 +1,223 @@
+//! One request as measured: raw instants (microseconds since the cell's start), content
+//! chunk arrivals with their token counts, token counts with their source, and the outcome.
+//! A failed request is a sample too; metrics read samples, never the network.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::phase::Phase;
+
+/// How a request ended. Failures are data, counted by kind.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The response completed normally with content.
+    Ok,
+    /// The server answered with a non-2xx status.
+    HttpStatus {
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// The connection could not be made (refused, DNS, TLS).
+    Connect,
+    /// No complete response within `request_timeout_seconds`.
+    Timeout,
+    /// The stream broke mid-way (connection reset, body error, no `[DONE]`).
+    Stream,
+    /// A body or event could not be decoded as the expected JSON.
+    Decode,
+    /// The server sent an error event or error object.
+    ServerError,
+    /// The response completed but carried no content.
+    Empty,
+    /// A padding request cancelled when Drain ended (not an error).
+    Cancelled,
+    /// A measured request still running when `drain_seconds` ran out.
+    DrainTimeout,
+    /// Cut short by Ctrl-C.
+    Interrupted,
+}
+
+impl Outcome {
+    /// Whether the request completed normally.
+    pub fn is_ok(self) -> bool {
+        self == Outcome::Ok
+    }
+
+    /// Whether this outcome counts as an error (cancelled padding does not).
+    pub fn is_error(self) -> bool {
+        !matches!(self, Outcome::Ok | Outcome::Cancelled)
+    }
+
+    /// Stable key for counting errors by kind in JSON and tables: `http_500`, `timeout`, ...
+    pub fn key(self) -> String {
+        match self {
+            Outcome::HttpStatus { status } => format!("http_{status}"),
+            other => other.simple_key().to_owned(),
+        }
+    }
+
+    fn simple_key(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::HttpStatus { .. } => "http",
+            Outcome::Connect => "connect",
+            Outcome::Timeout => "timeout",
+            Outcome::Stream => "stream",
+            Outcome::Decode => "decode",
+            Outcome::ServerError => "server_error",
+            Outcome::Empty => "empty",
+            Outcome::Cancelled => "cancelled",
+            Outcome::DrainTimeout => "drain_timeout",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Where a token count came from.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    /// The server's `usage` object.
+    Usage,
+    /// The client's tokenizer over the text.
+    Tokenizer,
+}
+
+/// A content chunk: when its body frame arrived (us since cell start) and how many tokens
+/// it carried. Serialized compactly as `[t_us, tokens]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(from = "(u64, u32)", into = "(u64, u32)")]
+pub struct Chunk {
+    /// Arrival of the body frame that completed this chunk, us since cell start.
+    pub t_us: u64,
+    /// Output tokens in this chunk.
+    pub tokens: u32,
+}
+
+impl From<(u64, u32)> for Chunk {
+    fn from((t_us, tokens): (u64, u32)) -> Self {
+        Chunk { t_us, tokens }
+    }
+}
+
+impl From<Chunk> for (u64, u32) {
+    fn from(c: Chunk) -> Self {
+        (c.t_us, c.tokens)
+    }
+}
+
+/// One request of a cell, as written to `requests.jsonl.gz`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Sample {
+    /// Order in which the request was sent within the cell, from 0.
+    pub seq: u64,
+    /// The slot that sent it, from 0.
+    pub slot: u32,
+    /// Phase at `t_sent_us`.
+    pub phase: Phase,
+    /// Just before the request was written, us since cell start.
+    pub t_sent_us: u64,
+    /// When the request ended (last byte, error or cancellation), us since cell start.
+    pub t_end_us: u64,
+    /// Content chunks in arrival order (chunks with no content are not listed).
+    pub chunks: Vec<Chunk>,
+    /// Output tokens, when known.
+    pub n_out: Option<u32>,
+    /// Where `n_out` came from.
+    pub n_out_source: Option<TokenSource>,
+    /// Where per-chunk token counts came from (per-chunk usage, else tokenizer).
+    pub chunk_tokens_source: Option<TokenSource>,
+    /// Prompt tokens, when known.
+    pub n_in: Option<u32>,
+    /// Where `n_in` came from.
+    pub n_in_source: Option<TokenSource>,
+    /// The workload's target prompt length in tokens of the client tokenizer.
+    pub n_in_target: Option<u32>,
+    /// How the request ended.
+    pub outcome: Outcome,
+    /// Error detail (secrets scrubbed), for failed requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Turn index within a conversation (multi-turn scenarios), from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// Prompt text, when `store_text` is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Response text, when `store_text` is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+}
+
+impl Sample {
+    /// First content chunk arrival (`t_first`), us since cell start.
+    pub fn t_first_us(&self) -> Option<u64> {
+        self.chunks.first().map(|c| c.t_us)
+    }
+
+    /// Last content chunk arrival (`t_last`), us since cell start.
+    pub fn t_last_us(&self) -> Option<u64> {
+        self.chunks.last().map(|c| c.t_us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcome_keys_are_stable() {
+        assert_eq!(Outcome::HttpStatus { status: 503 }.key(), "http_503");
+        assert_eq!(Outcome::DrainTimeout.key(), "drain_timeout");
+        assert!(!Outcome::Cancelled.is_error());
+        assert!(Outcome::Interrupted.is_error());
+    }
+
+    #[test]
+    fn sample_round_trips_with_compact_chunks() {
+        let s = Sample {
+            seq: 3,
+            slot: 1,
+            phase: Phase::Measure,
+            t_sent_us: 10,
+            t_end_us: 90,
+            chunks: vec![
+                Chunk {
+                    t_us: 40,
+                    tokens: 1,
+                },
+                Chunk {
+                    t_us: 80,
+                    tokens: 2,
+                },
+            ],
+            n_out: Some(3),
+            n_out_source: Some(TokenSource::Usage),
+            chunk_tokens_source: Some(TokenSource::Tokenizer),
+            n_in: None,
+            n_in_source: None,
+            n_in_target: Some(50),
+            outcome: Outcome::HttpStatus { status: 500 },
+            error: Some("boom".into()),
+            turn: None,
+            prompt: None,
+            response: None,
+        };
+        let line = serde_json::to_string(&s).unwrap();
+        assert!(line.contains(r#""chunks":[[40,1],[80,2]]"#), "{line}");
+        assert!(
+            line.contains(r#""outcome":{"kind":"http_status","status":500}"#),
+            "{line}"
+        );
+        assert!(!line.contains("turn"), "{line}");
+        let back: Sample = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.t_first_us(), Some(40));
+        assert_eq!(back.t_last_us(), Some(80));
+    }
+}

@@ -1,0 +1,139 @@
+//! A pure, incremental Server-Sent Events parser (the WHATWG event-stream grammar): events
+//! split across frames at any byte, several events per frame, `\r\n`, `\n` and `\r` line
+//! ends, comment (keep-alive) lines, multi-line data, `event:` types. It never reads a clock:
+//! the caller stamps each frame before feeding it.
+
+/// One dispatched event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The `event:` field, if the server set one (e.g. `error`).
+    pub event: Option<String>,
+    /// The data lines joined with `\n`.
+    pub data: String,
+}
+
+impl Event {
+    /// Whether this is OpenAI's end-of-stream marker `data: [DONE]`.
+    pub fn is_done(&self) -> bool {
+        self.data.trim() == "[DONE]"
+    }
+}
+
+/// Why a stream cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SseError {
+    /// A single line grew past the limit without a line end.
+    #[error("an event-stream line exceeded {limit} bytes without a line end")]
+    LineTooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
+}
+
+/// Longest line accepted (a chunk with a huge logprobs payload stays well below this).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Incremental parser state: feed it bytes as they arrive.
+#[derive(Debug, Default)]
+pub struct Parser {
+    line: Vec<u8>,
+    data: String,
+    has_data: bool,
+    event: Option<String>,
+    after_cr: bool,
+    /// Whether the first line (which may open with a byte-order mark) has ended.
+    started: bool,
+}
+
+impl Parser {
+    /// A parser at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next bytes; `emit` receives each event completed by them, in order.
+    pub fn feed(&mut self, mut bytes: &[u8], emit: &mut impl FnMut(Event)) -> Result<(), SseError> {
+        if self.after_cr && !bytes.is_empty() {
+            self.after_cr = false;
+            if let Some(rest) = bytes.strip_prefix(b"\n") {
+                bytes = rest;
+            }
+        }
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.line.extend_from_slice(&bytes[..end]);
+            self.end_line(emit);
+            let cr = bytes[end] == b'\r';
+            bytes = &bytes[end + 1..];
+            if cr {
+                match bytes.first() {
+                    Some(b'\n') => bytes = &bytes[1..],
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+        }
+        self.line.extend_from_slice(bytes);
+        if self.line.len() > MAX_LINE {
+            return Err(SseError::LineTooLong { limit: MAX_LINE });
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: a last line without its line end, and an event missing its blank
+    /// line, are still delivered (servers that omit the final blank line are common).
+    pub fn finish(&mut self, emit: &mut impl FnMut(Event)) {
+        if !self.line.is_empty() {
+            self.end_line(emit);
+        }
+        self.dispatch(emit);
+    }
+
+    fn end_line(&mut self, emit: &mut impl FnMut(Event)) {
+        let mut line = std::mem::take(&mut self.line);
+        if !self.started {
+            self.started = true;
+            if line.starts_with(b"\xEF\xBB\xBF") {
+                line.drain(..3);
+            }
+        }
+        if line.is_empty() {
+            self.dispatch(emit);
+        } else if line[0] != b':' {
+            let (field, value) = match line.iter().position(|&b| b == b':') {
+                Some(i) => {
+                    let v = &line[i + 1..];
+                    (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+                }
+                None => (&line[..], &b""[..]),
+            };
+            match field {
+                b"data" => {
+                    if self.has_data {
+                        self.data.push('\n');
+                    }
+                    self.data.push_str(&String::from_utf8_lossy(value));
+                    self.has_data = true;
+                }
+                b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+                _ => {} // id, retry and unknown fields carry nothing we use
+            }
+        }
+        // Reuse the allocation for the next line.
+        self.line = line;
+        self.line.clear();
+    }
+
+    fn dispatch(&mut self, emit: &mut impl FnMut(Event)) {
+        if self.has_data {
+            emit(Event {
+                event: self.event.take(),
+                data: std::mem::take(&mut self.data),
+            });
+        }
+        self.has_data = false;
+        self.event = None;
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,12 @@
+//! The token-counting seam: the client's tokenizer, used when the server does not report
+//! counts. The scenarios crate provides the real tokenizers (embedded BPE or a user's
+//! `tokenizer.json`).
+
+/// Counts tokens in text with one fixed tokenizer.
+pub trait TokenCounter: Send + Sync {
+    /// Tokens in `text`.
+    fn count(&self, text: &str) -> usize;
+
+    /// The tokenizer's name as recorded in results (e.g. `cl100k_base`).
+    fn name(&self) -> String;
+}

@@ -1,0 +1,140 @@
+//! The seam between the runner and the scenarios: a [`Workload`] hands each slot a
+//! [`Session`] that produces the next [`Prompt`] and hears the reply. The scenarios crate
+//! implements it; [`FixedPrompt`] is the one built-in workload (calibration and tests).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Who speaks a chat message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// System prompt.
+    System,
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl Role {
+    /// The OpenAI wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Message {
+    /// Speaker.
+    pub role: Role,
+    /// Text.
+    pub content: String,
+}
+
+impl Message {
+    /// A message from `role` saying `content`.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// What one request asks. The client renders it for the chat or completions API.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// The conversation so far, oldest first; the last message is the user's.
+    pub messages: Vec<Message>,
+    /// The intended prompt length in tokens of the client tokenizer, if the workload has one.
+    pub target_tokens: Option<u32>,
+    /// Turn index within a conversation (multi-turn workloads), from 0.
+    pub turn: Option<u32>,
+}
+
+/// What a workload says about itself; stored in each cell's summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WorkloadInfo {
+    /// Scenario id (e.g. `A1`).
+    pub id: String,
+    /// Human name (e.g. `Same Short`).
+    pub name: String,
+    /// True when a dataset was missing and built-in text stood in for it.
+    pub synthetic: bool,
+    /// Where the prompts came from (dataset file, built-in text, user JSONL).
+    pub source: String,
+    /// Anything a reader of the results should know (warnings, options in effect).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Produces prompts for the slots of one cell. Built fresh for every cell.
+pub trait Workload: Send + Sync {
+    /// Id, name and provenance.
+    fn info(&self) -> WorkloadInfo;
+
+    /// The prompt source for slot `slot`. Called once per slot when the slot starts.
+    fn session(&self, slot: u32) -> Box<dyn Session>;
+}
+
+/// One slot's stream of prompts.
+///
+/// `next` runs between one request's end and the next one's send, so it must be cheap
+/// (microseconds): do tokenizing and dataset reading when the workload is built.
+pub trait Session: Send {
+    /// The next request to send.
+    fn next(&mut self) -> Prompt;
+
+    /// The reply to the prompt last returned by `next`: the response text when the request
+    /// succeeded, `None` when it failed. Multi-turn workloads grow their history from it.
+    fn reply(&mut self, _text: Option<&str>) {}
+}
+
+/// The built-in workload: every request sends the same single user message.
+#[derive(Clone, Debug)]
+pub struct FixedPrompt {
+    text: String,
+    target_tokens: Option<u32>,
+}
+
+impl FixedPrompt {
+    /// A workload that always sends `text` as one user message.
+    pub fn new(text: impl Into<String>, target_tokens: Option<u32>) -> Self {
+        FixedPrompt {
+            text: text.into(),
+            target_tokens,
+        }
+    }
+}
+
+impl Workload for FixedPrompt {
+    fn info(&self) -> WorkloadInfo {
+        WorkloadInfo {
+            id: "fixed".into(),
+            name: "Fixed prompt".into(),
+            synthetic: true,
+            source: "built-in".into(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn session(&self, _slot: u32) -> Box<dyn Session> {
+        Box::new(self.clone())
+    }
+}
+
+impl Session for FixedPrompt {
+    fn next(&mut self) -> Prompt {
+        Prompt {
+            messages: vec![Message::new(Role::User, self.text.clone())],
+            target_tokens: self.target_tokens,
+            turn: None,
+        }
+    }
+}
