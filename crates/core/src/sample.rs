@@ -130,6 +130,9 @@ pub struct Sample {
     pub n_out: Option<u32>,
     /// Where `n_out` came from.
     pub n_out_source: Option<TokenSource>,
+    /// The client tokenizer's count of the response text, to check the server's `n_out`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_out_client: Option<u32>,
     /// Where per-chunk token counts came from (per-chunk usage, else tokenizer).
     pub chunk_tokens_source: Option<TokenSource>,
     /// Prompt tokens, when known.
@@ -198,6 +201,7 @@ mod tests {
             ],
             n_out: Some(3),
             n_out_source: Some(TokenSource::Usage),
+            n_out_client: Some(3),
             chunk_tokens_source: Some(TokenSource::Tokenizer),
             n_in: None,
             n_in_source: None,
