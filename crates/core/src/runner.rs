@@ -1,0 +1,168 @@
+//! The closed loop of one cell: N slots, each sending its next request the instant the
+//! previous one ends, through Fill (evenly spaced starts), Stabilize, Measure `[m0, m1)` and
+//! Drain (load held at N until every measured request has ended or `drain_max` passes;
+//! then in-flight padding is cancelled). Ctrl-C (the `interrupt` token) ends the cell early,
+//! keeping every record.
+
+mod slot;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+use tokio::time::sleep_until;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::{Clock, micros};
+use crate::live::Live;
+use crate::phase::{Phase, Schedule};
+use crate::recorder::{Recorded, Recorder};
+use crate::transport::Transport;
+use crate::workload::Workload;
+
+/// What one cell needs to run.
+pub struct CellInput<T> {
+    /// Sends requests.
+    pub transport: Arc<T>,
+    /// Produces prompts.
+    pub workload: Arc<dyn Workload>,
+    /// Slots and phase lengths.
+    pub schedule: Schedule,
+    /// Counters for the progress display.
+    pub live: Arc<Live>,
+    /// Ctrl-C: ends the cell early.
+    pub interrupt: CancellationToken,
+}
+
+/// The phase bounds as they happened, us since the cell's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Start of Measure.
+    pub m0_us: u64,
+    /// End of Measure.
+    pub m1_us: u64,
+    /// When Drain ended (last measured request done, drain limit, or interrupt).
+    pub drain_end_us: u64,
+    /// When the last request of the cell ended.
+    pub end_us: u64,
+}
+
+/// How the cell ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Every measured request finished within Drain.
+    Complete,
+    /// `drain_seconds` passed with measured requests still running; they were cancelled.
+    DrainTimedOut,
+    /// Ctrl-C.
+    Interrupted,
+}
+
+/// A finished cell: its records and bounds.
+#[derive(Debug)]
+pub struct CellOutput {
+    /// Samples and any error writing them.
+    pub recorded: Recorded,
+    /// Phase bounds.
+    pub bounds: Bounds,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+/// State the coordinator and the slots share.
+struct Shared<T> {
+    transport: Arc<T>,
+    schedule: Schedule,
+    clock: Clock,
+    live: Arc<Live>,
+    /// Cancels every in-flight request of this cell (a child of `interrupt`).
+    cancel: CancellationToken,
+    interrupt: CancellationToken,
+    /// No new requests once set.
+    stop: AtomicBool,
+    /// Measured requests still running (incremented before the phase is read).
+    measured_in_flight: AtomicU64,
+    measured_done: Notify,
+    seq: AtomicU64,
+}
+
+/// Runs one cell to its end; `recorder` receives every request.
+pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> CellOutput {
+    let CellInput { transport, workload, schedule, live, interrupt } = input;
+    let clock = Clock::start();
+    let shared = Arc::new(Shared {
+        transport,
+        schedule,
+        clock,
+        live: live.clone(),
+        cancel: interrupt.child_token(),
+        interrupt: interrupt.clone(),
+        stop: AtomicBool::new(false),
+        measured_in_flight: AtomicU64::new(0),
+        measured_done: Notify::new(),
+        seq: AtomicU64::new(0),
+    });
+    let mut slots = JoinSet::new();
+    for slot in 0..schedule.slots {
+        let session = workload.session(slot);
+        slots.spawn(slot::run(slot, session, shared.clone(), recorder.sender()));
+    }
+
+    let mut ending = Ending::Complete;
+    for (phase, from) in [
+        (Phase::Fill, std::time::Duration::ZERO),
+        (Phase::Stabilize, schedule.fill),
+        (Phase::Measure, schedule.m0()),
+        (Phase::Drain, schedule.m1()),
+    ] {
+        if !wait_until(&shared, from).await {
+            ending = Ending::Interrupted;
+            break;
+        }
+        live.set_phase(Some(phase));
+    }
+    if ending == Ending::Complete {
+        ending = drain(&shared).await;
+    }
+    let drain_end_us = clock.now_us();
+    shared.stop.store(true, Ordering::SeqCst);
+    shared.cancel.cancel();
+    while slots.join_next().await.is_some() {}
+    let end_us = clock.now_us();
+    live.set_phase(None);
+    let recorded = recorder.finish().await;
+    let bounds = Bounds {
+        m0_us: micros(schedule.m0()),
+        m1_us: micros(schedule.m1()),
+        drain_end_us,
+        end_us,
+    };
+    CellOutput { recorded, bounds, ending }
+}
+
+/// Sleeps until `offset` after the cell's start; false if interrupted first.
+async fn wait_until<T>(shared: &Shared<T>, offset: std::time::Duration) -> bool {
+    tokio::select! {
+        _ = shared.interrupt.cancelled() => false,
+        _ = sleep_until(shared.clock.at(offset)) => true,
+    }
+}
+
+/// Holds load until every measured request has ended or the drain limit passes.
+async fn drain<T>(shared: &Shared<T>) -> Ending {
+    let deadline = shared.clock.at(shared.schedule.drain_deadline());
+    loop {
+        if shared.measured_in_flight.load(Ordering::SeqCst) == 0 {
+            return Ending::Complete;
+        }
+        tokio::select! {
+            _ = shared.interrupt.cancelled() => return Ending::Interrupted,
+            _ = sleep_until(deadline) => return Ending::DrainTimedOut,
+            _ = shared.measured_done.notified() => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
