@@ -1,0 +1,201 @@
+//! Response bodies: whole buffers, and the token stream that turns a `Source` into SSE frames.
+//!
+//! The stream is polled by hyper's connection task itself: no extra task or channel per
+//! request. When the client goes, hyper drops the body, which drops the engine's receiver
+//! (the sequence leaves the batch) and the running guard.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
+use tokio::time::{Instant, Sleep, sleep_until};
+
+use crate::faults::Fault;
+use crate::metrics::{Metrics, RunningGuard};
+use crate::source::{Source, next_chunk_end};
+use crate::sse::{KEEPALIVE, Writer};
+
+/// The body error that makes hyper drop the connection mid-response.
+#[derive(Debug, thiserror::Error)]
+#[error("simulated connection drop")]
+pub(crate) struct Aborted;
+
+/// Every response body the server sends.
+#[derive(Debug)]
+pub(crate) enum SimBody {
+    /// A whole buffer (taken when sent).
+    Full(Option<Bytes>),
+    /// A token stream.
+    Stream(Box<TokenStream>),
+    /// Headers, then the connection drops.
+    Abort,
+}
+
+impl SimBody {
+    /// A whole body.
+    pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
+        SimBody::Full(Some(bytes.into()))
+    }
+}
+
+impl Body for SimBody {
+    type Data = Bytes;
+    type Error = Aborted;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
+        match self.get_mut() {
+            SimBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            SimBody::Stream(stream) => stream.poll_next(cx),
+            SimBody::Abort => Poll::Ready(Some(Err(Aborted))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            SimBody::Full(bytes) => bytes.is_none(),
+            SimBody::Stream(stream) => stream.done,
+            SimBody::Abort => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            SimBody::Full(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            _ => SizeHint::default(),
+        }
+    }
+}
+
+/// One streaming response: generated tokens become chunks as the source releases them.
+#[derive(Debug)]
+pub(crate) struct TokenStream {
+    source: Source,
+    writer: Writer,
+    /// Tokens to generate.
+    total: u32,
+    /// Whether the output ends on a (simulated) EOS rather than `max_tokens`.
+    stopped: bool,
+    per_chunk: u32,
+    sent: u32,
+    fault: Fault,
+    keepalive: Option<(Duration, Pin<Box<Sleep>>)>,
+    done: bool,
+    metrics: Arc<Metrics>,
+    _running: Option<RunningGuard>,
+}
+
+/// What a `TokenStream` is made of.
+#[derive(Debug)]
+pub(crate) struct StreamParts {
+    /// Token clock.
+    pub source: Source,
+    /// Chunk formatter.
+    pub writer: Writer,
+    /// Tokens to generate.
+    pub total: u32,
+    /// Ends on EOS (`finish_reason: "stop"`).
+    pub stopped: bool,
+    /// Tokens per chunk after the first.
+    pub per_chunk: u32,
+    /// Fault to play (`None`, `Disconnect`, `ErrorEvent` or `Stall`).
+    pub fault: Fault,
+    /// Keep-alive interval while waiting for the first token.
+    pub keepalive: Option<Duration>,
+    /// Server counters.
+    pub metrics: Arc<Metrics>,
+    /// Counts the request as running while the stream lives (fixed profile).
+    pub running: Option<RunningGuard>,
+}
+
+impl TokenStream {
+    /// A stream starting now.
+    pub(crate) fn new(parts: StreamParts) -> Self {
+        let keepalive = parts
+            .keepalive
+            .map(|every| (every, Box::pin(sleep_until(Instant::now() + every))));
+        TokenStream {
+            source: parts.source,
+            writer: parts.writer,
+            total: parts.total,
+            stopped: parts.stopped,
+            per_chunk: parts.per_chunk,
+            sent: 0,
+            fault: parts.fault,
+            keepalive,
+            done: false,
+            metrics: parts.metrics,
+            _running: parts.running,
+        }
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        let target = next_chunk_end(self.sent, self.per_chunk, self.total);
+        match self.source.poll_reach(cx, target) {
+            Poll::Ready(true) => return Poll::Ready(Some(self.emit(target))),
+            Poll::Ready(false) => {
+                self.done = true; // the engine stopped: cut the stream
+                return Poll::Ready(Some(Err(Aborted)));
+            }
+            Poll::Pending => {}
+        }
+        if self.sent == 0
+            && let Some((every, sleep)) = &mut self.keepalive
+            && sleep.as_mut().poll(cx).is_ready()
+        {
+            let next = sleep.deadline() + *every;
+            sleep.as_mut().reset(next);
+            // Poll once so the new deadline is registered with this waker.
+            let _ = sleep.as_mut().poll(cx);
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(KEEPALIVE)))));
+        }
+        Poll::Pending
+    }
+
+    /// The frame for tokens up to `target`, or the fault that replaces it.
+    fn emit(&mut self, target: u32) -> Result<Frame<Bytes>, Aborted> {
+        match self.fault {
+            Fault::Disconnect { after } if self.sent >= after => {
+                self.done = true;
+                return Err(Aborted);
+            }
+            Fault::ErrorEvent { after } if self.sent >= after => {
+                self.done = true;
+                let mut out = Vec::new();
+                Writer::error_event(&mut out);
+                return Ok(Frame::data(Bytes::from(out)));
+            }
+            _ => {}
+        }
+        let n = target - self.sent;
+        let mut out = if self.sent == 0 {
+            let mut out = Vec::new();
+            self.writer.role_chunk(&mut out);
+            out.extend_from_slice(&self.writer.content_chunk(n));
+            out
+        } else {
+            self.writer.content_chunk(n)
+        };
+        self.sent = target;
+        self.metrics
+            .generation_tokens
+            .fetch_add(u64::from(n), Relaxed);
+        if self.sent == self.total {
+            self.writer.finish(&mut out, self.stopped);
+            self.done = true;
+            self.metrics.record_success(self.stopped);
+        }
+        Ok(Frame::data(Bytes::from(out)))
+    }
+}

@@ -1,0 +1,258 @@
+//! `SimConfig`: the simulator's JSON configuration, its presets and its validation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+
+/// The names `SimConfig::from_profile` accepts.
+pub const PROFILE_NAMES: [&str; 3] = ["fixed", "realistic", "faulty"];
+
+/// Which timing model generates tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// Every request gets exactly `fixed.ttft_ms` and `fixed.itl_ms`, with unlimited capacity.
+    Fixed,
+    /// A continuous-batching engine (`engine.*`): batch bound, chunked prefill, prefix cache.
+    #[default]
+    Realistic,
+}
+
+/// Configuration of the simulated server. Every field has a default; unknown keys are errors.
+///
+/// The defaults, as JSON (`SimConfig::default()`, the `realistic` preset):
+///
+/// ```json
+/// {
+///   "profile": "realistic",
+///   "seed": 0,
+///   "served_models": [],
+///   "fixed": {"ttft_ms": 100.0, "itl_ms": 20.0},
+///   "engine": {"max_num_seqs": 32, "max_num_batched_tokens": 4096,
+///              "prefill_us_per_token": 25.0, "decode_base_ms": 8.0,
+///              "decode_per_seq_ms": 0.25, "prefix_caching": true, "block_size": 16,
+///              "cache_blocks": 32768, "noise": 0.03},
+///   "faults": {"http_500_rate": 0.0, "http_429_rate": 0.0, "disconnect_rate": 0.0,
+///              "stall_rate": 0.0, "error_event_rate": 0.0},
+///   "tokens_per_chunk": 1,
+///   "keepalive_ms": 0
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// Timing model.
+    pub profile: Profile,
+    /// Seed of every random choice (noise, faults, output words, EOS).
+    pub seed: u64,
+    /// Models listed by `/v1/models`; when non-empty, other models get 404.
+    pub served_models: Vec<String>,
+    /// Timings of the `fixed` profile.
+    pub fixed: FixedConfig,
+    /// Engine model of the `realistic` profile.
+    pub engine: EngineConfig,
+    /// Fault injection rates (per request, all default 0).
+    pub faults: FaultConfig,
+    /// Tokens per SSE chunk after the first token (which is always sent alone).
+    pub tokens_per_chunk: u32,
+    /// Interval of `: keep-alive` comments while a stream waits for its first token; 0 = off.
+    pub keepalive_ms: u64,
+}
+
+/// Timings of the `fixed` profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FixedConfig {
+    /// Time from request arrival to the first token.
+    pub ttft_ms: f64,
+    /// Time between consecutive tokens.
+    pub itl_ms: f64,
+}
+
+/// The continuous-batching engine model of the `realistic` profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Bound on the running batch; further requests wait in a FIFO queue.
+    pub max_num_seqs: u32,
+    /// Prefill token budget per step (chunked prefill).
+    pub max_num_batched_tokens: u32,
+    /// Step time added per prefilled token.
+    pub prefill_us_per_token: f64,
+    /// Fixed part of every step.
+    pub decode_base_ms: f64,
+    /// Step time added per running sequence.
+    pub decode_per_seq_ms: f64,
+    /// Whether leading prompt blocks already seen are skipped by prefill.
+    pub prefix_caching: bool,
+    /// Tokens per KV block (the prefix cache's unit).
+    pub block_size: u32,
+    /// Capacity of the prefix cache, in blocks (LRU eviction).
+    pub cache_blocks: u32,
+    /// Relative standard deviation of the step time.
+    pub noise: f64,
+}
+
+/// Per-request fault probabilities; they are exclusive and must sum to at most 1.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FaultConfig {
+    /// Answer 500 with an error body.
+    pub http_500_rate: f64,
+    /// Answer 429 with `Retry-After: 1`.
+    pub http_429_rate: f64,
+    /// Stream some tokens, then drop the connection without `[DONE]`.
+    pub disconnect_rate: f64,
+    /// Accept and send headers, then never send a token.
+    pub stall_rate: f64,
+    /// Stream some tokens, then a `data: {"error": ...}` event and `[DONE]` (as vLLM does).
+    pub error_event_rate: f64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            profile: Profile::Realistic,
+            seed: 0,
+            served_models: Vec::new(),
+            fixed: FixedConfig::default(),
+            engine: EngineConfig::default(),
+            faults: FaultConfig::default(),
+            tokens_per_chunk: 1,
+            keepalive_ms: 0,
+        }
+    }
+}
+
+impl Default for FixedConfig {
+    fn default() -> Self {
+        FixedConfig {
+            ttft_ms: 100.0,
+            itl_ms: 20.0,
+        }
+    }
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            max_num_seqs: 32,
+            max_num_batched_tokens: 4096,
+            prefill_us_per_token: 25.0,
+            decode_base_ms: 8.0,
+            decode_per_seq_ms: 0.25,
+            prefix_caching: true,
+            block_size: 16,
+            cache_blocks: 32768,
+            noise: 0.03,
+        }
+    }
+}
+
+impl FaultConfig {
+    /// The rates in the order faults are drawn: 500, 429, disconnect, stall, error event.
+    pub(crate) fn rates(&self) -> [(&'static str, f64); 5] {
+        [
+            ("faults.http_500_rate", self.http_500_rate),
+            ("faults.http_429_rate", self.http_429_rate),
+            ("faults.disconnect_rate", self.disconnect_rate),
+            ("faults.stall_rate", self.stall_rate),
+            ("faults.error_event_rate", self.error_event_rate),
+        ]
+    }
+}
+
+impl SimConfig {
+    /// A preset: `fixed` (exact 100 ms TTFT / 20 ms ITL), `realistic` (the default engine)
+    /// or `faulty` (realistic plus 5% 500s, 3% disconnects, 1% stalls, 2% error events).
+    pub fn from_profile(name: &str) -> Result<SimConfig, SimError> {
+        let mut config = SimConfig::default();
+        match name {
+            "fixed" => config.profile = Profile::Fixed,
+            "realistic" => {}
+            "faulty" => {
+                config.faults = FaultConfig {
+                    http_500_rate: 0.05,
+                    disconnect_rate: 0.03,
+                    stall_rate: 0.01,
+                    error_event_rate: 0.02,
+                    ..FaultConfig::default()
+                }
+            }
+            _ => {
+                return Err(SimError::UnknownProfile {
+                    name: name.to_owned(),
+                    valid: PROFILE_NAMES.join(", "),
+                });
+            }
+        }
+        Ok(config)
+    }
+
+    /// Decodes a JSON document (missing keys take defaults) and validates it.
+    pub fn from_json(text: &str) -> Result<SimConfig, SimError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let config: SimConfig =
+            serde_path_to_error::deserialize(de).map_err(|e| SimError::ParseConfig {
+                path: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks every value is in range; `Server::start` calls this.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad = |field, reason: &str| {
+            Err(SimError::InvalidConfig {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
+        let non_negative = [
+            ("fixed.ttft_ms", self.fixed.ttft_ms),
+            ("fixed.itl_ms", self.fixed.itl_ms),
+            (
+                "engine.prefill_us_per_token",
+                self.engine.prefill_us_per_token,
+            ),
+            ("engine.decode_base_ms", self.engine.decode_base_ms),
+            ("engine.decode_per_seq_ms", self.engine.decode_per_seq_ms),
+            ("engine.noise", self.engine.noise),
+        ];
+        for (field, value) in non_negative {
+            // Also bounds durations so `Duration::from_secs_f64` cannot panic.
+            if !(0.0..=1e9).contains(&value) {
+                return bad(field, "must be a finite number between 0 and 1e9");
+            }
+        }
+        let at_least_one = [
+            ("engine.max_num_seqs", self.engine.max_num_seqs),
+            (
+                "engine.max_num_batched_tokens",
+                self.engine.max_num_batched_tokens,
+            ),
+            ("engine.block_size", self.engine.block_size),
+            ("tokens_per_chunk", self.tokens_per_chunk),
+        ];
+        for (field, value) in at_least_one {
+            if value == 0 {
+                return bad(field, "must be at least 1");
+            }
+        }
+        let mut sum = 0.0;
+        for (field, rate) in self.faults.rates() {
+            if !(0.0..=1.0).contains(&rate) {
+                return bad(field, "must be a probability between 0 and 1");
+            }
+            sum += rate;
+        }
+        if sum > 1.0 + 1e-9 {
+            return bad("faults", "rates must sum to at most 1");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
