@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::plan::{Cell, Plan};
+
 /// Who speaks a chat message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -74,6 +76,13 @@ pub struct WorkloadInfo {
     pub notes: Vec<String>,
 }
 
+/// Builds the workload of each cell (the scenarios crate's catalog implements this).
+pub trait WorkloadFactory: Send + Sync {
+    /// The workload for `cell` of `plan`, seeded so the same plan gives the same prompts;
+    /// an error says what is wrong (unknown scenario, unreadable dataset, ...).
+    fn workload(&self, plan: &Plan, cell: &Cell) -> Result<std::sync::Arc<dyn Workload>, String>;
+}
+
 /// Produces prompts for the slots of one cell. Built fresh for every cell.
 pub trait Workload: Send + Sync {
     /// Id, name and provenance.
@@ -97,6 +106,8 @@ pub trait Session: Send {
 }
 
 /// The built-in workload: every request sends the same single user message.
+///
+/// As a [`WorkloadFactory`] it serves every scenario with the same prompt (calibration).
 #[derive(Clone, Debug)]
 pub struct FixedPrompt {
     text: String,
@@ -136,5 +147,11 @@ impl Session for FixedPrompt {
             target_tokens: self.target_tokens,
             turn: None,
         }
+    }
+}
+
+impl WorkloadFactory for FixedPrompt {
+    fn workload(&self, _plan: &Plan, _cell: &Cell) -> Result<std::sync::Arc<dyn Workload>, String> {
+        Ok(std::sync::Arc::new(self.clone()))
     }
 }
