@@ -63,11 +63,13 @@ fn ci_ranks_match_the_textbook() {
     // The classic table value: n = 100, median -> ranks 40 and 61
     // (P(B <= 39) = 0.0176 <= 0.025 < P(B <= 40) = 0.0284, B ~ Bin(100, 0.5)).
     // Other rows checked with exact binomial sums in rational arithmetic.
-    let rows: &[(u64, f64, Option<(u64, u64)>)] = &[
+    // (n, q, ranks)
+    type Row = (u64, f64, Option<(u64, u64)>);
+    let rows: &[Row] = &[
         (100, 0.5, Some((40, 61))),
         (20, 0.5, Some((6, 15))),
-        (6, 0.5, Some((1, 6))),  // P(B = 0) = 1/64 <= 0.025
-        (5, 0.5, None),          // P(B = 0) = 1/32 > 0.025
+        (6, 0.5, Some((1, 6))), // P(B = 0) = 1/64 <= 0.025
+        (5, 0.5, None),         // P(B = 0) = 1/32 > 0.025
         (1000, 0.99, Some((983, 997))),
         (368, 0.99, Some((360, 368))), // 0.99^368 = 0.0247 <= 0.025
         (367, 0.99, None),             // 0.99^367 = 0.0250 > 0.025
