@@ -9,6 +9,7 @@
 //! turn samples into a summary. Measuring never prints; reporting never measures.
 
 pub mod config;
+pub mod metrics;
 pub mod openai;
 pub mod phase;
 pub mod plan;

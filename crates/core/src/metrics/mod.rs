@@ -1,0 +1,198 @@
+//! Metrics: every number plateau reports, each defined exactly once, from the raw
+//! [`Sample`]s of one cell.
+//!
+//! [`summarize`] turns a cell's samples, its measure [`Window`] and the [`Options`] (SLOs,
+//! steady-state thresholds) into [`Metrics`], written into `summary.json`:
+//!
+//! - per-request metrics are methods on [`Sample`] (`request.rs`: [`Sample::ttft_us`],
+//!   [`Sample::tpot_us`], [`Sample::itl_gaps`], ...), summarized over the requests
+//!   **started** in `[m0, m1)` that succeeded, each into a [`Distribution`]
+//!   (`distribution.rs`: moments, numpy-style percentiles, confidence intervals);
+//! - [`Throughput`] counts tokens **arriving** in `[m0, m1]` from every request
+//!   (`throughput.rs`, whose [`output_tokens_by_bucket`] also feeds the steady-state series
+//!   and the [`timeline`]);
+//! - [`Concurrency`] is exact from request intervals (`concurrency.rs`), and with the
+//!   per-second series decides the [`Steady`] verdict (`steady.rs`);
+//! - [`RequestCounts`] counts failures by kind (`errors.rs`), [`Goodput`] checks the SLOs
+//!   (`goodput.rs`), [`TokenAgreement`] compares token counts (`agreement.rs`);
+//! - [`timeline`] gives the report's per-cell figure its series over the whole cell.
+//!
+//! Failures are never zeros in an average: they are counted by kind, and a value that does
+//! not exist (a TTFT without content, a TPOT of one token) is a missing sample.
+
+mod agreement;
+mod concurrency;
+mod distribution;
+mod errors;
+mod goodput;
+mod request;
+mod steady;
+mod throughput;
+mod timeline;
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod tests;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use agreement::{InputAgreement, OutputAgreement, TokenAgreement};
+pub use concurrency::Concurrency;
+pub use distribution::{Distribution, percentile, quantile_ci_ranks};
+pub use errors::RequestCounts;
+pub use goodput::Goodput;
+pub use request::{Gap, us_to_ms};
+pub use steady::Steady;
+pub use throughput::{Throughput, output_tokens_by_bucket};
+pub use timeline::{TimelinePoint, timeline};
+
+use crate::config::{SloConfig, SteadyConfig};
+use crate::sample::Sample;
+use concurrency::InFlight;
+
+/// The measure window of a cell and its target concurrency.
+///
+/// `m1_us` must be above `m0_us` (the plan requires a positive `measure_seconds`); a
+/// degenerate window is taken as 1 us long for rates, so they stay finite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Window {
+    /// Start of Measure (`m0`), us since the cell's start.
+    pub m0_us: u64,
+    /// End of Measure (`m1`), us since the cell's start.
+    pub m1_us: u64,
+    /// Target concurrency N.
+    pub concurrency: u32,
+}
+
+impl Window {
+    /// Whether `sample` is measured: sent in `[m0, m1)`, whatever its phase label or
+    /// outcome.
+    pub fn measures(&self, sample: &Sample) -> bool {
+        (self.m0_us..self.m1_us).contains(&sample.t_sent_us)
+    }
+
+    /// Whether the instant `t_us` is inside `[m0, m1]` (for arrivals and completions).
+    pub fn contains(&self, t_us: u64) -> bool {
+        (self.m0_us..=self.m1_us).contains(&t_us)
+    }
+
+    /// `m1 - m0` in us, at least 1.
+    pub fn duration_us(&self) -> u64 {
+        self.m1_us.saturating_sub(self.m0_us).max(1)
+    }
+
+    /// `m1 - m0` in seconds, above 0.
+    pub fn duration_s(&self) -> f64 {
+        self.duration_us() as f64 / 1e6
+    }
+}
+
+/// What the metrics need from the configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// Service-level objectives for goodput; `None` for no goodput.
+    pub slo: Option<&'a SloConfig>,
+    /// Thresholds of the steady-state verdict.
+    pub steady: &'a SteadyConfig,
+}
+
+/// Jitter: `p99(ITL) / p50(ITL)`; absent without ITLs or with a median ITL of 0.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Jitter {
+    /// From ITL per chunk.
+    pub chunk: Option<f64>,
+    /// From ITL per token.
+    pub token: Option<f64>,
+}
+
+/// Every metric of one cell. Distributions are over the measured requests (started in
+/// `[m0, m1)`, succeeded); `None` when no such request has the value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metrics {
+    /// Request counts and errors by kind.
+    pub requests: RequestCounts,
+    /// TTFT, ms.
+    pub ttft_ms: Option<Distribution>,
+    /// E2E, ms.
+    pub e2e_ms: Option<Distribution>,
+    /// TPOT, ms (requests with at least 2 output tokens).
+    pub tpot_ms: Option<Distribution>,
+    /// ITL per chunk, ms, pooled over requests.
+    pub itl_chunk_ms: Option<Distribution>,
+    /// ITL per token, ms, pooled over requests (token-weighted).
+    pub itl_token_ms: Option<Distribution>,
+    /// `p99 / p50` of the ITL distributions.
+    pub jitter: Jitter,
+    /// User throughput (`n_out / E2E`), tokens/s.
+    pub user_throughput_tps: Option<Distribution>,
+    /// Generation throughput (`n_out / (E2E - TTFT)`), tokens/s.
+    pub generation_throughput_tps: Option<Distribution>,
+    /// Output tokens per request (`n_out`).
+    pub output_tokens: Option<Distribution>,
+    /// Prompt tokens per request (`n_in`).
+    pub input_tokens: Option<Distribution>,
+    /// Server, request and input-token throughput over the window.
+    pub throughput: Throughput,
+    /// Requests meeting the SLOs; absent when no SLO is configured.
+    pub goodput: Option<Goodput>,
+    /// Achieved concurrency over the window.
+    pub concurrency: Concurrency,
+    /// Steady-state verdict.
+    pub steady: Steady,
+    /// Agreement of token counts between client and server.
+    pub tokens: TokenAgreement,
+}
+
+/// Summarizes one cell: `samples` are all of its requests (every phase and outcome),
+/// `window` its measure window.
+pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics {
+    let measured = || samples.iter().filter(|s| window.measures(s));
+    let ok: Vec<&Sample> = measured().filter(|s| s.outcome.is_ok()).collect();
+    let ms = |us: u64| us_to_ms(us as f64);
+    let ttft_ms = over(&ok, |s| s.ttft_us().map(ms));
+    let e2e_ms = over(&ok, |s| s.e2e_us().map(ms));
+    let tpot_ms = over(&ok, |s| s.tpot_us().map(us_to_ms));
+    let itl_chunk_ms = over(&ok, |s| s.itl_chunk_us().map(us_to_ms));
+    let itl_token_ms = over(&ok, |s| s.itl_token_us().map(us_to_ms));
+    let user_throughput_tps = over(&ok, Sample::user_throughput_tps);
+    let generation_throughput_tps = over(&ok, Sample::generation_throughput_tps);
+    let output_tokens = over(&ok, |s| s.n_out.map(f64::from));
+    let input_tokens = over(&ok, |s| s.n_in.map(f64::from));
+
+    let concurrency = Concurrency::over(&InFlight::from_samples(samples), window);
+    let mean_user_tps = user_throughput_tps.as_ref().map(|d| d.mean);
+    Metrics {
+        requests: RequestCounts::count(samples, window),
+        jitter: Jitter {
+            chunk: itl_chunk_ms.as_ref().and_then(Distribution::p99_over_p50),
+            token: itl_token_ms.as_ref().and_then(Distribution::p99_over_p50),
+        },
+        ttft_ms,
+        e2e_ms,
+        tpot_ms,
+        itl_chunk_ms,
+        itl_token_ms,
+        user_throughput_tps,
+        generation_throughput_tps,
+        output_tokens,
+        input_tokens,
+        throughput: Throughput::measure(samples, window, mean_user_tps),
+        goodput: opts
+            .slo
+            .and_then(|slo| Goodput::judge(measured(), slo, window)),
+        steady: Steady::judge(samples, window, concurrency.mean, opts.steady),
+        concurrency,
+        tokens: TokenAgreement::check(ok.iter().copied()),
+    }
+}
+
+/// The distribution of `value` over the requests `ok`, each giving none, one or many
+/// values (an `Option` or an iterator).
+fn over<'a, I: IntoIterator<Item = f64>>(
+    ok: &[&'a Sample],
+    value: impl Fn(&'a Sample) -> I,
+) -> Option<Distribution> {
+    Distribution::from_values(&ok.iter().flat_map(|&s| value(s)).collect::<Vec<_>>())
+}

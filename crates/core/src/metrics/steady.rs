@@ -1,0 +1,129 @@
+//! The steady-state verdict ([`Steady`]): was the server in a steady state during the
+//! measure window? Judged on the per-second output-token series (its coefficient of
+//! variation and linear trend) and on the achieved concurrency.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Window;
+use super::distribution::Distribution;
+use super::throughput::output_tokens_by_bucket;
+use crate::config::SteadyConfig;
+use crate::sample::Sample;
+
+/// One second, us: the bucket of the series.
+const SECOND_US: u64 = 1_000_000;
+
+/// Fewest buckets the series needs for a verdict.
+const MIN_BUCKETS: usize = 3;
+
+/// Steady-state verdict over the measure window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Steady {
+    /// Whether every criterion held: `cv <= max_cv`, `|trend| <= max_trend`, mean
+    /// concurrency `>= min_concurrency_ratio x N`, and at least 3 buckets.
+    pub steady: bool,
+    /// Each failed criterion with its numbers (e.g. `"cv 0.41 > 0.25"`); empty when steady.
+    pub reasons: Vec<String>,
+    /// Output tokens/s in each second of the window, by chunk arrival. A last partial
+    /// second is scaled to a rate when at least 0.5 s long, else dropped.
+    pub output_tps_per_second: Vec<f64>,
+    /// Mean of the series, tokens/s.
+    pub mean_tps: Option<f64>,
+    /// Coefficient of variation of the series (`std / mean`, std with ddof = 0); absent
+    /// when the series is empty or its mean is 0.
+    pub cv: Option<f64>,
+    /// Relative change across the window of the least-squares line through the series
+    /// (`slope x window length / mean`); absent with fewer than 2 buckets or a mean of 0.
+    pub trend: Option<f64>,
+}
+
+impl Steady {
+    /// Judges the window from all `samples` and the achieved mean concurrency.
+    pub(crate) fn judge(
+        samples: &[Sample],
+        window: &Window,
+        mean_concurrency: f64,
+        config: &SteadyConfig,
+    ) -> Steady {
+        let series = per_second_series(samples, window);
+        let dist = Distribution::from_values(&series.iter().map(|p| p.1).collect::<Vec<_>>());
+        let mean_tps = dist.as_ref().map(|d| d.mean);
+        let cv = dist
+            .as_ref()
+            .filter(|d| d.mean > 0.0)
+            .map(|d| d.std / d.mean);
+        let trend = mean_tps
+            .filter(|&m| m > 0.0)
+            .and_then(|m| Some(slope(&series)? * window.duration_s() / m));
+
+        let mut reasons = Vec::new();
+        if series.len() < MIN_BUCKETS {
+            reasons.push(format!(
+                "window too short: {} one-second buckets < {MIN_BUCKETS}",
+                series.len()
+            ));
+        }
+        match cv {
+            Some(cv) if cv > config.max_cv => {
+                reasons.push(format!("cv {cv:.2} > {:.2}", config.max_cv));
+            }
+            None if !series.is_empty() => {
+                reasons.push("no output tokens in the window".to_owned());
+            }
+            _ => {}
+        }
+        if let Some(trend) = trend.filter(|t| t.abs() > config.max_trend) {
+            reasons.push(format!(
+                "trend {trend:+.2}, |trend| > {:.2}",
+                config.max_trend
+            ));
+        }
+        let wanted = config.min_concurrency_ratio * f64::from(window.concurrency);
+        if mean_concurrency < wanted {
+            reasons.push(format!(
+                "mean concurrency {mean_concurrency:.2} < {:.2} x {} = {wanted:.2}",
+                config.min_concurrency_ratio, window.concurrency
+            ));
+        }
+        Steady {
+            steady: reasons.is_empty(),
+            reasons,
+            output_tps_per_second: series.iter().map(|p| p.1).collect(),
+            mean_tps,
+            cv,
+            trend,
+        }
+    }
+}
+
+/// The per-second series as `(bucket centre in s since m0, tokens/s)` points.
+fn per_second_series(samples: &[Sample], window: &Window) -> Vec<(f64, f64)> {
+    let span_us = window.m1_us.saturating_sub(window.m0_us);
+    let buckets = output_tokens_by_bucket(samples, window.m0_us, window.m1_us, SECOND_US);
+    buckets
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &tokens)| {
+            let start_us = k as u64 * SECOND_US;
+            let len_us = (span_us - start_us).min(SECOND_US);
+            (len_us * 2 >= SECOND_US).then(|| {
+                let centre_s = (start_us as f64 + len_us as f64 / 2.0) / SECOND_US as f64;
+                (centre_s, tokens as f64 * SECOND_US as f64 / len_us as f64)
+            })
+        })
+        .collect()
+}
+
+/// Least-squares slope of `y` on `x`; `None` with fewer than 2 distinct `x`.
+fn slope(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+#[cfg(test)]
+mod tests;
