@@ -75,9 +75,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("could not start the async runtime")?;
     for dataset in datasets {
         let bar = ProgressBar::new(0).with_style(
-            ProgressStyle::with_template("{prefix} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-                .context("bad progress template")?
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .context("bad progress template")?
+            .progress_chars("=> "),
         );
         bar.set_prefix(dataset.name());
         let fetched = runtime
@@ -93,7 +95,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             m.repo_commit.as_deref().unwrap_or(&m.revision),
             m.bytes,
             m.sha256,
-            if fetched.resumed_from > 0 { format!(", resumed at {} bytes", fetched.resumed_from) } else { String::new() },
+            if fetched.resumed_from > 0 {
+                format!(", resumed at {} bytes", fetched.resumed_from)
+            } else {
+                String::new()
+            },
         );
     }
     Ok(())
@@ -105,13 +111,27 @@ mod tests {
 
     #[test]
     fn arguments_parse_and_a_revision_needs_one_dataset() {
-        let a = Args::try_parse_from(["fetch-datasets", "longbench", "--revision", "abc", "--force"]).unwrap();
-        assert!(matches!(a.which, Which::Longbench) && a.force && a.revision.as_deref() == Some("abc"));
+        let a = Args::try_parse_from([
+            "fetch-datasets",
+            "longbench",
+            "--revision",
+            "abc",
+            "--force",
+        ])
+        .unwrap();
+        assert!(
+            matches!(a.which, Which::Longbench) && a.force && a.revision.as_deref() == Some("abc")
+        );
         let a = Args::try_parse_from(["fetch-datasets"]).unwrap();
         assert!(matches!(a.which, Which::All));
         assert_eq!(a.datasets_dir, PathBuf::from("datasets"));
         assert!(Args::try_parse_from(["fetch-datasets", "wikipedia"]).is_err());
-        let err = run(Args::try_parse_from(["fetch-datasets", "all", "--revision", "abc"]).unwrap()).unwrap_err();
-        assert!(err.to_string().contains("give `longbench` or `oasst2`"), "{err}");
+        let err =
+            run(Args::try_parse_from(["fetch-datasets", "all", "--revision", "abc"]).unwrap())
+                .unwrap_err();
+        assert!(
+            err.to_string().contains("give `longbench` or `oasst2`"),
+            "{err}"
+        );
     }
 }

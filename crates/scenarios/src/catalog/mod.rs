@@ -3,6 +3,7 @@
 //! built-in stand-in with a warning). As the core's [`WorkloadFactory`] it builds each
 //! cell's workload, seeded by the plan's seed, the scenario id and the concurrency.
 
+mod loaders;
 mod prepare;
 
 use std::collections::BTreeMap;
@@ -117,7 +118,7 @@ impl WorkloadFactory for Catalog {
                 target,
             } => {
                 let system =
-                    prepare::system_prompt(corpus, *system_tokens, seed).ok_or_else(|| {
+                    loaders::system_prompt(corpus, *system_tokens, seed).ok_or_else(|| {
                         format!("{}: no text of {system_tokens} tokens", cell.scenario)
                     })?;
                 Arc::new(SharedPrefix::new(

@@ -133,7 +133,7 @@ pub fn paths(tree: &TreeRecord, which: Paths) -> Vec<Path> {
 /// The longest prefix of `path` that alternates user, assistant, user, ...
 fn alternating(tree: &TreeRecord, path: Path) -> Path {
     let expected = |i: usize| {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             Author::User
         } else {
             Author::Assistant

@@ -6,6 +6,7 @@
 
 pub mod download;
 pub mod error;
+pub mod hub;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
@@ -153,7 +154,7 @@ pub async fn fetch(
         .revision
         .clone()
         .unwrap_or_else(|| dataset.revision().to_owned());
-    let url = download::resolve_url(&options.endpoint, dataset.repo(), &revision, dataset.file());
+    let url = hub::resolve_url(&options.endpoint, dataset.repo(), &revision, dataset.file());
     let raw = dir.join(dataset.file());
     let previous = Manifest::read(&dir)
         .ok()
@@ -181,7 +182,7 @@ pub async fn fetch(
             },
         )
     } else {
-        let client = download::client()?;
+        let client = hub::client()?;
         let info = download::download(
             &client,
             &url,
