@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{Paths, Replies, Source};
 
 /// The settings of a definition file, and the shape of `scenario_options.<id>` (which
-/// overrides them). Which fields apply depends on the kind ([`Kind::fields`]).
+/// overrides them). Which fields apply depends on the kind ([`super::Kind::fields`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
