@@ -21,8 +21,9 @@ use crate::tokenizer::Tokenizer;
 use crate::workload::custom::CustomPrompt;
 use crate::workload::multi_turn::Conversation;
 
-/// Documents and size of the built-in corpus (about 450,000 tokens).
-const BUILTIN_DOCS: u64 = 40;
+/// Documents and size of the built-in corpus (about 700,000 tokens, ~200,000 distinct
+/// 50-token prompts).
+const BUILTIN_DOCS: u64 = 64;
 const BUILTIN_DOC_CHARS: usize = 50_000;
 /// Fewer distinct prompts than this in a diverse scenario is worth a warning.
 const FEW_WINDOWS: usize = 10_000;
@@ -271,8 +272,8 @@ impl<'a> Sources<'a> {
                     )));
                 }
                 info.notes.push(format!(
-                    "{} conversations; paths {:?}; replies {:?}; lang {}; max_context_tokens {}; min_turns {}",
-                    conversations.len(), dialog.paths, dialog.replies, dialog.lang.join(","), dialog.max_context_tokens, dialog.min_turns
+                    "{} conversations; paths {}; replies {}; lang {}; max_context_tokens {}; min_turns {}",
+                    conversations.len(), dialog.paths.as_str(), dialog.replies.as_str(), dialog.lang.join(","), dialog.max_context_tokens, dialog.min_turns
                 ));
                 Material::MultiTurn {
                     conversations: Arc::new(conversations),

@@ -127,6 +127,16 @@ pub enum Paths {
     All,
 }
 
+impl Paths {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Paths::Rank0 => "rank0",
+            Paths::All => "all",
+        }
+    }
+}
+
 /// Whose assistant turns go into a conversation's history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -136,6 +146,16 @@ pub enum Replies {
     Server,
     /// The dataset's replies.
     Dataset,
+}
+
+impl Replies {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Replies::Server => "server",
+            Replies::Dataset => "dataset",
+        }
+    }
 }
 
 /// The fields every definition file has besides its settings.
