@@ -7,7 +7,18 @@ use anyhow::{Context, bail};
 /// Each step: a description and the command line.
 const STEPS: &[(&str, &[&str])] = &[
     ("format", &["cargo", "fmt", "--all", "--check"]),
-    ("clippy", &["cargo", "clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+    (
+        "clippy",
+        &[
+            "cargo",
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    ),
     ("tests", &["cargo", "test", "--workspace"]),
     ("docs", &["cargo", "doc", "--no-deps", "--workspace"]),
 ];
@@ -20,7 +31,9 @@ pub fn run() -> anyhow::Result<()> {
         if *name == "docs" {
             cmd.env("RUSTDOCFLAGS", "-D warnings");
         }
-        let status = cmd.status().with_context(|| format!("could not start {}", argv[0]))?;
+        let status = cmd
+            .status()
+            .with_context(|| format!("could not start {}", argv[0]))?;
         if !status.success() {
             bail!("{name} failed ({status})");
         }

@@ -1,5 +1,38 @@
 //! plateau's scenarios: the workloads A1 A2 B1 B2 C D (and custom) behind
-//! [`plateau_core::workload::Workload`], the client [`tokenizer::Tokenizer`], and dataset
-//! readers.
+//! [`plateau_core::workload::Workload`], the client [`tokenizer::Tokenizer`], the dataset
+//! readers, and the code that fetches the datasets.
+//!
+//! How the parts connect:
+//!
+//! - [`definition`]: a scenario is data, one JSON file per scenario in `scenarios/` (the six
+//!   defaults are also embedded). [`definition::Scenario`] is a definition resolved with the
+//!   run's `scenario_options` ([`definition::Settings`]).
+//! - [`catalog::Catalog`] reads the definitions, validates the options, loads and tokenizes
+//!   every dataset the configured scenarios need once ([`data`], [`text::Corpus`]), and, as
+//!   the core's [`plateau_core::workload::WorkloadFactory`], builds each cell's workload.
+//! - [`workload`]: one module per scenario kind; a workload hands each slot a session whose
+//!   `next` only slices and copies what the catalog prepared (no tokenizing between
+//!   requests). Every random choice comes from [`rng`], seeded by the plan's seed, the
+//!   scenario id and the concurrency.
+//! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
+//!   that gives prompts of a target length in tokens of the configured tokenizer.
+//! - [`fetch`]: `cargo xtask fetch-datasets` — download LongBench-v2 and oasst2 from the
+//!   Hugging Face hub (resumable, atomic, verified) and normalise them into the compact
+//!   files under `datasets/` that [`data`] reads.
 
+pub mod catalog;
+pub mod data;
+pub mod definition;
+pub mod error;
+pub mod fetch;
+pub mod rng;
+pub mod text;
 pub mod tokenizer;
+pub mod workload;
+
+#[cfg(test)]
+mod testutil;
+
+pub use catalog::Catalog;
+pub use error::ScenarioError;
+pub use tokenizer::Tokenizer;

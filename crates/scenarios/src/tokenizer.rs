@@ -50,44 +50,118 @@ impl Tokenizer {
     pub fn load(config: Option<&Path>) -> Result<Tokenizer, TokenizerError> {
         match config.and_then(Path::to_str) {
             None | Some("cl100k_base") => Ok(Tokenizer::embedded_cl100k()),
-            Some("o200k_base") => Ok(Tokenizer::Bpe { name: "o200k_base", bpe: tiktoken_rs::o200k_base_singleton() }),
+            Some("o200k_base") => Ok(Tokenizer::Bpe {
+                name: "o200k_base",
+                bpe: tiktoken_rs::o200k_base_singleton(),
+            }),
             Some(_) => Tokenizer::from_file(config.unwrap_or(Path::new(""))),
         }
     }
 
     /// The default embedded BPE.
     pub fn embedded_cl100k() -> Tokenizer {
-        Tokenizer::Bpe { name: DEFAULT, bpe: tiktoken_rs::cl100k_base_singleton() }
+        Tokenizer::Bpe {
+            name: DEFAULT,
+            bpe: tiktoken_rs::cl100k_base_singleton(),
+        }
     }
 
     /// A Hugging Face `tokenizer.json`.
     pub fn from_file(path: &Path) -> Result<Tokenizer, TokenizerError> {
-        let err = |message: String| TokenizerError { path: path.to_owned(), message };
+        let err = |message: String| TokenizerError {
+            path: path.to_owned(),
+            message,
+        };
         if !path.is_file() {
             return Err(err("no such file; expected a Hugging Face tokenizer.json or one of cl100k_base, o200k_base".into()));
         }
-        let inner = tokenizers::Tokenizer::from_file(path).map_err(|e| err(format!("not a valid tokenizer.json: {e}")))?;
-        Ok(Tokenizer::HuggingFace { path: path.to_owned(), inner: Box::new(inner) })
+        let inner = tokenizers::Tokenizer::from_file(path)
+            .map_err(|e| err(format!("not a valid tokenizer.json: {e}")))?;
+        Ok(Tokenizer::HuggingFace {
+            path: path.to_owned(),
+            inner: Box::new(inner),
+        })
     }
 
     /// Token ids of `text` (no special tokens added).
     pub fn encode(&self, text: &str) -> Vec<u32> {
         match self {
             Tokenizer::Bpe { bpe, .. } => bpe.encode_ordinary(text),
-            Tokenizer::HuggingFace { inner, .. } => {
-                inner.encode_fast(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default()
-            }
+            Tokenizer::HuggingFace { inner, .. } => inner
+                .encode_fast(text, false)
+                .map(|e| e.get_ids().to_vec())
+                .unwrap_or_default(),
         }
     }
 
     /// Text of `ids`; bytes that do not form whole characters are replaced.
     pub fn decode(&self, ids: &[u32]) -> String {
         match self {
-            Tokenizer::Bpe { bpe, .. } => {
-                bpe.decode_bytes(ids).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
-            }
+            Tokenizer::Bpe { bpe, .. } => bpe
+                .decode_bytes(ids)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
             Tokenizer::HuggingFace { inner, .. } => inner.decode(ids, false).unwrap_or_default(),
         }
+    }
+
+    /// The first and last byte of token `id`'s text (`0` when unknown), used to find word
+    /// starts: byte-level BPE markers (`Ġ`, `▁`, `Ċ`) count as a space or a newline.
+    pub fn token_edges(&self, id: u32) -> (u8, u8) {
+        match self {
+            Tokenizer::Bpe { bpe, .. } => match bpe.decode_bytes(&[id]) {
+                Ok(b) => (
+                    b.first().copied().unwrap_or(0),
+                    b.last().copied().unwrap_or(0),
+                ),
+                Err(_) => (0, 0),
+            },
+            Tokenizer::HuggingFace { inner, .. } => {
+                let byte = |c: Option<char>| match c {
+                    Some('Ġ' | '▁' | ' ') => b' ',
+                    Some('Ċ' | '\n') => b'\n',
+                    Some(c) if c.is_ascii() => c as u8,
+                    Some(_) => b'x',
+                    None => 0,
+                };
+                let token = inner.id_to_token(id).unwrap_or_default();
+                (byte(token.chars().next()), byte(token.chars().last()))
+            }
+        }
+    }
+
+    /// Token ids of each of `texts`, tokenized on every core.
+    pub fn encode_many(&self, texts: &[&str]) -> Vec<Vec<u32>> {
+        self.map_many(texts, |t| self.encode(t))
+    }
+
+    /// Token counts of each of `texts`, counted on every core.
+    pub fn count_many(&self, texts: &[&str]) -> Vec<u32> {
+        self.map_many(texts, |t| {
+            u32::try_from(TokenCounter::count(self, t)).unwrap_or(u32::MAX)
+        })
+    }
+
+    fn map_many<T: Send>(&self, texts: &[&str], f: impl Fn(&str) -> T + Sync) -> Vec<T> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        if threads == 1 || total < 1 << 20 {
+            return texts.iter().map(|t| f(t)).collect();
+        }
+        let chunk = texts.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            let f = &f;
+            let handles: Vec<_> = texts
+                .chunks(chunk)
+                .map(|part| s.spawn(move || part.iter().map(|t| f(t)).collect::<Vec<T>>()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
     }
 
     /// The name recorded in results.
@@ -135,7 +209,12 @@ mod tests {
 
     #[test]
     fn missing_file_names_the_path() {
-        let err = Tokenizer::load(Some(Path::new("/nope/tokenizer.json"))).unwrap_err().to_string();
-        assert!(err.starts_with("tokenizer /nope/tokenizer.json: no such file"), "{err}");
+        let err = Tokenizer::load(Some(Path::new("/nope/tokenizer.json")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("tokenizer /nope/tokenizer.json: no such file"),
+            "{err}"
+        );
     }
 }

@@ -1,0 +1,167 @@
+//! The [`Catalog`]: every scenario definition of a run, resolved with its options, and the
+//! material of each configured scenario prepared once (datasets read and tokenized, or the
+//! built-in stand-in with a warning). As the core's [`WorkloadFactory`] it builds each
+//! cell's workload, seeded by the plan's seed, the scenario id and the concurrency.
+
+mod loaders;
+mod prepare;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use plateau_core::config::RunConfig;
+use plateau_core::plan::{Cell, Plan};
+use plateau_core::workload::{Workload, WorkloadFactory};
+
+use crate::definition::Scenario;
+use crate::definition::load::load;
+use crate::error::ScenarioError;
+use crate::rng::cell_seed;
+use crate::tokenizer::Tokenizer;
+use crate::workload::custom::Custom;
+use crate::workload::diverse::{Diverse, Unique};
+use crate::workload::identical::Identical;
+use crate::workload::multi_turn::{DialogRules, MultiTurn};
+use crate::workload::shared_prefix::SharedPrefix;
+use prepare::{Material, Prepared};
+
+/// The scenarios of a run, ready to build workloads.
+#[derive(Debug)]
+pub struct Catalog {
+    tokenizer: Arc<Tokenizer>,
+    scenarios: BTreeMap<String, Scenario>,
+    prepared: BTreeMap<String, Prepared>,
+    warnings: Vec<String>,
+}
+
+impl Catalog {
+    /// Reads the definitions (`config.scenarios_dir` over the embedded defaults), validates
+    /// `config.scenario_options`, checks that every id in `config.scenarios` exists, and
+    /// prepares those scenarios: datasets under `config.datasets_dir` are read and tokenized
+    /// with `tokenizer` once; a missing dataset falls back to built-in text with a warning.
+    pub fn load(config: &RunConfig, tokenizer: Arc<Tokenizer>) -> Result<Catalog, ScenarioError> {
+        let defs = load(&config.scenarios_dir, &config.scenario_options)?;
+        let mut warnings = defs.warnings;
+        for (i, id) in config.scenarios.iter().enumerate() {
+            if !defs.scenarios.contains_key(id) {
+                let known: Vec<&str> = defs.scenarios.keys().map(String::as_str).collect();
+                return Err(ScenarioError::config(
+                    format!("scenarios[{i}]"),
+                    format!("no scenario `{id}`; known: {}", known.join(", ")),
+                ));
+            }
+        }
+        let mut sources = prepare::Sources::new(config, tokenizer.clone());
+        let mut prepared = BTreeMap::new();
+        for id in &config.scenarios {
+            if let Some(s) = defs.scenarios.get(id) {
+                prepared.insert(id.clone(), sources.prepare(s)?);
+            }
+        }
+        warnings.extend(sources.warnings);
+        Ok(Catalog {
+            tokenizer,
+            scenarios: defs.scenarios,
+            prepared,
+            warnings,
+        })
+    }
+
+    /// What the user should know: a missing scenario folder, datasets replaced by built-in
+    /// text (those cells' results are marked synthetic), few distinct prompts.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Every known scenario (defaults and files), by id.
+    pub fn scenarios(&self) -> &BTreeMap<String, Scenario> {
+        &self.scenarios
+    }
+
+    /// The tokenizer prompt lengths are measured in.
+    pub fn tokenizer(&self) -> &Arc<Tokenizer> {
+        &self.tokenizer
+    }
+}
+
+impl WorkloadFactory for Catalog {
+    fn workload(&self, plan: &Plan, cell: &Cell) -> Result<Arc<dyn Workload>, String> {
+        let p = self.prepared.get(&cell.scenario).ok_or_else(|| {
+            let loaded: Vec<&str> = self.prepared.keys().map(String::as_str).collect();
+            format!(
+                "scenario `{}` was not loaded (the catalog prepared: {})",
+                cell.scenario,
+                loaded.join(", ")
+            )
+        })?;
+        let seed = cell_seed(plan.seed, &cell.scenario, cell.concurrency);
+        let info = p.info.clone();
+        let n = cell.concurrency;
+        Ok(match &p.material {
+            Material::Identical { corpus, target } => Arc::new(
+                Identical::new(info, corpus, *target, seed)
+                    .ok_or_else(|| format!("{}: no text of {target} tokens", cell.scenario))?,
+            ),
+            Material::Diverse {
+                corpus,
+                windows,
+                target,
+            } => Arc::new(Diverse::new(
+                info,
+                Unique::new(corpus.clone(), windows.clone(), seed, n),
+                *target,
+            )),
+            Material::SharedPrefix {
+                corpus,
+                queries,
+                system_tokens,
+                target,
+            } => {
+                let system =
+                    loaders::system_prompt(corpus, *system_tokens, seed).ok_or_else(|| {
+                        format!("{}: no text of {system_tokens} tokens", cell.scenario)
+                    })?;
+                Arc::new(SharedPrefix::new(
+                    info,
+                    system,
+                    Unique::new(corpus.clone(), queries.clone(), seed, n),
+                    *target,
+                ))
+            }
+            Material::MultiTurn {
+                conversations,
+                dialog,
+            } => {
+                let rules = DialogRules {
+                    replies: dialog.replies,
+                    max_context_tokens: dialog.max_context_tokens,
+                    max_tokens: plan.request.max_tokens,
+                };
+                let fits = |c: &crate::workload::multi_turn::Conversation| {
+                    c.turns.first().is_some_and(|t| {
+                        u64::from(t.user_tokens) + u64::from(rules.max_tokens)
+                            <= u64::from(rules.max_context_tokens)
+                    })
+                };
+                if !conversations.iter().any(fits) {
+                    return Err(format!(
+                        "scenario_options.{}.max_context_tokens: {} leaves no room for a first turn plus max_tokens {}",
+                        cell.scenario, rules.max_context_tokens, rules.max_tokens
+                    ));
+                }
+                Arc::new(MultiTurn::new(
+                    info,
+                    conversations.clone(),
+                    rules,
+                    self.tokenizer.clone(),
+                    seed,
+                    n,
+                ))
+            }
+            Material::Custom { prompts } => Arc::new(Custom::new(info, prompts.clone(), seed, n)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

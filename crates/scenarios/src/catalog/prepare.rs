@@ -1,0 +1,313 @@
+//! Preparing a scenario's material once per run: the built-in corpus and the LongBench-v2
+//! corpus (each tokenized once, shared by every scenario that reads it), window lists,
+//! conversations and custom prompts; and the fallback to built-in text when a dataset is
+//! missing.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use plateau_core::config::RunConfig;
+use plateau_core::workload::WorkloadInfo;
+
+use super::loaders::{builtin_dialogs, custom_prompts, dialogs_from_oasst2, system_prompt};
+use crate::data::{longbench, oasst2};
+use crate::definition::{Dialog, Scenario, Source, Spec};
+use crate::error::ScenarioError;
+use crate::rng::stream_rng;
+use crate::text::words::prose;
+use crate::text::{Corpus, Text, Window};
+use crate::tokenizer::Tokenizer;
+use crate::workload::custom::CustomPrompt;
+use crate::workload::multi_turn::Conversation;
+
+/// Documents and size of the built-in corpus (about 700,000 tokens, ~200,000 distinct
+/// 50-token prompts).
+const BUILTIN_DOCS: u64 = 64;
+const BUILTIN_DOC_CHARS: usize = 50_000;
+/// Fewer distinct prompts than this in a diverse scenario is worth a warning.
+const FEW_WINDOWS: usize = 10_000;
+
+/// What a cell's workload is built from.
+#[derive(Debug)]
+pub(super) enum Material {
+    Identical {
+        corpus: Arc<Corpus>,
+        target: u32,
+    },
+    Diverse {
+        corpus: Arc<Corpus>,
+        windows: Arc<Vec<Window>>,
+        target: u32,
+    },
+    SharedPrefix {
+        corpus: Arc<Corpus>,
+        queries: Arc<Vec<Window>>,
+        system_tokens: u32,
+        target: u32,
+    },
+    MultiTurn {
+        conversations: Arc<Vec<Conversation>>,
+        dialog: Dialog,
+    },
+    Custom {
+        prompts: Arc<Vec<CustomPrompt>>,
+    },
+}
+
+/// A configured scenario, ready for its cells.
+#[derive(Debug)]
+pub(super) struct Prepared {
+    pub info: WorkloadInfo,
+    pub material: Material,
+}
+
+/// The corpora of a run, each built at most once.
+pub(super) struct Sources<'a> {
+    config: &'a RunConfig,
+    tokenizer: Arc<Tokenizer>,
+    builtin: Option<Arc<Corpus>>,
+    longbench: Option<Option<(Arc<Corpus>, String)>>,
+    windows: HashMap<(Source, u32), Arc<Vec<Window>>>,
+    pub warnings: Vec<String>,
+}
+
+impl<'a> Sources<'a> {
+    pub fn new(config: &'a RunConfig, tokenizer: Arc<Tokenizer>) -> Self {
+        Sources {
+            config,
+            tokenizer,
+            builtin: None,
+            longbench: None,
+            windows: HashMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn builtin(&mut self) -> Arc<Corpus> {
+        let (tokenizer, seed) = (self.tokenizer.clone(), self.config.seed);
+        self.builtin
+            .get_or_insert_with(|| {
+                let texts = (0..BUILTIN_DOCS)
+                    .map(|i| Text {
+                        body: prose(
+                            &mut stream_rng(seed ^ i, "built-in corpus"),
+                            BUILTIN_DOC_CHARS,
+                        ),
+                        suffix: String::new(),
+                    })
+                    .collect();
+                Arc::new(Corpus::new(tokenizer, texts))
+            })
+            .clone()
+    }
+
+    /// LongBench-v2 contexts with their questions as suffixes; `None` when not fetched.
+    fn longbench(&mut self) -> Result<Option<(Arc<Corpus>, String)>, ScenarioError> {
+        if let Some(c) = &self.longbench {
+            return Ok(c.clone());
+        }
+        let path = longbench::path(&self.config.datasets_dir);
+        let corpus = if path.is_file() {
+            let texts = longbench::read(&path)?
+                .into_iter()
+                .map(|r| Text {
+                    body: r.context,
+                    suffix: format!("\n\nQuestion: {}", r.question),
+                })
+                .collect();
+            Some((
+                Arc::new(Corpus::new(self.tokenizer.clone(), texts)),
+                described("LongBench-v2 contexts", &path),
+            ))
+        } else {
+            None
+        };
+        self.longbench = Some(corpus.clone());
+        Ok(corpus)
+    }
+
+    fn windows(&mut self, source: Source, corpus: &Corpus, tokens: u32) -> Arc<Vec<Window>> {
+        self.windows
+            .entry((source, tokens))
+            .or_insert_with(|| Arc::new(corpus.windows(tokens)))
+            .clone()
+    }
+
+    fn fallback(&mut self, id: &str, what: &str, path: PathBuf, dataset: &str) {
+        self.warnings.push(format!(
+            "{id}: {what} not found at {}; using built-in text instead (results are marked synthetic); run `cargo xtask fetch-datasets {dataset}`",
+            path.display()
+        ));
+    }
+
+    pub fn prepare(&mut self, s: &Scenario) -> Result<Prepared, ScenarioError> {
+        let id = s.header.id.clone();
+        let mut info = WorkloadInfo {
+            id: id.clone(),
+            name: s.header.name.clone(),
+            synthetic: false,
+            source: builtin_source(self.config.seed),
+            notes: Vec::new(),
+        };
+        info.notes.push(format!(
+            "kind {}; definition {}; tokenizer {}",
+            s.header.kind.as_str(),
+            s.origin,
+            self.tokenizer.name()
+        ));
+        let empty = |what: String| ScenarioError::Definition {
+            file: s.origin.clone().into(),
+            message: what,
+        };
+        let material = match &s.spec {
+            Spec::Identical { input_tokens } => {
+                let corpus = self.builtin();
+                corpus
+                    .pick(*input_tokens, &mut stream_rng(0, "check"))
+                    .ok_or_else(|| {
+                        empty(format!(
+                            "`input_tokens` {input_tokens} is longer than any built-in document"
+                        ))
+                    })?;
+                info.notes.push(format!("input_tokens {input_tokens}"));
+                Material::Identical {
+                    corpus,
+                    target: *input_tokens,
+                }
+            }
+            Spec::Diverse {
+                input_tokens,
+                source,
+            } => {
+                let mut corpus = None;
+                if *source == Source::Longbench {
+                    match self.longbench()? {
+                        Some((c, described)) => {
+                            info.source = described;
+                            corpus = Some(c);
+                        }
+                        None => {
+                            self.fallback(
+                                &id,
+                                "LongBench-v2",
+                                longbench::path(&self.config.datasets_dir),
+                                "longbench",
+                            );
+                            info.synthetic = true;
+                        }
+                    }
+                }
+                let (corpus, src) = match corpus {
+                    Some(c) => (c, Source::Longbench),
+                    None => (self.builtin(), Source::BuiltIn),
+                };
+                let windows = self.windows(src, &corpus, *input_tokens);
+                if windows.is_empty() {
+                    return Err(empty(format!(
+                        "`input_tokens` {input_tokens}: no window that long fits in any document of {}",
+                        info.source
+                    )));
+                }
+                if windows.len() < FEW_WINDOWS {
+                    self.warnings.push(format!("{id}: only {} distinct prompts of {input_tokens} tokens; they repeat in longer cells", windows.len()));
+                }
+                info.notes.push(format!(
+                    "input_tokens {input_tokens}; {} distinct windows",
+                    windows.len()
+                ));
+                Material::Diverse {
+                    corpus,
+                    windows,
+                    target: *input_tokens,
+                }
+            }
+            Spec::SharedPrefix {
+                system_tokens,
+                input_tokens,
+            } => {
+                let corpus = self.builtin();
+                system_prompt(&corpus, *system_tokens, 0).ok_or_else(|| {
+                    empty(format!(
+                        "`system_tokens` {system_tokens} is longer than any built-in document"
+                    ))
+                })?;
+                let queries = self.windows(Source::BuiltIn, &corpus, *input_tokens);
+                if queries.is_empty() {
+                    return Err(empty(format!(
+                        "`input_tokens` {input_tokens} is longer than any built-in document"
+                    )));
+                }
+                info.notes.push(format!(
+                    "system_tokens {system_tokens}; input_tokens {input_tokens}"
+                ));
+                Material::SharedPrefix {
+                    corpus,
+                    queries,
+                    system_tokens: *system_tokens,
+                    target: system_tokens + input_tokens,
+                }
+            }
+            Spec::MultiTurn(dialog) => {
+                let path = oasst2::path(&self.config.datasets_dir);
+                let conversations = if dialog.source == Source::Oasst2 && path.is_file() {
+                    info.source = described("oasst2 conversation trees", &path);
+                    dialogs_from_oasst2(&path, dialog, &self.tokenizer)?
+                } else {
+                    if dialog.source == Source::Oasst2 {
+                        self.fallback(&id, "oasst2", path, "oasst2");
+                        info.synthetic = true;
+                    }
+                    let corpus = self.builtin();
+                    builtin_dialogs(&corpus, self.config.seed)
+                };
+                let conversations: Vec<Conversation> = conversations
+                    .into_iter()
+                    .filter(|c| c.turns.len() >= dialog.min_turns as usize)
+                    .collect();
+                if conversations.is_empty() {
+                    return Err(empty(format!(
+                        "no conversation in languages {:?} with at least {} user turns in {}",
+                        dialog.lang, dialog.min_turns, info.source
+                    )));
+                }
+                info.notes.push(format!(
+                    "{} conversations; paths {}; replies {}; lang {}; max_context_tokens {}; min_turns {}",
+                    conversations.len(), dialog.paths.as_str(), dialog.replies.as_str(), dialog.lang.join(","), dialog.max_context_tokens, dialog.min_turns
+                ));
+                Material::MultiTurn {
+                    conversations: Arc::new(conversations),
+                    dialog: dialog.clone(),
+                }
+            }
+            Spec::Custom { file } => {
+                let prompts = custom_prompts(file, &self.tokenizer)?;
+                info.source = file.display().to_string();
+                info.notes.push(format!("{} prompts", prompts.len()));
+                Material::Custom {
+                    prompts: Arc::new(prompts),
+                }
+            }
+        };
+        Ok(Prepared { info, material })
+    }
+}
+
+fn builtin_source(seed: u64) -> String {
+    format!("built-in text (generated from plateau's word lists, seed {seed})")
+}
+
+/// `what (path)`, with the fetched revision when the manifest beside it says.
+fn described(what: &str, path: &std::path::Path) -> String {
+    match path
+        .parent()
+        .and_then(|d| crate::fetch::manifest::Manifest::read(d).ok())
+    {
+        Some(m) => format!(
+            "{what} ({}, revision {})",
+            path.display(),
+            m.repo_commit.unwrap_or(m.revision)
+        ),
+        None => format!("{what} ({})", path.display()),
+    }
+}

@@ -1,0 +1,103 @@
+//! A custom scenario's prompts: a JSONL file whose every line is `{"prompt": "text"}` (one
+//! user message) or `{"messages": [{"role": "system"|"user"|"assistant", "content": "..."}]}`
+//! (a chat, ending with the user's message).
+
+use std::path::Path;
+
+use plateau_core::workload::{Message, Role};
+use serde::Deserialize;
+
+use crate::error::ScenarioError;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    #[serde(default)]
+    prompt: Option<String>,
+    #[serde(default)]
+    messages: Option<Vec<LineMessage>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineMessage {
+    role: Role,
+    content: String,
+}
+
+const EXPECTED: &str = r#"{"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}"#;
+
+/// Reads the prompts of `path`, one message list per line.
+pub fn read(path: &Path) -> Result<Vec<Vec<Message>>, ScenarioError> {
+    let mut out = Vec::new();
+    super::read_jsonl(path, EXPECTED, |n, line: Line| {
+        let err = |m: &str| ScenarioError::data(path, Some(n), format!("{m}; expected {EXPECTED}"));
+        let messages = match (line.prompt, line.messages) {
+            (Some(p), None) => vec![Message::new(Role::User, p)],
+            (None, Some(ms)) => ms
+                .into_iter()
+                .map(|m| Message::new(m.role, m.content))
+                .collect(),
+            (Some(_), Some(_)) => return Err(err("both `prompt` and `messages`")),
+            (None, None) => return Err(err("neither `prompt` nor `messages`")),
+        };
+        match messages.last() {
+            None => return Err(err("`messages` is empty")),
+            Some(m) if m.role != Role::User => {
+                return Err(err("the last message must be the user's"));
+            }
+            Some(m) if m.content.trim().is_empty() => return Err(err("the prompt is empty")),
+            Some(_) => {}
+        }
+        out.push(messages);
+        Ok(())
+    })?;
+    if out.is_empty() {
+        return Err(ScenarioError::data(
+            path,
+            None,
+            format!("no prompts; expected one per line: {EXPECTED}"),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::temp_dir;
+
+    #[test]
+    fn reads_both_forms_and_names_bad_lines() {
+        let dir = temp_dir("custom");
+        let file = dir.join("p.jsonl");
+        std::fs::write(&file, "{\"prompt\": \"hello\"}\n\n{\"messages\": [{\"role\": \"system\", \"content\": \"be brief\"}, {\"role\": \"user\", \"content\": \"hi\"}]}\n").unwrap();
+        let p = read(&file).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[1][0], Message::new(Role::System, "be brief"));
+        for (text, expected) in [
+            (
+                "{\"prompt\": \"a\"}\n{\"prompt\": 3}\n",
+                ":2: invalid type: integer `3`, expected a string",
+            ),
+            ("{\"promt\": \"a\"}\n", ":1: unknown field `promt`"),
+            (
+                "{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}]}\n",
+                ":1: the last message must be the user's",
+            ),
+            (
+                "{\"messages\": [{\"role\": \"robot\", \"content\": \"a\"}]}\n",
+                ":1: unknown variant `robot`",
+            ),
+            ("not json\n", ":1: expected ident"),
+            ("\n\n", ": no prompts"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let err = read(&file).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{}{expected}", file.display())),
+                "{err}"
+            );
+        }
+    }
+}

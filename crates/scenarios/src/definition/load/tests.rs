@@ -1,0 +1,177 @@
+//! Definition loading: defaults, overrides, options, and the error of each kind of bad input.
+
+use serde_json::json;
+
+use super::*;
+use crate::definition::{Kind, Paths, Replies, Source, Spec};
+use crate::testutil::temp_dir;
+
+fn options(v: Value) -> BTreeMap<String, Value> {
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn defaults_load_without_a_folder_with_a_warning() {
+    let d = load(Path::new("/nonexistent/scenarios"), &BTreeMap::new()).unwrap();
+    assert_eq!(
+        d.scenarios.keys().collect::<Vec<_>>(),
+        ["A1", "A2", "B1", "B2", "C", "D"]
+    );
+    assert!(
+        d.warnings[0].contains("not found; using the built-in definitions of A1 A2 B1 B2 C D"),
+        "{:?}",
+        d.warnings
+    );
+    assert_eq!(
+        d.scenarios["A2"].spec,
+        Spec::Identical { input_tokens: 2500 }
+    );
+    assert_eq!(
+        d.scenarios["B2"].spec,
+        Spec::Diverse {
+            input_tokens: 2500,
+            source: Source::Longbench
+        }
+    );
+    assert_eq!(
+        d.scenarios["C"].spec,
+        Spec::SharedPrefix {
+            system_tokens: 2000,
+            input_tokens: 50
+        }
+    );
+    let Spec::MultiTurn(dialog) = &d.scenarios["D"].spec else {
+        panic!()
+    };
+    assert_eq!(
+        (dialog.paths, dialog.replies, dialog.max_context_tokens),
+        (Paths::Rank0, Replies::Server, 8192)
+    );
+}
+
+#[test]
+fn options_override_and_are_checked_per_kind() {
+    let dir = Path::new("/nonexistent");
+    let d = load(
+        dir,
+        &options(
+            json!({"D": {"lang": ["de"], "replies": "dataset"}, "B2": {"source": "built_in"}}),
+        ),
+    )
+    .unwrap();
+    let Spec::MultiTurn(dialog) = &d.scenarios["D"].spec else {
+        panic!()
+    };
+    assert_eq!(
+        (dialog.lang.clone(), dialog.replies),
+        (vec!["de".to_owned()], Replies::Dataset)
+    );
+    assert_eq!(
+        d.scenarios["B2"].spec,
+        Spec::Diverse {
+            input_tokens: 2500,
+            source: Source::BuiltIn
+        }
+    );
+
+    let cases = [
+        (
+            json!({"D": {"langg": ["en"]}}),
+            "scenario_options.D.langg: unknown field `langg`",
+        ),
+        (
+            json!({"D": {"lang": "en"}}),
+            "scenario_options.D.lang: invalid type: string \"en\", expected a sequence",
+        ),
+        (
+            json!({"D": {"paths": "best"}}),
+            "scenario_options.D.paths: unknown variant `best`, expected `rank0` or `all`",
+        ),
+        (
+            json!({"A1": {"lang": ["en"]}}),
+            "scenario_options.A1.lang: does not apply to kind identical; its settings are: source, input_tokens",
+        ),
+        (
+            json!({"A1": {"input_tokens": 0}}),
+            "scenario_options.A1.input_tokens: expected a length of at least 1 token",
+        ),
+        (
+            json!({"B1": {"source": "oasst2"}}),
+            "scenario_options.B1.source: `oasst2` cannot feed kind diverse; expected built_in or longbench",
+        ),
+        (
+            json!({"Z9": {}}),
+            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D",
+        ),
+        (
+            json!({"D": {"lang": []}}),
+            "scenario_options.D.lang: expected a list of language codes",
+        ),
+    ];
+    for (opts, expected) in cases {
+        let err = load(dir, &options(opts)).unwrap_err().to_string();
+        assert!(err.starts_with(expected), "{err}\n  expected: {expected}");
+    }
+}
+
+#[test]
+fn files_add_and_override_scenarios() {
+    let dir = temp_dir("defs-add");
+    std::fs::write(dir.join("A1.json"), r#"{"id": "A1", "name": "Same Short", "description": "x", "kind": "identical", "input_tokens": 64}"#).unwrap();
+    std::fs::write(dir.join("mine.json"), r#"{"id": "mine", "name": "Mine", "description": "y", "kind": "custom", "source": "jsonl", "file": "mine.jsonl"}"#).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a definition").unwrap();
+    let d = load(&dir, &BTreeMap::new()).unwrap();
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    assert_eq!(d.scenarios["A1"].spec, Spec::Identical { input_tokens: 64 });
+    assert_eq!(d.scenarios["mine"].header.kind, Kind::Custom);
+    assert_eq!(
+        d.scenarios["mine"].spec,
+        Spec::Custom {
+            file: dir.join("mine.jsonl")
+        }
+    );
+}
+
+#[test]
+fn bad_files_name_the_file_and_the_field() {
+    let cases = [
+        (
+            "X.json",
+            r#"{"id": "Y", "name": "n", "description": "d", "kind": "identical", "input_tokens": 5}"#,
+            "`id`: `Y` must match the file name (`X.json`)",
+        ),
+        (
+            "X.json",
+            r#"{"id": "X", "name": "n", "description": "d", "kind": "identical"}"#,
+            "`input_tokens` is required for kind identical",
+        ),
+        (
+            "X.json",
+            r#"{"id": "X", "name": "n", "description": "d", "kind": "identical", "input_tokens": 5, "colour": 1}"#,
+            "`colour`: unknown field `colour`",
+        ),
+        (
+            "X.json",
+            r#"{"id": "X", "name": "n", "description": "d", "kind": "sideways"}"#,
+            "`kind`: unknown variant `sideways`",
+        ),
+        (
+            "X.json",
+            r#"{"id": "X", "name": "n", "kind": "identical", "input_tokens": 5}"#,
+            "`.`: missing field `description`",
+        ),
+        ("X.json", r#"[1, 2]"#, "expected a JSON object"),
+        (
+            "X.json",
+            r#"{"id": "X", "name": "n", "description": "d", "kind": "custom"}"#,
+            "`file` is required for kind custom",
+        ),
+    ];
+    for (i, (name, text, expected)) in cases.into_iter().enumerate() {
+        let dir = temp_dir(&format!("defs-bad-{i}"));
+        std::fs::write(dir.join(name), text).unwrap();
+        let err = load(&dir, &BTreeMap::new()).unwrap_err().to_string();
+        let prefix = format!("{}: {expected}", dir.join(name).display());
+        assert!(err.starts_with(&prefix), "{err}\n  expected: {prefix}");
+    }
+}

@@ -1,0 +1,348 @@
+//! Scenario definitions as data: a definition file (one JSON object per scenario, the six
+//! defaults embedded in [`defaults`]) has a header (`id`, `name`, `description`, `kind`,
+//! `caching`) and [`Settings`]; the run's `scenario_options.<id>` overrides the settings; and
+//! [`Scenario::resolve`] checks that every setting applies to the kind and yields the typed
+//! [`Spec`] a workload is built from.
+
+pub mod defaults;
+pub mod load;
+mod settings;
+
+pub use settings::Settings;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// What a scenario does with its prompts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The same prompt for every request (A1, A2).
+    Identical,
+    /// A different prompt for every request, unique from the first token (B1, B2).
+    Diverse,
+    /// One system prompt shared by every request, then a unique user query (C).
+    SharedPrefix,
+    /// Conversations whose every turn resends the history (D).
+    MultiTurn,
+    /// Prompts or message lists from a user's JSONL file.
+    Custom,
+}
+
+impl Kind {
+    /// The settings that apply to this kind.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            Kind::Identical => &["source", "input_tokens"],
+            Kind::Diverse => &["source", "input_tokens"],
+            Kind::SharedPrefix => &["source", "system_tokens", "input_tokens"],
+            Kind::MultiTurn => &[
+                "source",
+                "lang",
+                "paths",
+                "replies",
+                "max_context_tokens",
+                "min_turns",
+            ],
+            Kind::Custom => &["source", "file"],
+        }
+    }
+
+    /// The sources this kind can read.
+    pub fn sources(self) -> &'static [Source] {
+        match self {
+            Kind::Identical | Kind::SharedPrefix => &[Source::BuiltIn],
+            Kind::Diverse => &[Source::BuiltIn, Source::Longbench],
+            Kind::MultiTurn => &[Source::BuiltIn, Source::Oasst2],
+            Kind::Custom => &[Source::Jsonl],
+        }
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Identical => "identical",
+            Kind::Diverse => "diverse",
+            Kind::SharedPrefix => "shared_prefix",
+            Kind::MultiTurn => "multi_turn",
+            Kind::Custom => "custom",
+        }
+    }
+}
+
+/// How much of each prompt a server with prefix caching can reuse (documentation for
+/// readers of the results; it changes nothing in the workload).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Caching {
+    /// All of it (identical prompts).
+    Maximum,
+    /// The shared system prompt.
+    SystemPrompt,
+    /// The conversation history.
+    History,
+    /// Some of it.
+    Partial,
+    /// None of it.
+    None,
+    /// Not stated.
+    Unknown,
+}
+
+/// Where a scenario's text comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// plateau's generated prose.
+    BuiltIn,
+    /// LongBench-v2 contexts (`datasets/longbench/contexts.jsonl`).
+    Longbench,
+    /// oasst2 conversation trees (`datasets/oasst2/trees.jsonl`).
+    Oasst2,
+    /// A user's JSONL file (`file`).
+    Jsonl,
+}
+
+impl Source {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::BuiltIn => "built_in",
+            Source::Longbench => "longbench",
+            Source::Oasst2 => "oasst2",
+            Source::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// Which root-to-leaf paths of an oasst2 tree become conversations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Paths {
+    /// Follow the best-ranked reply (rank 0) at each level: one conversation per tree.
+    #[default]
+    Rank0,
+    /// Every root-to-leaf path.
+    All,
+}
+
+impl Paths {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Paths::Rank0 => "rank0",
+            Paths::All => "all",
+        }
+    }
+}
+
+/// Whose assistant turns go into a conversation's history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replies {
+    /// The server's actual replies, as a chat user would see them.
+    #[default]
+    Server,
+    /// The dataset's replies.
+    Dataset,
+}
+
+impl Replies {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Replies::Server => "server",
+            Replies::Dataset => "dataset",
+        }
+    }
+}
+
+/// The fields every definition file has besides its settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// Scenario id: letters, digits, `.`, `_`, `-` (it names a results directory).
+    pub id: String,
+    /// Human name.
+    pub name: String,
+    /// What the scenario stresses.
+    pub description: String,
+    /// What it does with prompts.
+    pub kind: Kind,
+    /// How much a prefix cache can reuse.
+    #[serde(default = "unknown_caching")]
+    pub caching: Caching,
+}
+
+fn unknown_caching() -> Caching {
+    Caching::Unknown
+}
+
+/// Multi-turn settings, resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dialog {
+    /// `oasst2` or `built_in`.
+    pub source: Source,
+    /// Language codes to keep (`*`: all).
+    pub lang: Vec<String>,
+    /// Which tree paths.
+    pub paths: Paths,
+    /// Whose replies.
+    pub replies: Replies,
+    /// Context limit in tokens.
+    pub max_context_tokens: u32,
+    /// Fewest user turns.
+    pub min_turns: u32,
+}
+
+/// What a workload is built from, per kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Spec {
+    /// One prompt of `input_tokens`.
+    Identical {
+        /// Prompt length.
+        input_tokens: u32,
+    },
+    /// A unique prompt of `input_tokens` per request.
+    Diverse {
+        /// Prompt length.
+        input_tokens: u32,
+        /// `built_in` or `longbench`.
+        source: Source,
+    },
+    /// A shared system prompt plus a unique query.
+    SharedPrefix {
+        /// System prompt length.
+        system_tokens: u32,
+        /// Query length.
+        input_tokens: u32,
+    },
+    /// Conversations.
+    MultiTurn(Dialog),
+    /// Prompts from a JSONL file.
+    Custom {
+        /// The file (resolved against the definition's directory).
+        file: PathBuf,
+    },
+}
+
+/// A scenario ready to build workloads from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Id, name, description, kind, caching.
+    pub header: Header,
+    /// The resolved settings.
+    pub spec: Spec,
+    /// Where the definition came from (a file path or `built-in`).
+    pub origin: String,
+}
+
+impl Scenario {
+    /// Checks `settings` against the header's kind and resolves them; `Err((field, message))`
+    /// names the offending setting. `base` is the directory relative files are read from.
+    pub fn resolve(
+        header: Header,
+        settings: &Settings,
+        base: &std::path::Path,
+        origin: String,
+    ) -> Result<Scenario, (String, String)> {
+        let kind = header.kind;
+        for field in settings.present() {
+            if !kind.fields().contains(&field) {
+                return Err((
+                    field.into(),
+                    format!(
+                        "does not apply to kind {}; its settings are: {}",
+                        kind.as_str(),
+                        kind.fields().join(", ")
+                    ),
+                ));
+            }
+        }
+        let source = settings.source.unwrap_or(kind.sources()[0]);
+        if !kind.sources().contains(&source) {
+            let expected: Vec<&str> = kind.sources().iter().map(|s| s.as_str()).collect();
+            return Err((
+                "source".into(),
+                format!(
+                    "`{}` cannot feed kind {}; expected {}",
+                    source.as_str(),
+                    kind.as_str(),
+                    expected.join(" or ")
+                ),
+            ));
+        }
+        let tokens = |field: &str, v: Option<u32>| -> Result<u32, (String, String)> {
+            match v {
+                None => Err((
+                    field.into(),
+                    format!("is required for kind {}: a length in tokens", kind.as_str()),
+                )),
+                Some(0) => Err((field.into(), "expected a length of at least 1 token".into())),
+                Some(n) if n > 1_000_000 => Err((
+                    field.into(),
+                    format!("{n} is too long; expected at most 1000000 tokens"),
+                )),
+                Some(n) => Ok(n),
+            }
+        };
+        let spec = match kind {
+            Kind::Identical => Spec::Identical {
+                input_tokens: tokens("input_tokens", settings.input_tokens)?,
+            },
+            Kind::Diverse => Spec::Diverse {
+                input_tokens: tokens("input_tokens", settings.input_tokens)?,
+                source,
+            },
+            Kind::SharedPrefix => Spec::SharedPrefix {
+                system_tokens: tokens("system_tokens", settings.system_tokens)?,
+                input_tokens: tokens("input_tokens", settings.input_tokens)?,
+            },
+            Kind::MultiTurn => Spec::MultiTurn(dialog(settings, source)?),
+            Kind::Custom => match &settings.file {
+                Some(f) if !f.as_os_str().is_empty() => Spec::Custom { file: base.join(f) },
+                _ => {
+                    return Err((
+                        "file".into(),
+                        "is required for kind custom: the path of a JSONL file of prompts".into(),
+                    ));
+                }
+            },
+        };
+        Ok(Scenario {
+            header,
+            spec,
+            origin,
+        })
+    }
+}
+
+fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
+    let lang = s.lang.clone().unwrap_or_else(|| vec!["en".into()]);
+    if lang.is_empty() || lang.iter().any(|l| l.trim().is_empty()) {
+        return Err((
+            "lang".into(),
+            "expected a list of language codes such as [\"en\"], or [\"*\"] for all".into(),
+        ));
+    }
+    let max_context_tokens = s.max_context_tokens.unwrap_or(8192);
+    if max_context_tokens < 16 {
+        return Err((
+            "max_context_tokens".into(),
+            format!("{max_context_tokens} is too small; expected at least 16 tokens"),
+        ));
+    }
+    let min_turns = s.min_turns.unwrap_or(2);
+    if min_turns == 0 {
+        return Err(("min_turns".into(), "expected at least 1 turn".into()));
+    }
+    Ok(Dialog {
+        source,
+        lang,
+        paths: s.paths.unwrap_or_default(),
+        replies: s.replies.unwrap_or_default(),
+        max_context_tokens,
+        min_turns,
+    })
+}

@@ -1,0 +1,79 @@
+//! [`Settings`]: the per-kind fields of a definition file, which is also the shape of
+//! `scenario_options.<id>` (unknown fields rejected), and how options overlay a file's.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Paths, Replies, Source};
+
+/// The settings of a definition file, and the shape of `scenario_options.<id>` (which
+/// overrides them). Which fields apply depends on the kind ([`super::Kind::fields`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Where the text comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// Prompt (or user query) length in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u32>,
+    /// System prompt length in tokens (shared_prefix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_tokens: Option<u32>,
+    /// The JSONL file of a custom scenario, relative to the definition's directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// Conversation languages (oasst2 codes such as `en`, `de`; `*` for all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<Vec<String>>,
+    /// Which tree paths become conversations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Paths>,
+    /// Whose assistant turns fill the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replies: Option<Replies>,
+    /// A conversation ends before its history plus `max_tokens` would exceed this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_context_tokens: Option<u32>,
+    /// Conversations with fewer user turns are skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_turns: Option<u32>,
+}
+
+impl Settings {
+    /// Names of the fields that are set.
+    pub fn present(&self) -> Vec<&'static str> {
+        let s = self;
+        [
+            ("source", s.source.is_some()),
+            ("input_tokens", s.input_tokens.is_some()),
+            ("system_tokens", s.system_tokens.is_some()),
+            ("file", s.file.is_some()),
+            ("lang", s.lang.is_some()),
+            ("paths", s.paths.is_some()),
+            ("replies", s.replies.is_some()),
+            ("max_context_tokens", s.max_context_tokens.is_some()),
+            ("min_turns", s.min_turns.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect()
+    }
+
+    /// These settings with every field set in `over` replaced.
+    pub fn overlay(self, over: &Settings) -> Settings {
+        let o = over.clone();
+        Settings {
+            source: o.source.or(self.source),
+            input_tokens: o.input_tokens.or(self.input_tokens),
+            system_tokens: o.system_tokens.or(self.system_tokens),
+            file: o.file.or(self.file),
+            lang: o.lang.or(self.lang),
+            paths: o.paths.or(self.paths),
+            replies: o.replies.or(self.replies),
+            max_context_tokens: o.max_context_tokens.or(self.max_context_tokens),
+            min_turns: o.min_turns.or(self.min_turns),
+        }
+    }
+}

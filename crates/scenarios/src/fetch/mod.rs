@@ -1,0 +1,268 @@
+//! `fetch-datasets`: download a dataset file from the Hugging Face hub at a pinned revision
+//! ([`download`]: redirects, resume with `Range`, atomic rename, size and checksum checks),
+//! normalise it into the compact file the workloads read ([`longbench`], [`oasst2`]), and
+//! record what was fetched in a [`manifest::Manifest`]. The binary (`cargo xtask
+//! fetch-datasets`) only adds the command line and a progress bar through [`Progress`].
+
+pub mod download;
+pub mod error;
+pub mod hub;
+pub mod longbench;
+pub mod manifest;
+pub mod oasst2;
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use plateau_core::secret::Secret;
+
+pub use error::FetchError;
+use manifest::Manifest;
+
+/// The hub used when `HF_ENDPOINT` is not set.
+pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
+
+/// A dataset `fetch-datasets` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dataset {
+    /// THUDM/LongBench-v2 `data.json` (B2's contexts).
+    Longbench,
+    /// OpenAssistant/oasst2 conversation trees (D's dialogs).
+    Oasst2,
+}
+
+impl Dataset {
+    /// Both datasets.
+    pub const ALL: [Dataset; 2] = [Dataset::Longbench, Dataset::Oasst2];
+
+    /// The name on the command line and of its folder under `datasets/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dataset::Longbench => "longbench",
+            Dataset::Oasst2 => "oasst2",
+        }
+    }
+
+    /// The hub repository.
+    pub fn repo(self) -> &'static str {
+        match self {
+            Dataset::Longbench => "THUDM/LongBench-v2",
+            Dataset::Oasst2 => "OpenAssistant/oasst2",
+        }
+    }
+
+    /// The file downloaded from the repository.
+    pub fn file(self) -> &'static str {
+        match self {
+            Dataset::Longbench => "data.json",
+            Dataset::Oasst2 => "2023-11-05_oasst2_ready.trees.jsonl.gz",
+        }
+    }
+
+    /// The pinned revision (a commit of the hub repository).
+    pub fn revision(self) -> &'static str {
+        match self {
+            Dataset::Longbench => "2b48e494f2c7a2f0af81aae178e05c7e1dde0fe9",
+            Dataset::Oasst2 => "179dd21fc55192153d94adb0e0ce8f69e222bf75",
+        }
+    }
+
+    /// The normalised file the workloads read, relative to `datasets/`.
+    pub fn normalised(self) -> &'static str {
+        match self {
+            Dataset::Longbench => crate::data::longbench::FILE,
+            Dataset::Oasst2 => crate::data::oasst2::FILE,
+        }
+    }
+}
+
+/// Where and how to fetch.
+#[derive(Clone, Debug)]
+pub struct FetchOptions {
+    /// The datasets folder (each dataset gets a subfolder).
+    pub datasets_dir: PathBuf,
+    /// Hub base URL (`HF_ENDPOINT`, default [`DEFAULT_ENDPOINT`]).
+    pub endpoint: String,
+    /// Bearer token (`HF_TOKEN`); never printed.
+    pub token: Option<Secret>,
+    /// Revision instead of the pinned one.
+    pub revision: Option<String>,
+    /// Download tries before giving up (each resumes the previous one).
+    pub attempts: u32,
+    /// Download again even if the file of this revision is already there.
+    pub force: bool,
+}
+
+impl FetchOptions {
+    /// Options for `datasets_dir`, reading `HF_ENDPOINT` and `HF_TOKEN` through `env`.
+    pub fn from_env(datasets_dir: PathBuf, env: &dyn Fn(&str) -> Option<String>) -> FetchOptions {
+        let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        FetchOptions {
+            datasets_dir,
+            endpoint: set("HF_ENDPOINT").unwrap_or_else(|| DEFAULT_ENDPOINT.into()),
+            token: set("HF_TOKEN").map(Secret::new),
+            revision: None,
+            attempts: 3,
+            force: false,
+        }
+    }
+}
+
+/// Progress of a fetch, for a progress bar (the library never prints).
+pub trait Progress: Send + Sync {
+    /// A stage or event (`resuming at 120 MB`, `normalising`).
+    fn message(&self, _text: &str) {}
+    /// A transfer starts: `total` bytes expected (if known), `done` already on disk.
+    fn start(&self, _total: Option<u64>, _done: u64) {}
+    /// `bytes` more arrived.
+    fn advance(&self, _bytes: u64) {}
+    /// The transfer ended.
+    fn finish(&self) {}
+}
+
+/// Reports nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// What a fetch did.
+#[derive(Clone, Debug)]
+pub struct Fetched {
+    /// The dataset.
+    pub dataset: Dataset,
+    /// What was fetched (written to `manifest.json`).
+    pub manifest: Manifest,
+    /// False when the file of this revision was already there.
+    pub downloaded: bool,
+    /// Bytes reused from an interrupted download, if it resumed.
+    pub resumed_from: u64,
+    /// The normalised file.
+    pub normalised: PathBuf,
+}
+
+/// Downloads `dataset` (unless already there) and normalises it under
+/// `options.datasets_dir/<name>/`.
+pub async fn fetch(
+    dataset: Dataset,
+    options: &FetchOptions,
+    progress: &dyn Progress,
+) -> Result<Fetched, FetchError> {
+    let dir = options.datasets_dir.join(dataset.name());
+    std::fs::create_dir_all(&dir).map_err(|e| FetchError::io(&dir, e))?;
+    let revision = options
+        .revision
+        .clone()
+        .unwrap_or_else(|| dataset.revision().to_owned());
+    let url = hub::resolve_url(&options.endpoint, dataset.repo(), &revision, dataset.file());
+    let raw = dir.join(dataset.file());
+    let previous = Manifest::read(&dir)
+        .ok()
+        .filter(|m| m.revision == revision && m.url == url);
+    let present = previous
+        .as_ref()
+        .is_some_and(|m| std::fs::metadata(&raw).is_ok_and(|md| md.len() == m.bytes));
+    let (downloaded, resumed_from, info) = if present && !options.force {
+        progress.message(&format!(
+            "{} of revision {revision} is already downloaded",
+            raw.display()
+        ));
+        let m = previous
+            .clone()
+            .ok_or_else(|| FetchError::io(&dir, std::io::ErrorKind::NotFound.into()))?;
+        (
+            false,
+            0,
+            download::Downloaded {
+                bytes: m.bytes,
+                sha256: m.sha256,
+                repo_commit: m.repo_commit,
+                etag: m.etag,
+                resumed_from: 0,
+            },
+        )
+    } else {
+        let client = hub::client()?;
+        let info = download::download(
+            &client,
+            &url,
+            &raw,
+            options.token.as_ref(),
+            options.attempts.max(1),
+            progress,
+        )
+        .await?;
+        (true, info.resumed_from, info)
+    };
+    progress.message(&format!("normalising {}", raw.display()));
+    let out = options.datasets_dir.join(dataset.normalised());
+    let (raw2, out2) = (raw.clone(), out.clone());
+    let records = tokio::task::spawn_blocking(move || match dataset {
+        Dataset::Longbench => longbench::normalise(&raw2, &out2),
+        Dataset::Oasst2 => oasst2::normalise(&raw2, &out2),
+    })
+    .await
+    .map_err(|e| FetchError::Normalise {
+        file: raw.clone(),
+        message: format!("the normaliser stopped: {e}"),
+    })??;
+    let manifest = Manifest {
+        dataset: dataset.name().into(),
+        url,
+        revision,
+        repo_commit: info.repo_commit,
+        etag: info.etag,
+        bytes: info.bytes,
+        sha256: info.sha256,
+        fetched_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        raw_file: dataset.file().into(),
+        normalised_file: dataset.normalised().into(),
+        records,
+    };
+    manifest.write(&dir)?;
+    Ok(Fetched {
+        dataset,
+        manifest,
+        downloaded,
+        resumed_from,
+        normalised: out,
+    })
+}
+
+/// Writes `path` through `path.part`, synced and renamed into place only when `write`
+/// succeeds, so readers never see a half-written file.
+pub(crate) fn write_atomic<T>(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> Result<T, FetchError>,
+) -> Result<T, FetchError> {
+    let part = part_path(path);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
+    }
+    let file = std::fs::File::create(&part).map_err(|e| FetchError::io(&part, e))?;
+    let mut w = BufWriter::new(file);
+    let result = write(&mut w).and_then(|t| {
+        w.flush().map_err(|e| FetchError::io(&part, e))?;
+        w.get_ref()
+            .sync_all()
+            .map_err(|e| FetchError::io(&part, e))?;
+        Ok(t)
+    });
+    match result {
+        Ok(t) => {
+            std::fs::rename(&part, path).map_err(|e| FetchError::io(path, e))?;
+            Ok(t)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&part);
+            Err(e)
+        }
+    }
+}
+
+/// `path` with `.part` appended.
+pub(crate) fn part_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".part");
+    PathBuf::from(s)
+}

@@ -1,0 +1,308 @@
+//! A tokenized corpus and [`Corpus::text`], the one function that cuts prompt text out of
+//! it: a window of whole words whose length in tokens of the configured tokenizer is the
+//! target (within 2% by construction), optionally followed by a per-document suffix (B2's
+//! question). Everything costly (tokenizing, finding word starts, listing windows) happens
+//! when the corpus is built; cutting a window only decodes a slice of token ids.
+
+use std::sync::Arc;
+
+use crate::rng::stable_hash;
+use crate::tokenizer::Tokenizer;
+
+/// Tokens whose text must differ between any two windows of [`Corpus::windows`] (less than the
+/// 16 the prefix-cache test looks at, so re-tokenizing the trimmed text keeps them apart).
+pub const HEAD_TOKENS: usize = 12;
+
+/// Most window starts considered per corpus (starts are spaced out beyond that).
+const MAX_CANDIDATES: usize = 1_500_000;
+
+/// One document to tokenize: its body and the text appended after every window of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    /// The text windows are cut from.
+    pub body: String,
+    /// Appended after each window (empty for none).
+    pub suffix: String,
+}
+
+struct Doc {
+    ids: Vec<u32>,
+    /// `starts[i]`: a window may begin, or end, just before token `i` (a word starts there).
+    starts: Vec<bool>,
+    suffix: String,
+    suffix_tokens: u32,
+}
+
+/// A window: `len` tokens of document `doc` from token `start`, then the document's suffix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Document index.
+    pub doc: u32,
+    /// First token.
+    pub start: u32,
+    /// Body tokens.
+    pub len: u32,
+}
+
+/// Tokenized documents.
+pub struct Corpus {
+    tokenizer: Arc<Tokenizer>,
+    docs: Vec<Doc>,
+    /// Tokens of a start token's text once its leading space is trimmed (` calmly` is one
+    /// token, `calmly` two), for the start tokens where that is not 1.
+    lead: std::collections::HashMap<u32, u32>,
+}
+
+impl std::fmt::Debug for Corpus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Corpus({} docs, {} tokens)",
+            self.docs.len(),
+            self.total_tokens()
+        )
+    }
+}
+
+impl Corpus {
+    /// Tokenizes `texts` (on every core) and finds their word starts.
+    pub fn new(tokenizer: Arc<Tokenizer>, texts: Vec<Text>) -> Corpus {
+        let bodies: Vec<&str> = texts.iter().map(|t| t.body.as_str()).collect();
+        let ids = tokenizer.encode_many(&bodies);
+        let suffixes: Vec<&str> = texts.iter().map(|t| t.suffix.as_str()).collect();
+        let suffix_tokens = tokenizer.count_many(&suffixes);
+        let mut edges = std::collections::HashMap::new();
+        let docs: Vec<Doc> = texts
+            .into_iter()
+            .zip(ids)
+            .zip(suffix_tokens)
+            .map(|((text, ids), suffix_tokens)| {
+                let starts = word_starts(&tokenizer, &ids, &mut edges);
+                Doc {
+                    ids,
+                    starts,
+                    suffix: text.suffix,
+                    suffix_tokens,
+                }
+            })
+            .collect();
+        let mut lead = std::collections::HashMap::new();
+        for d in &docs {
+            for (&id, _) in d.ids.iter().zip(&d.starts).filter(|(_, s)| **s) {
+                lead.entry(id).or_insert_with(|| {
+                    let text = tokenizer.decode(&[id]);
+                    tokenizer.count_many(&[text.trim_start()])[0]
+                });
+            }
+        }
+        lead.retain(|_, n| *n != 1);
+        Corpus {
+            tokenizer,
+            docs,
+            lead,
+        }
+    }
+
+    /// Tokens the first token of a window counts for once its text is trimmed.
+    fn lead_tokens(&self, id: u32) -> u32 {
+        self.lead.get(&id).copied().unwrap_or(1)
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether there are no documents.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Tokens in all documents.
+    pub fn total_tokens(&self) -> usize {
+        self.docs.iter().map(|d| d.ids.len()).sum()
+    }
+
+    /// The window of `doc` that starts at the first word start at or after token `from` and
+    /// whose body plus suffix is `tokens` long (the body ends at a word start within 2% of
+    /// the target); `None` when the document has no room for it.
+    pub fn window_at(&self, doc: usize, from: usize, tokens: u32) -> Option<Window> {
+        let d = self.docs.get(doc)?;
+        let body = tokens.checked_sub(d.suffix_tokens).filter(|&b| b > 0)? as usize;
+        let start = (from..d.ids.len()).find(|&i| d.starts[i])?;
+        // The trimmed first token may count for more (or fewer) tokens than one.
+        let target = (start + body + 1).checked_sub(self.lead_tokens(d.ids[start]) as usize)?;
+        let tol = (body / 50).max(1);
+        let is_end = |e: usize| e == d.ids.len() || (e < d.ids.len() && d.starts[e]);
+        let end = (0..=tol)
+            .flat_map(|k| [target.checked_sub(k), Some(target + k)])
+            .flatten()
+            .find(|&e| e > start && e <= d.ids.len() && is_end(e))?;
+        Some(Window {
+            doc: doc as u32,
+            start: start as u32,
+            len: (end - start) as u32,
+        })
+    }
+
+    /// A random window of `tokens` tokens (`None` when no document has room for one).
+    pub fn pick(&self, tokens: u32, rng: &mut impl rand::Rng) -> Option<Window> {
+        let fits: Vec<usize> = (0..self.docs.len())
+            .filter(|&i| self.docs[i].ids.len() > tokens as usize)
+            .collect();
+        for _ in 0..64 {
+            let &doc = fits.get(rng.random_range(0..fits.len().max(1)))?;
+            let room = self.docs[doc].ids.len() - tokens as usize;
+            if let Some(w) = self.window_at(doc, rng.random_range(0..room), tokens) {
+                return Some(w);
+            }
+        }
+        (0..self.docs.len()).find_map(|doc| self.window_at(doc, 0, tokens))
+    }
+
+    /// Every window of `tokens` tokens whose first [`HEAD_TOKENS`] tokens of text differ from
+    /// every other's, in no particular order.
+    pub fn windows(&self, tokens: u32) -> Vec<Window> {
+        let positions: usize = self.docs.iter().map(|d| d.ids.len()).sum();
+        let stride = positions.div_ceil(MAX_CANDIDATES).max(1);
+        let mut keyed: Vec<(u64, Window)> = Vec::new();
+        for (i, d) in self.docs.iter().enumerate() {
+            let mut from = 0;
+            while let Some(w) = self.window_at(i, from, tokens) {
+                let head = w.start as usize
+                    ..(w.start as usize + HEAD_TOKENS).min((w.start + w.len) as usize);
+                let head_text = self.tokenizer.decode(&d.ids[head]);
+                keyed.push((stable_hash(head_text.trim_start().as_bytes()), w));
+                from = w.start as usize + stride;
+            }
+        }
+        keyed.sort_unstable_by_key(|(h, w)| (*h, w.doc, w.start));
+        keyed.dedup_by_key(|(h, _)| *h);
+        keyed.into_iter().map(|(_, w)| w).collect()
+    }
+
+    /// The text of `w`: its tokens decoded, leading whitespace trimmed, then the suffix.
+    pub fn text(&self, w: Window) -> String {
+        let Some(d) = self.docs.get(w.doc as usize) else {
+            return String::new();
+        };
+        let (s, e) = (w.start as usize, (w.start + w.len) as usize);
+        let body = self.tokenizer.decode(d.ids.get(s..e).unwrap_or_default());
+        let mut out = String::with_capacity(body.len() + d.suffix.len());
+        out.push_str(body.trim_start());
+        out.push_str(&d.suffix);
+        out
+    }
+
+    /// The length of [`Corpus::text`]`(w)` in tokens (its body trimmed, plus the suffix).
+    pub fn tokens(&self, w: Window) -> u32 {
+        let Some(d) = self.docs.get(w.doc as usize) else {
+            return 0;
+        };
+        let lead = d
+            .ids
+            .get(w.start as usize)
+            .map_or(1, |&id| self.lead_tokens(id));
+        (w.len + lead).saturating_sub(1) + d.suffix_tokens
+    }
+
+    /// The tokenizer the corpus was built with.
+    pub fn tokenizer(&self) -> &Arc<Tokenizer> {
+        &self.tokenizer
+    }
+}
+
+/// Marks the tokens a window may start at: a space and then more than whitespace (` word`,
+/// not a lone ` ` before digits), and letters or digits right after a newline. Tokenizers that mark no word starts get every position.
+fn word_starts(
+    t: &Tokenizer,
+    ids: &[u32],
+    edges: &mut std::collections::HashMap<u32, (u8, u8)>,
+) -> Vec<bool> {
+    let mut edge = |id: u32| *edges.entry(id).or_insert_with(|| t.token_edges(id));
+    let mut prev_last = b'\n';
+    let starts: Vec<bool> = ids
+        .iter()
+        .map(|&id| {
+            let (first, last) = edge(id);
+            let start = (first == b' ' && !last.is_ascii_whitespace())
+                || (prev_last == b'\n' && first.is_ascii_alphanumeric());
+            prev_last = last;
+            start
+        })
+        .collect();
+    if !ids.is_empty() && starts.iter().filter(|&&s| s).count() * 100 < ids.len() {
+        return vec![true; ids.len()];
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use plateau_core::tokens::TokenCounter;
+
+    use super::*;
+    use crate::rng::stream_rng;
+    use crate::text::words::prose;
+
+    fn corpus(suffix: &str) -> Corpus {
+        let t = Arc::new(Tokenizer::embedded_cl100k());
+        let texts = (0..3)
+            .map(|i| Text {
+                body: prose(&mut stream_rng(i, "doc"), 20_000),
+                suffix: suffix.into(),
+            })
+            .collect();
+        Corpus::new(t, texts)
+    }
+
+    #[test]
+    fn windows_meet_their_length_and_have_unique_heads() {
+        let c = corpus("");
+        let t = c.tokenizer().clone();
+        for target in [50u32, 300, 2500] {
+            let ws = c.windows(target);
+            assert!(ws.len() > 1_000, "{target}: {}", ws.len());
+            for &w in ws.iter().step_by(101) {
+                assert_eq!(c.tokens(w) as usize, t.count(&c.text(w)), "{}", c.text(w));
+            }
+            let mut heads = std::collections::HashSet::new();
+            for &w in ws.iter().step_by(37) {
+                let text = c.text(w);
+                let n = t.count(&text) as f64;
+                assert!(
+                    (n - f64::from(target)).abs() <= 0.05 * f64::from(target),
+                    "{target}: {n} `{text}`"
+                );
+                let ids = t.encode(&text);
+                assert!(
+                    heads.insert(ids[..16.min(ids.len())].to_vec()),
+                    "repeated head `{text}`"
+                );
+                assert!(!text.starts_with(char::is_whitespace));
+            }
+        }
+    }
+
+    #[test]
+    fn suffix_counts_toward_the_target() {
+        let c = corpus("\n\nQuestion: what did the quiet engineer measure near the canal?");
+        let w = c.window_at(1, 100, 200).unwrap();
+        let text = c.text(w);
+        assert!(text.ends_with("canal?"));
+        let n = c.tokenizer().count(&text);
+        assert!((195..=205).contains(&n), "{n}");
+        assert!(
+            (n as i64 - i64::from(c.tokens(w))).abs() <= 2,
+            "{n} vs {}",
+            c.tokens(w)
+        );
+    }
+
+    #[test]
+    fn too_long_windows_do_not_exist() {
+        let c = corpus("");
+        assert!(c.window_at(0, 0, 1_000_000).is_none());
+        assert!(c.windows(1_000_000).is_empty());
+    }
+}

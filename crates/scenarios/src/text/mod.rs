@@ -1,0 +1,7 @@
+//! Prompt text: the built-in prose generator ([`words`]) and tokenized corpora with the one
+//! window-cutting function ([`corpus`]).
+
+pub mod corpus;
+pub mod words;
+
+pub use corpus::{Corpus, Text, Window};

@@ -1,0 +1,118 @@
+//! D's session: history growth with server or dataset replies, conversation ends (last turn,
+//! failure, context limit) and the turn index.
+
+use super::*;
+
+fn turn(user: &str, reply: Option<&str>, tokens: u32) -> Turn {
+    Turn {
+        user: user.into(),
+        user_tokens: tokens,
+        reply: reply.map(Arc::from),
+        reply_tokens: tokens,
+    }
+}
+
+fn workload(replies: Replies, max_context_tokens: u32) -> MultiTurn {
+    let conversations = vec![
+        Conversation {
+            id: "a".into(),
+            turns: vec![
+                turn("a0", Some("r0"), 10),
+                turn("a1", Some("r1"), 10),
+                turn("a2", None, 10),
+            ],
+        },
+        Conversation {
+            id: "b".into(),
+            turns: vec![turn("b0", Some("s0"), 10), turn("b1", Some("s1"), 10)],
+        },
+    ];
+    let rules = DialogRules {
+        replies,
+        max_context_tokens,
+        max_tokens: 5,
+    };
+    MultiTurn::new(
+        WorkloadInfo::default(),
+        Arc::new(conversations),
+        rules,
+        Arc::new(Tokenizer::embedded_cl100k()),
+        1,
+        1,
+    )
+}
+
+fn texts(p: &Prompt) -> Vec<String> {
+    p.messages
+        .iter()
+        .map(|m| format!("{}:{}", m.role.as_str(), m.content))
+        .collect()
+}
+
+#[test]
+fn each_turn_resends_the_history_with_the_servers_reply() {
+    let mut s = workload(Replies::Server, 10_000).session(0);
+    let p0 = s.next();
+    assert_eq!(p0.turn, Some(0));
+    let first = p0.messages[0].content.clone();
+    s.reply(Some("server says hi"));
+    let p1 = s.next();
+    assert_eq!(p1.turn, Some(1));
+    assert_eq!(&p1.messages[..1], &p0.messages[..]);
+    assert_eq!(
+        p1.messages[1],
+        Message::new(Role::Assistant, "server says hi")
+    );
+    assert_eq!(p1.messages.len(), 3);
+    assert_eq!(
+        p1.target_tokens,
+        Some(10 + 3 + 10),
+        "user 10 + reply 3 (counted) + user 10"
+    );
+    // Walk to the end of the conversation; the next prompt starts another at turn 0.
+    let turns = if first == "a0" { 3 } else { 2 };
+    for k in 2..turns {
+        s.reply(Some("ok"));
+        assert_eq!(s.next().turn, Some(k));
+    }
+    s.reply(Some("bye"));
+    let fresh = s.next();
+    assert_eq!(fresh.turn, Some(0));
+    assert_eq!(fresh.messages.len(), 1);
+    assert_ne!(
+        fresh.messages[0].content, first,
+        "the slot moves to the next conversation"
+    );
+}
+
+#[test]
+fn dataset_replies_fill_the_history() {
+    let mut s = workload(Replies::Dataset, 10_000).session(0);
+    let p0 = s.next();
+    s.reply(Some("ignored"));
+    let p1 = s.next();
+    let expected_reply = if p0.messages[0].content == "a0" {
+        "assistant:r0"
+    } else {
+        "assistant:s0"
+    };
+    assert_eq!(texts(&p1)[1], expected_reply);
+    assert_eq!(p1.target_tokens, Some(30));
+}
+
+#[test]
+fn a_failed_request_or_the_context_limit_starts_a_new_conversation() {
+    let mut s = workload(Replies::Server, 10_000).session(0);
+    s.next();
+    s.reply(None);
+    assert_eq!(s.next().turn, Some(0));
+
+    // 10 (user) + 10 (reply) + 10 (user) + 5 (max_tokens) = 35 > 30: turn 1 never fits.
+    let mut s = workload(Replies::Dataset, 30).session(0);
+    for _ in 0..6 {
+        let p = s.next();
+        assert_eq!(p.turn, Some(0));
+        assert!(p.target_tokens.unwrap() + 5 <= 30);
+        s.reply(Some("x"));
+    }
+}

@@ -1,0 +1,122 @@
+//! Helpers: configs, plans, temp dirs, and normalised dataset fixtures written with
+//! plateau's own generated prose.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use plateau_core::config::RunConfig;
+use plateau_core::plan::{Cell, Plan};
+use plateau_core::tokens::TokenCounter;
+use plateau_core::workload::Prompt;
+use plateau_scenarios::Tokenizer;
+use plateau_scenarios::data::longbench::ContextRecord;
+use plateau_scenarios::data::oasst2::{Author, NodeRecord, TreeRecord};
+use plateau_scenarios::rng::stream_rng;
+use plateau_scenarios::text::words::{prose, sentence};
+
+pub fn tokenizer() -> Arc<Tokenizer> {
+    Arc::new(Tokenizer::embedded_cl100k())
+}
+
+/// An empty directory unique to this process and `name`.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "plateau-scenarios-it-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A config running `scenarios`, with `extra` keys merged in.
+pub fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {
+    let mut v = serde_json::json!({
+        "endpoints": [{"name": "sim", "engine": "sim"}],
+        "models": [{"id": "m", "name": "m"}],
+        "batch_sizes": [4],
+        "scenarios": scenarios,
+        "scenarios_dir": "/nonexistent/scenarios",
+        "datasets_dir": "/nonexistent/datasets",
+        "max_tokens": 16,
+    });
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    serde_json::from_value(v).unwrap()
+}
+
+pub fn plan(config: &RunConfig) -> Plan {
+    Plan::build(config, &|_| None).unwrap()
+}
+
+pub fn cell(scenario: &str, n: u32) -> Cell {
+    Cell {
+        endpoint: 0,
+        model: 0,
+        scenario: scenario.into(),
+        concurrency: n,
+    }
+}
+
+/// A prompt's length: the sum over its messages of their tokens.
+pub fn measured(t: &Tokenizer, p: &Prompt) -> usize {
+    p.messages.iter().map(|m| t.count(&m.content)).sum()
+}
+
+/// `datasets/` with normalised LongBench and oasst2 files (own prose, upstream-like shapes).
+pub fn datasets(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    write_longbench(&dir.join("longbench/contexts.jsonl"), 12);
+    write_oasst2(&dir.join("oasst2/trees.jsonl"), 200);
+    dir
+}
+
+fn write_longbench(path: &Path, records: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = std::fs::File::create(path).unwrap();
+    for i in 0..records {
+        let mut rng = stream_rng(i, "longbench fixture");
+        let r = ContextRecord {
+            id: format!("lb-{i}"),
+            domain: "Single-Document QA".into(),
+            length: "short".into(),
+            question: sentence(&mut rng),
+            context: prose(&mut rng, 40_000),
+        };
+        writeln!(f, "{}", serde_json::to_string(&r).unwrap()).unwrap();
+    }
+}
+
+fn write_oasst2(path: &Path, trees: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = std::fs::File::create(path).unwrap();
+    for i in 0..trees {
+        let mut rng = stream_rng(i, "oasst2 fixture");
+        let mut nodes = Vec::new();
+        let turns = 2 + i % 4;
+        for k in 0..turns * 2 {
+            let role = if k % 2 == 0 {
+                Author::User
+            } else {
+                Author::Assistant
+            };
+            let chars = if role == Author::User { 200 } else { 1_800 };
+            let parent = (k > 0).then(|| k as u32 - 1);
+            nodes.push(NodeRecord {
+                parent,
+                role,
+                rank: Some(0),
+                text: prose(&mut rng, chars).trim().to_owned(),
+            });
+        }
+        let lang = if i % 5 == 4 { "de" } else { "en" };
+        let t = TreeRecord {
+            id: format!("tree-{i}"),
+            lang: lang.into(),
+            nodes,
+        };
+        writeln!(f, "{}", serde_json::to_string(&t).unwrap()).unwrap();
+    }
+}

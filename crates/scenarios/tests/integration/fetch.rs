@@ -1,0 +1,247 @@
+//! The fetch code against a local HTTP server on 127.0.0.1 serving fixtures in the exact
+//! upstream formats (LongBench-v2 `data.json`, oasst2 `*.trees.jsonl.gz`) the way the hub
+//! does (a redirect carrying `X-Repo-Commit` and `X-Linked-Etag`, then the file): download
+//! and normalise, resume an interrupted transfer, restart when the range is ignored, a clear
+//! error when unreachable, and `HF_TOKEN` never in any message.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
+
+use plateau_core::secret::Secret;
+use plateau_scenarios::Catalog;
+use plateau_scenarios::fetch::{Dataset, FetchOptions, Progress, fetch};
+use serde_json::json;
+
+use crate::common::{config, temp_dir, tokenizer};
+use crate::hub::{Behaviour, COMMIT, TOKEN, longbench_json, oasst2_gz, serve, sha256};
+
+/// Records progress messages to check them for the token.
+#[derive(Default)]
+struct Messages(Mutex<Vec<String>>);
+
+impl Progress for Messages {
+    fn message(&self, text: &str) {
+        self.0.lock().unwrap().push(text.to_owned());
+    }
+}
+
+impl Messages {
+    fn all(&self) -> String {
+        self.0.lock().unwrap().join("\n")
+    }
+}
+
+fn options(dir: &Path, endpoint: &str, attempts: u32) -> FetchOptions {
+    let env = |k: &str| match k {
+        "HF_ENDPOINT" => Some(endpoint.to_owned()),
+        "HF_TOKEN" => Some(TOKEN.to_owned()),
+        _ => None,
+    };
+    let mut o = FetchOptions::from_env(dir.to_owned(), &env);
+    o.attempts = attempts;
+    assert!(!format!("{o:?}").contains(TOKEN));
+    o
+}
+
+fn files() -> HashMap<String, Vec<u8>> {
+    HashMap::from([
+        (Dataset::Longbench.file().to_owned(), longbench_json(5)),
+        (Dataset::Oasst2.file().to_owned(), oasst2_gz()),
+    ])
+}
+
+#[tokio::test]
+async fn downloads_and_normalises_the_upstream_formats() {
+    let (base, fixture) = serve(files(), Behaviour::default()).await;
+    let dir = temp_dir("fetch-ok");
+    let log = Messages::default();
+    let lb = fetch(Dataset::Longbench, &options(&dir, &base, 3), &log)
+        .await
+        .unwrap();
+    assert!(lb.downloaded);
+    assert_eq!(lb.manifest.records, 5);
+    assert_eq!(lb.manifest.sha256, sha256(&fixture.files["data.json"]));
+    assert_eq!(lb.manifest.bytes, fixture.files["data.json"].len() as u64);
+    assert_eq!(lb.manifest.repo_commit.as_deref(), Some(COMMIT));
+    assert_eq!(
+        lb.manifest.url,
+        format!(
+            "{base}/datasets/THUDM/LongBench-v2/resolve/{}/data.json",
+            Dataset::Longbench.revision()
+        )
+    );
+    let lines = std::fs::read_to_string(dir.join("longbench/contexts.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 5);
+    assert!(
+        lines.lines().all(|l| l.len() < 41_000),
+        "contexts are trimmed"
+    );
+    assert!(dir.join("longbench/manifest.json").is_file());
+    assert!(!dir.join("longbench/data.json.part").exists());
+
+    let oa = fetch(Dataset::Oasst2, &options(&dir, &base, 3), &log)
+        .await
+        .unwrap();
+    assert_eq!(oa.manifest.records, 2, "the aborted tree is left out");
+    let trees = std::fs::read_to_string(dir.join("oasst2/trees.jsonl")).unwrap();
+    assert!(!trees.contains("deleted"), "deleted messages are left out");
+    assert_eq!(trees.lines().next().unwrap().matches("\"text\"").count(), 5);
+
+    // The token went to the hub's host, not to the CDN; a second run downloads nothing.
+    let seen = fixture.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .all(|s| s.authorized == s.path.starts_with("/datasets/")),
+        "{seen:?}"
+    );
+    let again = fetch(Dataset::Longbench, &options(&dir, &base, 3), &log)
+        .await
+        .unwrap();
+    assert!(!again.downloaded);
+    assert_eq!(fixture.seen.lock().unwrap().len(), seen.len());
+    assert!(!log.all().contains(TOKEN));
+
+    // The workloads read what was fetched.
+    let cfg = config(
+        &["B2", "D"],
+        json!({"datasets_dir": dir, "scenario_options": {"D": {"min_turns": 1}}}),
+    );
+    let catalog = Catalog::load(&cfg, tokenizer()).unwrap();
+    assert!(
+        !catalog
+            .warnings()
+            .iter()
+            .any(|w| w.contains("not found at")),
+        "{:?}",
+        catalog.warnings()
+    );
+}
+
+#[tokio::test]
+async fn an_interrupted_transfer_resumes_on_the_next_run() {
+    let behaviour = Behaviour {
+        drop_bodies: AtomicUsize::new(1),
+        ..Behaviour::default()
+    };
+    let (base, fixture) = serve(files(), behaviour).await;
+    let dir = temp_dir("fetch-resume");
+    let log = Messages::default();
+    let err = fetch(Dataset::Longbench, &options(&dir, &base, 1), &log)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("was interrupted after")
+            && err.ends_with("run the command again to resume it"),
+        "{err}"
+    );
+    let size = fixture.files["data.json"].len() as u64;
+    let part = std::fs::metadata(dir.join("longbench/data.json.part"))
+        .unwrap()
+        .len();
+    assert_eq!(part, size / 2);
+
+    let done = fetch(Dataset::Longbench, &options(&dir, &base, 1), &log)
+        .await
+        .unwrap();
+    assert_eq!(done.resumed_from, part);
+    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
+    let ranges: Vec<Option<String>> = fixture
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.range.clone())
+        .collect();
+    assert!(
+        ranges.contains(&Some(format!("bytes={part}-"))),
+        "{ranges:?}"
+    );
+    assert!(!format!("{err}{}", log.all()).contains(TOKEN));
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_the_range_gets_a_clean_restart() {
+    let behaviour = Behaviour {
+        drop_bodies: AtomicUsize::new(1),
+        ignore_range: true,
+        ..Behaviour::default()
+    };
+    let (base, fixture) = serve(files(), behaviour).await;
+    let dir = temp_dir("fetch-restart");
+    let log = Messages::default();
+    let done = fetch(Dataset::Oasst2, &options(&dir, &base, 2), &log)
+        .await
+        .unwrap();
+    assert_eq!(
+        done.manifest.sha256,
+        sha256(&fixture.files[Dataset::Oasst2.file()])
+    );
+    assert!(log.all().contains("restarting from zero"), "{}", log.all());
+    assert_eq!(done.manifest.records, 2);
+}
+
+#[tokio::test]
+async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
+    let (base, _) = serve(
+        files(),
+        Behaviour {
+            wrong_etag: true,
+            ..Behaviour::default()
+        },
+    )
+    .await;
+    let dir = temp_dir("fetch-sha");
+    let err = fetch(
+        Dataset::Longbench,
+        &options(&dir, &base, 1),
+        &Messages::default(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("sha256") && err.contains("is not the server's"),
+        "{err}"
+    );
+    assert!(!dir.join("longbench/data.json.part").exists());
+
+    let mut opts = options(&dir, &base, 1);
+    opts.token = Some(Secret::new("hf_wrong_token_456"));
+    let err = fetch(Dataset::Longbench, &opts, &Messages::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("answered HTTP 401: the token in HF_TOKEN was refused"),
+        "{err}"
+    );
+    assert!(!err.contains("hf_wrong_token_456"));
+}
+
+#[tokio::test]
+async fn an_unreachable_hub_names_the_url_and_what_to_check() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let dir = temp_dir("fetch-unreachable");
+    let err = fetch(
+        Dataset::Oasst2,
+        &options(&dir, &base, 3),
+        &Messages::default(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    let url = format!("{base}/datasets/OpenAssistant/oasst2/resolve/");
+    assert!(err.starts_with(&format!("could not reach {url}")), "{err}");
+    assert!(
+        err.ends_with("check the network connection, or set HF_ENDPOINT to a reachable hub mirror"),
+        "{err}"
+    );
+    assert!(!err.contains(TOKEN));
+}

@@ -1,0 +1,225 @@
+//! A local stand-in for the Hugging Face hub on 127.0.0.1: raw HTTP/1.1 over TCP, so a test
+//! can cut a body mid-way. `/datasets/<repo>/resolve/<rev>/<file>` checks the bearer token and
+//! redirects (with `X-Repo-Commit` and `X-Linked-Etag`) to `/cdn/<file>` on another host name,
+//! which honours `Range` unless told not to. Fixtures are in the exact upstream formats.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use plateau_scenarios::rng::stream_rng;
+use plateau_scenarios::text::words::{prose, sentence};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// The token the hub accepts.
+pub const TOKEN: &str = "hf_fixture_secret_123";
+/// The commit the hub says a revision resolved to.
+pub const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// What the fixture server saw of one request.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub path: String,
+    pub range: Option<String>,
+    pub authorized: bool,
+}
+
+#[derive(Default)]
+pub struct Behaviour {
+    /// Cut this many file responses in the middle of the body.
+    pub drop_bodies: AtomicUsize,
+    /// Answer 200 with the whole file even when asked for a range.
+    pub ignore_range: bool,
+    /// Announce a wrong checksum.
+    pub wrong_etag: bool,
+}
+
+pub struct Fixture {
+    pub files: HashMap<String, Vec<u8>>,
+    behaviour: Behaviour,
+    pub seen: Mutex<Vec<Seen>>,
+}
+
+/// Serves `files` (keyed by file name) at `/datasets/<repo>/resolve/<rev>/<file>`, which
+/// redirects to `/cdn/<file>` on another host name (`localhost` for `127.0.0.1`), as the hub
+/// redirects to its CDN.
+pub async fn serve(
+    files: HashMap<String, Vec<u8>>,
+    behaviour: Behaviour,
+) -> (String, Arc<Fixture>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let fixture = Arc::new(Fixture {
+        files,
+        behaviour,
+        seen: Mutex::new(Vec::new()),
+    });
+    let f = fixture.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(answer(socket, f.clone()));
+        }
+    });
+    (base, fixture)
+}
+
+async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+    };
+    let authorized = header("authorization").as_deref() == Some(&format!("Bearer {TOKEN}"));
+    f.seen.lock().unwrap().push(Seen {
+        path: path.clone(),
+        range: header("range"),
+        authorized,
+    });
+    let file = path.rsplit('/').next().unwrap_or_default().to_owned();
+    let Some(body) = f.files.get(&file) else {
+        let _ = socket
+            .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .await;
+        return;
+    };
+    let sha = if f.behaviour.wrong_etag {
+        "f".repeat(64)
+    } else {
+        sha256(body)
+    };
+    if path.starts_with("/datasets/") {
+        if !authorized {
+            let _ = socket
+                .write_all(
+                    b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .await;
+            return;
+        }
+        let port = socket.local_addr().map(|a| a.port()).unwrap_or_default();
+        let reply = format!(
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{sha}\"\r\nx-linked-size: {}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = socket.write_all(reply.as_bytes()).await;
+        return;
+    }
+    let from: usize = header("range")
+        .and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok())
+        .unwrap_or(0);
+    let (status, part) = if from > 0 && !f.behaviour.ignore_range {
+        (
+            format!(
+                "206 Partial Content\r\ncontent-range: bytes {from}-{}/{}",
+                body.len() - 1,
+                body.len()
+            ),
+            &body[from..],
+        )
+    } else {
+        ("200 OK".to_owned(), &body[..])
+    };
+    let reply = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{sha}\"\r\nconnection: close\r\n\r\n",
+        part.len()
+    );
+    let _ = socket.write_all(reply.as_bytes()).await;
+    let cut = f
+        .behaviour
+        .drop_bodies
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    let _ = socket
+        .write_all(if cut { &part[..part.len() / 2] } else { part })
+        .await;
+    let _ = socket.shutdown().await;
+}
+
+pub fn sha256(b: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, b)
+        .as_ref()
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// LongBench-v2's `data.json`: one JSON array of records with every upstream field.
+pub fn longbench_json(records: u64) -> Vec<u8> {
+    let records: Vec<_> = (0..records)
+        .map(|i| {
+            let mut rng = stream_rng(i, "upstream longbench");
+            json!({
+                "_id": format!("66f36490821e116aacb2cc{i:02}"), "domain": "Single-Document QA", "sub_domain": "Literary",
+                "difficulty": "hard", "length": "short", "question": sentence(&mut rng),
+                "choice_A": "a", "choice_B": "b", "choice_C": "c", "choice_D": "d", "answer": "B",
+                "context": prose(&mut rng, 60_000),
+            })
+        })
+        .collect();
+    serde_json::to_vec_pretty(&records).unwrap()
+}
+
+/// oasst2's `*_ready.trees.jsonl.gz`: nested trees with upstream fields; one tree not ready,
+/// one deleted reply.
+pub fn oasst2_gz() -> Vec<u8> {
+    let msg = |id: &str,
+               parent: Option<&str>,
+               role: &str,
+               rank: Option<u32>,
+               text: &str,
+               replies: Vec<serde_json::Value>| {
+        json!({"message_id": id, "parent_id": parent, "user_id": "u", "created_date": "2023-02-05T00:00:00+00:00",
+               "text": text, "role": role, "lang": "en", "review_count": 3, "review_result": true, "deleted": false,
+               "rank": rank, "synthetic": false, "model_name": null, "emojis": {"name": ["+1"], "count": [2]},
+               "labels": {"name": ["spam"], "value": [0.0], "count": [3]}, "replies": replies})
+    };
+    let mut deleted = msg("d", Some("a1"), "prompter", None, "deleted", vec![]);
+    deleted["deleted"] = json!(true);
+    let tree = |id: &str, state: &str| {
+        let a2 = msg(
+            "a2",
+            Some("p2"),
+            "assistant",
+            Some(0),
+            "Bake it for forty minutes.",
+            vec![],
+        );
+        let p2 = msg("p2", Some("a1"), "prompter", None, "And then?", vec![a2]);
+        let a1 = msg(
+            "a1",
+            Some("p1"),
+            "assistant",
+            Some(0),
+            "Knead the dough.",
+            vec![p2, deleted.clone()],
+        );
+        let a1b = msg("a1b", Some("p1"), "assistant", Some(1), "Buy some.", vec![]);
+        json!({"message_tree_id": id, "tree_state": state, "prompt": msg("p1", None, "prompter", None, "How do I make bread?", vec![a1, a1b])})
+    };
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    for (id, state) in [
+        ("t1", "ready_for_export"),
+        ("t2", "aborted_low_grade"),
+        ("t3", "ready_for_export"),
+    ] {
+        writeln!(gz, "{}", tree(id, state)).unwrap();
+    }
+    gz.finish().unwrap()
+}
