@@ -1,1 +1,40 @@
-fn main() {}
+//! The `plateau` binary: parses the command line, sets up logging, runs a command and maps
+//! its result to the exit codes of SPEC.md section 2.
+
+mod args;
+mod exit;
+mod load;
+mod logging;
+mod preflight;
+mod progress;
+mod run;
+mod sim;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let progress = progress::Display::new(cli.quiet);
+    logging::init(cli.verbose, cli.quiet, &progress);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return exit::report(exit::Failure::other(e.into())),
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run::run(args, &progress).await,
+            Command::Sim(args) => sim::serve(args).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(failure) => exit::report(failure),
+    }
+}

@@ -88,10 +88,17 @@ impl Client {
         headers: &HeaderMap,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
-        let mut req = Request::builder().method(Method::GET).uri(uri).body(Full::new(Bytes::new()))?;
+        let mut req = Request::builder()
+            .method(Method::GET)
+            .uri(uri)
+            .body(Full::new(Bytes::new()))?;
         req.headers_mut().extend(headers.clone());
         let fetch = async {
-            let resp = self.inner.request(req).await.map_err(|e| ClientError::Transport(error_chain(&e)))?;
+            let resp = self
+                .inner
+                .request(req)
+                .await
+                .map_err(|e| ClientError::Transport(error_chain(&e)))?;
             let status = resp.status();
             let body = resp
                 .into_body()
@@ -100,11 +107,16 @@ impl Client {
                 .map_err(|e| ClientError::Transport(error_chain(&e)))?
                 .to_bytes();
             if !status.is_success() {
-                return Err(ClientError::Status { status: status.as_u16(), message: openai::error_message(&body) });
+                return Err(ClientError::Status {
+                    status: status.as_u16(),
+                    message: openai::error_message(&body),
+                });
             }
             Ok(serde_json::from_slice(&body)?)
         };
-        tokio::time::timeout(timeout, fetch).await.map_err(|_| ClientError::Timeout(timeout))?
+        tokio::time::timeout(timeout, fetch)
+            .await
+            .map_err(|_| ClientError::Timeout(timeout))?
     }
 
     /// Sends `req` and reads the whole response. Never fails: every failure is an
@@ -128,7 +140,11 @@ impl Client {
         let resp = match resp {
             Ok(r) => r,
             Err(e) => {
-                let outcome = if e.is_connect() { Outcome::Connect } else { Outcome::Stream };
+                let outcome = if e.is_connect() {
+                    Outcome::Connect
+                } else {
+                    Outcome::Stream
+                };
                 return end(ex, clock, outcome, Some(error_chain(&e)));
             }
         };
@@ -139,7 +155,11 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let mut body = resp.into_body();
-        let mut reader = if is_sse && status.is_success() { Reader::Sse(SseState::default()) } else { Reader::Whole(Vec::new()) };
+        let mut reader = if is_sse && status.is_success() {
+            Reader::Sse(SseState::default())
+        } else {
+            Reader::Whole(Vec::new())
+        };
         loop {
             let frame = tokio::select! {
                 biased;
@@ -150,9 +170,18 @@ impl Client {
             let t_us = clock.now_us();
             match frame {
                 None => break,
-                Some(Err(e)) => return end(ex, clock, Outcome::Stream, Some(format!("body broke: {}", error_chain(&e)))),
+                Some(Err(e)) => {
+                    return end(
+                        ex,
+                        clock,
+                        Outcome::Stream,
+                        Some(format!("body broke: {}", error_chain(&e))),
+                    );
+                }
                 Some(Ok(frame)) => {
-                    let Some(data) = frame.data_ref() else { continue };
+                    let Some(data) = frame.data_ref() else {
+                        continue;
+                    };
                     match &mut reader {
                         Reader::Sse(state) => {
                             if let Err(e) = state.feed(data, t_us, &mut ex) {
@@ -164,7 +193,12 @@ impl Client {
                         }
                         Reader::Whole(buf) => {
                             if buf.len() + data.len() > MAX_BODY {
-                                return end(ex, clock, Outcome::Decode, Some(format!("body larger than {MAX_BODY} bytes")));
+                                return end(
+                                    ex,
+                                    clock,
+                                    Outcome::Decode,
+                                    Some(format!("body larger than {MAX_BODY} bytes")),
+                                );
                             }
                             buf.extend_from_slice(data);
                         }
@@ -180,38 +214,82 @@ impl Client {
                     return end(ex, clock, outcome, Some(msg));
                 }
                 if !state.done && !state.finished {
-                    return end(ex, clock, Outcome::Stream, Some("stream ended before [DONE]".into()));
+                    return end(
+                        ex,
+                        clock,
+                        Outcome::Stream,
+                        Some("stream ended before [DONE]".into()),
+                    );
                 }
             }
             Reader::Whole(buf) => {
                 if !status.is_success() {
                     let msg = openai::error_message(&buf);
-                    return end(ex, clock, Outcome::HttpStatus { status: status.as_u16() }, Some(msg));
+                    return end(
+                        ex,
+                        clock,
+                        Outcome::HttpStatus {
+                            status: status.as_u16(),
+                        },
+                        Some(msg),
+                    );
                 }
                 match openai::decode(&buf, &mut ex.response) {
-                    Err(e) => return end(ex, clock, Outcome::Decode, Some(format!("response body: {e}"))),
-                    Ok(d) if d.error.is_some() => return end(ex, clock, Outcome::ServerError, d.error),
+                    Err(e) => {
+                        return end(
+                            ex,
+                            clock,
+                            Outcome::Decode,
+                            Some(format!("response body: {e}")),
+                        );
+                    }
+                    Ok(d) if d.error.is_some() => {
+                        return end(ex, clock, Outcome::ServerError, d.error);
+                    }
                     Ok(d) => {
                         ex.usage = d.usage.or(ex.usage);
                         if d.content_len > 0 {
-                            ex.chunks.push(RawChunk { t_us: t_end, end: ex.response.len(), completion_tokens: None });
+                            ex.chunks.push(RawChunk {
+                                t_us: t_end,
+                                end: ex.response.len(),
+                                completion_tokens: None,
+                            });
                         }
                     }
                 }
             }
         }
-        let outcome = if ex.chunks.is_empty() { Outcome::Empty } else { Outcome::Ok };
+        let outcome = if ex.chunks.is_empty() {
+            Outcome::Empty
+        } else {
+            Outcome::Ok
+        };
         let msg = (outcome == Outcome::Empty).then(|| "the response carried no content".to_owned());
         end(ex, clock, outcome, msg)
     }
 }
 
 /// Builds the POST for one request body.
-pub fn post(uri: &Uri, endpoint: &Endpoint, stream: bool, body: Vec<u8>) -> Result<Request<Full<Bytes>>, http::Error> {
-    let mut req = Request::builder().method(Method::POST).uri(uri.clone()).body(Full::new(Bytes::from(body)))?;
+pub fn post(
+    uri: &Uri,
+    endpoint: &Endpoint,
+    stream: bool,
+    body: Vec<u8>,
+) -> Result<Request<Full<Bytes>>, http::Error> {
+    let mut req = Request::builder()
+        .method(Method::POST)
+        .uri(uri.clone())
+        .body(Full::new(Bytes::from(body)))?;
     let h = req.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    h.insert(ACCEPT, HeaderValue::from_static(if stream { "text/event-stream" } else { "application/json" }));
+    h.insert(
+        ACCEPT,
+        HeaderValue::from_static(if stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        }),
+    );
     h.extend(auth_headers(endpoint));
     Ok(req)
 }
@@ -266,14 +344,26 @@ struct SseState {
 
 impl SseState {
     fn feed(&mut self, data: &[u8], t_us: u64, ex: &mut Exchange) -> Result<(), String> {
-        let Self { parser, done, finished, failure } = self;
+        let Self {
+            parser,
+            done,
+            finished,
+            failure,
+        } = self;
         parser
-            .feed(data, &mut |ev| on_event(ev, t_us, ex, done, finished, failure))
+            .feed(data, &mut |ev| {
+                on_event(ev, t_us, ex, done, finished, failure)
+            })
             .map_err(|e| e.to_string())
     }
 
     fn finish(&mut self, t_us: u64, ex: &mut Exchange) {
-        let Self { parser, done, finished, failure } = self;
+        let Self {
+            parser,
+            done,
+            finished,
+            failure,
+        } = self;
         parser.finish(&mut |ev| on_event(ev, t_us, ex, done, finished, failure));
     }
 }
@@ -294,7 +384,12 @@ fn on_event(
         return;
     }
     match openai::decode(ev.data.as_bytes(), &mut ex.response) {
-        Err(e) => *failure = Some((Outcome::Decode, format!("stream event `{}`: {e}", truncate(&ev.data)))),
+        Err(e) => {
+            *failure = Some((
+                Outcome::Decode,
+                format!("stream event `{}`: {e}", truncate(&ev.data)),
+            ))
+        }
         Ok(d) => {
             if let Some(msg) = d.error {
                 *failure = Some((Outcome::ServerError, msg));
@@ -303,7 +398,11 @@ fn on_event(
             }
             if d.content_len > 0 {
                 let completion_tokens = d.usage.and_then(|u| u.completion_tokens);
-                ex.chunks.push(RawChunk { t_us, end: ex.response.len(), completion_tokens });
+                ex.chunks.push(RawChunk {
+                    t_us,
+                    end: ex.response.len(),
+                    completion_tokens,
+                });
             }
             if d.usage.is_some() {
                 ex.usage = d.usage;

@@ -14,7 +14,9 @@ pub struct Clock {
 impl Clock {
     /// A clock whose origin is now.
     pub fn start() -> Self {
-        Clock { origin: Instant::now() }
+        Clock {
+            origin: Instant::now(),
+        }
     }
 
     /// Time since the origin.

@@ -122,10 +122,20 @@ pub fn finalize(
         (None, Some(n)) => (Some(n), Some(TokenSource::Tokenizer)),
         (None, None) => (None, None),
     };
-    let prompt_text = || prompt.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+    let prompt_text = || {
+        prompt
+            .messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     let (n_in, n_in_source) = match usage.prompt_tokens {
         Some(n) => (Some(n), Some(TokenSource::Usage)),
-        None => (Some(count(counter, &prompt_text())), Some(TokenSource::Tokenizer)),
+        None => (
+            Some(count(counter, &prompt_text())),
+            Some(TokenSource::Tokenizer),
+        ),
     };
 
     Sample {
@@ -138,7 +148,10 @@ pub fn finalize(
             .chunks
             .iter()
             .zip(chunk_tokens)
-            .map(|(c, tokens)| Chunk { t_us: c.t_us, tokens })
+            .map(|(c, tokens)| Chunk {
+                t_us: c.t_us,
+                tokens,
+            })
             .collect(),
         n_out,
         n_out_source,
@@ -174,15 +187,24 @@ pub fn apportion(weights: &[u32], total: u32) -> Vec<u32> {
     let sum: u64 = weights.iter().sum();
     let total = u64::from(total);
     let mut parts: Vec<u64> = weights.iter().map(|w| w * total / sum).collect();
-    let mut remainders: Vec<(u64, usize)> =
-        weights.iter().enumerate().map(|(i, w)| (w * total % sum, i)).collect();
+    let mut remainders: Vec<(u64, usize)> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w * total % sum, i))
+        .collect();
     // Largest remainder first; ties to the earlier chunk.
     remainders.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let short = total - parts.iter().sum::<u64>();
-    for &(_, i) in remainders.iter().take(usize::try_from(short).unwrap_or(usize::MAX)) {
+    for &(_, i) in remainders
+        .iter()
+        .take(usize::try_from(short).unwrap_or(usize::MAX))
+    {
         parts[i] += 1;
     }
-    parts.into_iter().map(|p| u32::try_from(p).unwrap_or(u32::MAX)).collect()
+    parts
+        .into_iter()
+        .map(|p| u32::try_from(p).unwrap_or(u32::MAX))
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,20 +8,23 @@
 //! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
 //! turn samples into a summary. Measuring never prints; reporting never measures.
 
+pub mod client;
+pub mod clock;
 pub mod config;
+pub mod driver;
+pub mod exchange;
+pub mod live;
 pub mod metrics;
 pub mod openai;
 pub mod phase;
 pub mod plan;
+pub mod recorder;
+pub mod results;
+pub mod runner;
 pub mod sample;
 pub mod secret;
 pub mod sse;
 pub mod tokens;
-pub mod workload;
-pub mod client;
-pub mod clock;
-pub mod exchange;
-pub mod live;
-pub mod recorder;
-pub mod runner;
 pub mod transport;
+pub mod validate;
+pub mod workload;

@@ -35,7 +35,13 @@ pub struct Snapshot {
 impl Live {
     /// Resets every counter for a new cell.
     pub fn reset(&self) {
-        for c in [&self.in_flight, &self.sent, &self.ok, &self.errors, &self.output_tokens] {
+        for c in [
+            &self.in_flight,
+            &self.sent,
+            &self.ok,
+            &self.errors,
+            &self.output_tokens,
+        ] {
             c.store(0, Ordering::Relaxed);
         }
         self.phase.store(0, Ordering::Relaxed);
@@ -43,7 +49,12 @@ impl Live {
 
     /// Marks the current phase (`None`: between cells).
     pub fn set_phase(&self, phase: Option<Phase>) {
-        let v = phase.map_or(0, |p| Phase::ALL.iter().position(|&q| q == p).map_or(0, |i| i as u8 + 1));
+        let v = phase.map_or(0, |p| {
+            Phase::ALL
+                .iter()
+                .position(|&q| q == p)
+                .map_or(0, |i| i as u8 + 1)
+        });
         self.phase.store(v, Ordering::Relaxed);
     }
 

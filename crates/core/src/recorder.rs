@@ -55,7 +55,10 @@ impl Recorder {
         live: Arc<Live>,
     ) -> io::Result<Recorder> {
         let writer = match path {
-            Some(p) => Some(GzEncoder::new(BufWriter::new(File::create(p)?), Compression::fast())),
+            Some(p) => Some(GzEncoder::new(
+                BufWriter::new(File::create(p)?),
+                Compression::fast(),
+            )),
             None => None,
         };
         let (tx, rx) = mpsc::unbounded_channel();
@@ -96,10 +99,10 @@ fn record(
     while let Some(r) = rx.blocking_recv() {
         let sample = finalize(r.exchange, r.meta, &r.prompt, counter, store_text);
         live.add_tokens(sample.chunks.iter().map(|c| u64::from(c.tokens)).sum());
-        if let (Some(w), None) = (&mut writer, &write_error) {
-            if let Err(e) = write_line(w, &sample) {
-                write_error = Some(e);
-            }
+        if let (Some(w), None) = (&mut writer, &write_error)
+            && let Err(e) = write_line(w, &sample)
+        {
+            write_error = Some(e);
         }
         samples.push(sample);
     }
@@ -112,7 +115,10 @@ fn record(
             write_error = Some(e);
         }
     }
-    Recorded { samples, write_error }
+    Recorded {
+        samples,
+        write_error,
+    }
 }
 
 fn write_line(w: &mut impl Write, sample: &Sample) -> io::Result<()> {

@@ -89,7 +89,13 @@ struct Shared<T> {
 
 /// Runs one cell to its end; `recorder` receives every request.
 pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> CellOutput {
-    let CellInput { transport, workload, schedule, live, interrupt } = input;
+    let CellInput {
+        transport,
+        workload,
+        schedule,
+        live,
+        interrupt,
+    } = input;
     let clock = Clock::start();
     let shared = Arc::new(Shared {
         transport,
@@ -138,7 +144,11 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         drain_end_us,
         end_us,
     };
-    CellOutput { recorded, bounds, ending }
+    CellOutput {
+        recorded,
+        bounds,
+        ending,
+    }
 }
 
 /// Sleeps until `offset` after the cell's start; false if interrupted first.

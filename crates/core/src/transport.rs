@@ -46,15 +46,30 @@ impl HttpTransport {
         options: RequestOptions,
     ) -> Result<Self, http::uri::InvalidUri> {
         let uri = base.join(openai::path(endpoint.api))?;
-        Ok(HttpTransport { client, uri, endpoint, model, options })
+        Ok(HttpTransport {
+            client,
+            uri,
+            endpoint,
+            model,
+            options,
+        })
     }
 }
 
 impl Transport for HttpTransport {
-    async fn exchange(&self, prompt: &Prompt, clock: &Clock, cancel: &CancellationToken) -> Exchange {
+    async fn exchange(
+        &self,
+        prompt: &Prompt,
+        clock: &Clock,
+        cancel: &CancellationToken,
+    ) -> Exchange {
         let body = openai::request_body(&self.endpoint, &self.model, prompt, &self.options);
         let mut ex = match client::post(&self.uri, &self.endpoint, self.options.stream, body) {
-            Ok(req) => self.client.exchange(req, clock, self.options.timeout, cancel).await,
+            Ok(req) => {
+                self.client
+                    .exchange(req, clock, self.options.timeout, cancel)
+                    .await
+            }
             Err(e) => {
                 let mut ex = Exchange::new(clock.now_us());
                 ex.outcome = Outcome::Decode;

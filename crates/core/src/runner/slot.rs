@@ -39,7 +39,10 @@ pub(super) async fn run<T: Transport>(
         }
         let seq = shared.seq.fetch_add(1, Ordering::Relaxed);
         shared.live.request_started();
-        let mut exchange = shared.transport.exchange(&prompt, &shared.clock, &shared.cancel).await;
+        let mut exchange = shared
+            .transport
+            .exchange(&prompt, &shared.clock, &shared.cancel)
+            .await;
         if exchange.outcome == Outcome::Cancelled {
             exchange.outcome = if shared.interrupt.is_cancelled() {
                 Outcome::Interrupted
@@ -49,10 +52,21 @@ pub(super) async fn run<T: Transport>(
                 Outcome::Cancelled
             };
         }
-        shared.live.request_ended(exchange.outcome.is_ok(), exchange.outcome.is_error());
-        session.reply(exchange.outcome.is_ok().then_some(exchange.response.as_str()));
+        shared
+            .live
+            .request_ended(exchange.outcome.is_ok(), exchange.outcome.is_error());
+        session.reply(
+            exchange
+                .outcome
+                .is_ok()
+                .then_some(exchange.response.as_str()),
+        );
         // The recorder only goes away after every slot has ended; a send cannot fail.
-        let _ = records.send(Record { exchange, meta: Meta { seq, slot, phase }, prompt });
+        let _ = records.send(Record {
+            exchange,
+            meta: Meta { seq, slot, phase },
+            prompt,
+        });
         if measured {
             measured_ended(&shared);
         }

@@ -21,7 +21,12 @@ struct Fake {
 }
 
 impl Transport for Fake {
-    async fn exchange(&self, _prompt: &Prompt, clock: &Clock, cancel: &CancellationToken) -> Exchange {
+    async fn exchange(
+        &self,
+        _prompt: &Prompt,
+        clock: &Clock,
+        cancel: &CancellationToken,
+    ) -> Exchange {
         let mut ex = Exchange::new(clock.now_us());
         let work = async {
             tokio::time::sleep(self.ttft).await;
@@ -30,14 +35,22 @@ impl Transport for Fake {
                     tokio::time::sleep(self.itl).await;
                 }
                 ex.response.push_str(" w");
-                ex.chunks.push(RawChunk { t_us: clock.now_us(), end: ex.response.len(), completion_tokens: Some(i + 1) });
+                ex.chunks.push(RawChunk {
+                    t_us: clock.now_us(),
+                    end: ex.response.len(),
+                    completion_tokens: Some(i + 1),
+                });
             }
         };
         let cancelled = tokio::select! {
             _ = cancel.cancelled() => true,
             _ = work => false,
         };
-        ex.outcome = if cancelled { Outcome::Cancelled } else { Outcome::Ok };
+        ex.outcome = if cancelled {
+            Outcome::Cancelled
+        } else {
+            Outcome::Ok
+        };
         ex.t_end_us = clock.now_us();
         ex
     }
@@ -63,7 +76,11 @@ fn schedule(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> 
     }
 }
 
-async fn run(fake: Fake, schedule: Schedule, interrupt: CancellationToken) -> (CellOutput, Arc<Live>) {
+async fn run(
+    fake: Fake,
+    schedule: Schedule,
+    interrupt: CancellationToken,
+) -> (CellOutput, Arc<Live>) {
     let live = Arc::new(Live::default());
     let recorder = Recorder::spawn(None, Arc::new(Words), false, live.clone()).unwrap();
     let input = CellInput {
@@ -83,14 +100,21 @@ fn by_slot(samples: &[Sample], slot: u32) -> Vec<&Sample> {
 }
 
 fn in_flight_at(samples: &[Sample], t_us: u64) -> usize {
-    samples.iter().filter(|s| s.t_sent_us <= t_us && t_us < s.t_end_us).count()
+    samples
+        .iter()
+        .filter(|s| s.t_sent_us <= t_us && t_us < s.t_end_us)
+        .count()
 }
 
 #[tokio::test(start_paused = true)]
 async fn closed_loop_through_the_four_phases() {
     // 4 slots, fill 4 s (one start per second), stabilize 2 s, measure 10 s; each request
     // takes 100 ms + 9 x 50 ms = 550 ms.
-    let fake = Fake { ttft: Duration::from_millis(100), itl: Duration::from_millis(50), tokens: 10 };
+    let fake = Fake {
+        ttft: Duration::from_millis(100),
+        itl: Duration::from_millis(50),
+        tokens: 10,
+    };
     let (out, live) = run(fake, schedule(4, 4, 2, 10, 5), CancellationToken::new()).await;
     let samples = &out.recorded.samples;
     assert_eq!(out.ending, Ending::Complete);
@@ -99,7 +123,11 @@ async fn closed_loop_through_the_four_phases() {
 
     // Fill: slot i's first request at exactly i seconds.
     for slot in 0..4 {
-        assert_eq!(by_slot(samples, slot)[0].t_sent_us, u64::from(slot) * 1_000_000, "slot {slot}");
+        assert_eq!(
+            by_slot(samples, slot)[0].t_sent_us,
+            u64::from(slot) * 1_000_000,
+            "slot {slot}"
+        );
     }
     // Closed loop: each request is sent the instant the slot's previous one ended.
     for slot in 0..4 {
@@ -112,7 +140,10 @@ async fn closed_loop_through_the_four_phases() {
         assert_eq!(in_flight_at(samples, t), 4, "at {t} us");
     }
     // Drain: every measured request finished normally, after m1 if it straddled it.
-    let measured: Vec<&Sample> = samples.iter().filter(|s| s.phase == Phase::Measure).collect();
+    let measured: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.phase == Phase::Measure)
+        .collect();
     assert!(measured.iter().all(|s| s.outcome == Outcome::Ok));
     let last_measured_end = measured.iter().map(|s| s.t_end_us).max().unwrap();
     assert_eq!(out.bounds.drain_end_us, last_measured_end);
@@ -122,8 +153,15 @@ async fn closed_loop_through_the_four_phases() {
         assert_eq!(in_flight_at(samples, t), 4, "drain at {t} us");
     }
     // Padding still running at drain end was cancelled, and only padding.
-    let cancelled: Vec<&Sample> = samples.iter().filter(|s| s.outcome == Outcome::Cancelled).collect();
-    assert_eq!(cancelled.len(), 4, "load is held at N up to the end of Drain");
+    let cancelled: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| s.outcome == Outcome::Cancelled)
+        .collect();
+    assert_eq!(
+        cancelled.len(),
+        4,
+        "load is held at N up to the end of Drain"
+    );
     assert!(cancelled.iter().all(|s| s.phase == Phase::Drain));
     // Every request recorded exactly once.
     let mut seqs: Vec<u64> = samples.iter().map(|s| s.seq).collect();
@@ -141,19 +179,31 @@ async fn closed_loop_through_the_four_phases() {
 #[tokio::test(start_paused = true)]
 async fn drain_limit_cancels_measured_requests_as_drain_timeout() {
     // Requests take 100 s; measure 3 s; the drain limit is 1 s.
-    let fake = Fake { ttft: Duration::from_secs(100), itl: Duration::from_millis(1), tokens: 2 };
+    let fake = Fake {
+        ttft: Duration::from_secs(100),
+        itl: Duration::from_millis(1),
+        tokens: 2,
+    };
     let (out, _) = run(fake, schedule(2, 0, 0, 3, 1), CancellationToken::new()).await;
     assert_eq!(out.ending, Ending::DrainTimedOut);
     assert_eq!(out.bounds.drain_end_us, 4_000_000);
     let samples = &out.recorded.samples;
     assert_eq!(samples.len(), 2);
-    assert!(samples.iter().all(|s| s.phase == Phase::Measure && s.outcome == Outcome::DrainTimeout));
+    assert!(
+        samples
+            .iter()
+            .all(|s| s.phase == Phase::Measure && s.outcome == Outcome::DrainTimeout)
+    );
     assert!(samples.iter().all(|s| s.t_end_us == 4_000_000));
 }
 
 #[tokio::test(start_paused = true)]
 async fn interrupt_ends_the_cell_and_keeps_every_record() {
-    let fake = Fake { ttft: Duration::from_millis(300), itl: Duration::from_millis(10), tokens: 5 };
+    let fake = Fake {
+        ttft: Duration::from_millis(300),
+        itl: Duration::from_millis(10),
+        tokens: 5,
+    };
     let interrupt = CancellationToken::new();
     let trigger = interrupt.clone();
     tokio::spawn(async move {
@@ -165,14 +215,21 @@ async fn interrupt_ends_the_cell_and_keeps_every_record() {
     assert_eq!(out.bounds.drain_end_us, 7_250_000);
     let samples = &out.recorded.samples;
     assert_eq!(samples.len() as u64, live.snapshot().sent);
-    let interrupted = samples.iter().filter(|s| s.outcome == Outcome::Interrupted).count();
+    let interrupted = samples
+        .iter()
+        .filter(|s| s.outcome == Outcome::Interrupted)
+        .count();
     assert_eq!(interrupted, 3, "one in flight per slot");
     assert!(samples.iter().all(|s| s.t_end_us <= 7_250_000));
 }
 
 #[tokio::test(start_paused = true)]
 async fn interrupt_during_fill_stops_slots_that_have_not_started() {
-    let fake = Fake { ttft: Duration::from_millis(10), itl: Duration::from_millis(10), tokens: 2 };
+    let fake = Fake {
+        ttft: Duration::from_millis(10),
+        itl: Duration::from_millis(10),
+        tokens: 2,
+    };
     let interrupt = CancellationToken::new();
     let trigger = interrupt.clone();
     tokio::spawn(async move {
@@ -181,6 +238,11 @@ async fn interrupt_during_fill_stops_slots_that_have_not_started() {
     });
     let (out, _) = run(fake, schedule(10, 10, 1, 1, 1), interrupt).await;
     assert_eq!(out.ending, Ending::Interrupted);
-    let slots: std::collections::BTreeSet<u32> = out.recorded.samples.iter().map(|s| s.slot).collect();
-    assert_eq!(slots, [0, 1].into_iter().collect(), "only slots 0 (t=0) and 1 (t=1s) started");
+    let slots: std::collections::BTreeSet<u32> =
+        out.recorded.samples.iter().map(|s| s.slot).collect();
+    assert_eq!(
+        slots,
+        [0, 1].into_iter().collect(),
+        "only slots 0 (t=0) and 1 (t=1s) started"
+    );
 }

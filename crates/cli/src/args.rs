@@ -1,0 +1,68 @@
+//! Command-line flags (clap). Everything the benchmark does is configured in the config
+//! file; flags only pick the file, override keys and choose what to do with results.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// plateau: what an LLM inference server sustains under continuous full load.
+#[derive(Parser)]
+#[command(name = "plateau", version, about, long_about = None)]
+pub struct Cli {
+    /// More log output (-v: debug, -vv: trace). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No progress display; warnings and errors only.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the benchmark matrix (endpoints x models x scenarios x batch sizes).
+    Run(RunArgs),
+    /// Serve the simulated engine.
+    Sim(SimArgs),
+}
+
+/// `plateau run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The benchmark configuration.
+    #[arg(long, short, default_value = "benchmark_config.json")]
+    pub config: PathBuf,
+    /// Print the plan (cells, phase lengths, estimated wall time) and exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Skip cells whose complete results already exist in the output directory.
+    #[arg(long)]
+    pub resume: bool,
+    /// Write results here instead of the config's output_dir.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
+    /// Override a config key, e.g. `--set measure_seconds=30`, `--set batch_sizes=[1,8]`,
+    /// `--set endpoints[0].url=http://gpu:8000/v1` (values parse as JSON, else text).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// `plateau sim`.
+#[derive(Args)]
+pub struct SimArgs {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Preset: fixed, realistic or faulty.
+    #[arg(long, conflicts_with = "config")]
+    pub profile: Option<String>,
+    /// Simulator settings as JSON (see crates/sim docs).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}

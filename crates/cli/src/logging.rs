@@ -1,0 +1,68 @@
+//! tracing to stderr, written around the progress bars so the two never tear each other.
+
+use std::io::Write;
+
+use indicatif::MultiProgress;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+
+use crate::progress::Display;
+
+/// Installs the subscriber: `RUST_LOG` if set, else info (warn with `--quiet`, debug with
+/// `-v`, trace with `-vv`) for plateau's crates.
+pub fn init(verbose: u8, quiet: bool, display: &Display) {
+    let level = match (quiet, verbose) {
+        (true, _) => "warn",
+        (false, 0) => "info",
+        (false, 1) => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(format!("warn,plateau={level},plateau_core={level},plateau_sim={level},plateau_scenarios={level},plateau_report={level}")));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_writer(Suspending(display.bars()))
+        .init();
+}
+
+/// Writes to stderr with the progress bars suspended.
+#[derive(Clone)]
+struct Suspending(MultiProgress);
+
+impl<'a> MakeWriter<'a> for Suspending {
+    type Writer = SuspendingWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        SuspendingWriter {
+            bars: self.0.clone(),
+            buf: Vec::new(),
+        }
+    }
+}
+
+/// Buffers one event and writes it whole when dropped.
+struct SuspendingWriter {
+    bars: MultiProgress,
+    buf: Vec<u8>,
+}
+
+impl Write for SuspendingWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for SuspendingWriter {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        self.bars.suspend(|| {
+            let _ = std::io::stderr().write_all(&buf);
+        });
+    }
+}

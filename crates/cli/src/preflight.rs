@@ -1,0 +1,154 @@
+//! Before the first cell: start the in-process simulator for `sim` endpoints, then ask each
+//! endpoint for `/v1/models` so a wrong URL or key fails in seconds (exit 3 / 2), not
+//! after the first cell's Fill.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::anyhow;
+use plateau_core::client::{self, Client, ClientError};
+use plateau_core::plan::{BaseUrl, Endpoint, Plan, Target};
+use plateau_core::results::run_info::EndpointInfo;
+use plateau_sim::{Server, SimConfig};
+
+use crate::exit::Failure;
+
+/// Simulators started for this run; shut down when the run ends.
+pub struct Sims(Vec<Server>);
+
+impl Sims {
+    /// Stops every simulator.
+    pub async fn shutdown(self) {
+        for s in self.0 {
+            s.shutdown().await;
+        }
+    }
+}
+
+/// The base URL of each endpoint (starting simulators where needed).
+pub async fn resolve_targets(plan: &Plan) -> Result<(Vec<BaseUrl>, Sims), Failure> {
+    let mut targets = Vec::new();
+    let mut sims = Vec::new();
+    for (i, e) in plan.endpoints.iter().enumerate() {
+        match &e.target {
+            Target::Url(base) => targets.push(base.clone()),
+            Target::InProcessSim => {
+                let config = sim_config(plan, i, e)?;
+                let addr: SocketAddr = ([127, 0, 0, 1], 0).into();
+                let server = Server::start(addr, config)
+                    .await
+                    .map_err(|e| Failure::other(anyhow!("starting the simulator: {e}")))?;
+                let base = BaseUrl::parse(&format!("http://{}/v1", server.addr()))
+                    .map_err(|e| Failure::other(anyhow!("simulator address: {e}")))?;
+                tracing::info!("endpoint {}: simulated engine on {}", e.name, base.as_str());
+                targets.push(base);
+                sims.push(server);
+            }
+        }
+    }
+    Ok((targets, Sims(sims)))
+}
+
+/// The simulator settings of endpoint `i`: a preset name, or a JSON object; the run's seed
+/// and model names unless the object sets them.
+fn sim_config(plan: &Plan, i: usize, e: &Endpoint) -> Result<SimConfig, Failure> {
+    let bad = |msg: String| Failure::bad_input(anyhow!("endpoints[{i}].sim: {msg}"));
+    let (mut config, object) = match &e.sim {
+        None => (SimConfig::default(), None),
+        Some(serde_json::Value::String(name)) => (
+            SimConfig::from_profile(name).map_err(|e| bad(e.to_string()))?,
+            None,
+        ),
+        Some(v @ serde_json::Value::Object(map)) => (
+            SimConfig::from_json(&v.to_string()).map_err(|e| bad(e.to_string()))?,
+            Some(map),
+        ),
+        Some(other) => {
+            return Err(bad(format!(
+                "got {other}, expected a preset name (fixed, realistic, faulty) or an object"
+            )));
+        }
+    };
+    if !object.is_some_and(|m| m.contains_key("seed")) {
+        config.seed = plan.seed;
+    }
+    if config.served_models.is_empty() {
+        config.served_models = plan.models.iter().map(|m| m.name.clone()).collect();
+    }
+    Ok(config)
+}
+
+/// Asks each endpoint for its models; unreachable endpoints fail the run before it starts.
+pub async fn check(
+    plan: &Plan,
+    targets: &[BaseUrl],
+    client: &Client,
+) -> Result<Vec<EndpointInfo>, Failure> {
+    let mut infos = Vec::new();
+    for (e, base) in plan.endpoints.iter().zip(targets) {
+        let uri = base
+            .join("models")
+            .map_err(|err| Failure::bad_input(anyhow!("endpoint {}: {err}", e.name)))?;
+        let models = match client
+            .get_json(uri, &client::auth_headers(e), Duration::from_secs(15))
+            .await
+        {
+            Ok(v) => Some(v),
+            Err(ClientError::Status {
+                status: status @ (401 | 403),
+                message,
+            }) => {
+                return Err(Failure::bad_input(anyhow!(
+                    "endpoint {} ({}): HTTP {status} from /models: {}; check api_key_env and headers",
+                    e.name,
+                    base.as_str(),
+                    e.scrub(&message)
+                )));
+            }
+            Err(ClientError::Status { status, message }) => {
+                tracing::warn!(
+                    "endpoint {}: /models answered HTTP {status} ({}); going on",
+                    e.name,
+                    e.scrub(&message)
+                );
+                None
+            }
+            Err(err) => {
+                return Err(Failure::unreachable(anyhow!(
+                    "endpoint {} at {} is unreachable: {}",
+                    e.name,
+                    base.as_str(),
+                    e.scrub(&err.to_string())
+                )));
+            }
+        };
+        if let Some(listed) = models.as_ref().and_then(listed_ids) {
+            for m in &plan.models {
+                if !listed.iter().any(|id| id == &m.name) {
+                    tracing::warn!(
+                        "endpoint {}: /models does not list `{}` (it lists {:?})",
+                        e.name,
+                        m.name,
+                        listed
+                    );
+                }
+            }
+        }
+        infos.push(EndpointInfo {
+            name: e.name.clone(),
+            engine: e.engine,
+            url: base.as_str().into(),
+            models,
+        });
+    }
+    Ok(infos)
+}
+
+fn listed_ids(v: &serde_json::Value) -> Option<Vec<String>> {
+    let data = v.get("data")?.as_array()?;
+    Some(
+        data.iter()
+            .filter_map(|m| m.get("id")?.as_str().map(str::to_owned))
+            .collect(),
+    )
+}

@@ -1,0 +1,182 @@
+//! Result files (SPEC section 7): names and layout, atomic writes (temp file + rename),
+//! and reading them back with errors that name the file and line. The types written are
+//! [`summary::CellSummary`] (`summary.json`), [`run_info::RunInfo`] (`run.json`),
+//! [`crate::sample::Sample`] lines (`requests.jsonl.gz`) and [`csv`] (`summary.csv`).
+
+pub mod csv;
+pub mod run_info;
+pub mod summary;
+
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::sample::Sample;
+
+/// Per-cell summary file name.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// Per-cell request records file name.
+pub const REQUESTS_FILE: &str = "requests.jsonl.gz";
+/// Run metadata file name.
+pub const RUN_FILE: &str = "run.json";
+/// One-row-per-cell table file name.
+pub const CSV_FILE: &str = "summary.csv";
+
+/// A result file that could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The content is not what plateau writes.
+    #[error("{path}{}: {message}", line.map(|l| format!(" line {l}")).unwrap_or_default())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line, for JSON lines files.
+        line: Option<usize>,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl ResultsError {
+    fn io(path: &Path, source: io::Error) -> Self {
+        ResultsError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// Writes `bytes` to `path` so that readers see the old file or the whole new one, never a
+/// part: a temp file in the same directory, synced, then renamed over `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
+    let tmp = temp_path(path);
+    let write = || -> io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        ResultsError::io(path, e)
+    })
+}
+
+/// Writes `value` as pretty JSON, atomically.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<(), ResultsError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| ResultsError::Format {
+        path: path.to_owned(),
+        line: None,
+        message: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Reads a JSON file.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsError> {
+    let bytes = fs::read(path).map_err(|e| ResultsError::io(path, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| ResultsError::Format {
+        path: path.to_owned(),
+        line: Some(e.line()),
+        message: e.to_string(),
+    })
+}
+
+/// The temp name `path` is written under before the rename.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Reads every sample of a `requests.jsonl.gz`.
+pub fn read_samples(path: &Path) -> Result<Vec<Sample>, ResultsError> {
+    let file = File::open(path).map_err(|e| ResultsError::io(path, e))?;
+    let reader = BufReader::new(MultiGzDecoder::new(BufReader::new(file)));
+    let mut samples = Vec::new();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| ResultsError::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let sample = serde_json::from_str(&line).map_err(|e| ResultsError::Format {
+            path: path.to_owned(),
+            line: Some(i + 1),
+            message: e.to_string(),
+        })?;
+        samples.push(sample);
+    }
+    Ok(samples)
+}
+
+/// Every directory under `root` holding a `summary.json`, sorted.
+pub fn find_cells(root: &Path) -> Result<Vec<PathBuf>, ResultsError> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let entries = fs::read_dir(&dir).map_err(|e| ResultsError::io(&dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| ResultsError::io(&dir, e))?;
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == SUMMARY_FILE) {
+                found.push(dir.clone());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = std::env::temp_dir().join(format!("plateau-atomic-{}", std::process::id()));
+        let path = dir.join("a/b/x.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert!(!temp_path(&path).exists());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        use flate2::Compression;
+        use flate2::write::GzEncoder;
+        let dir = std::env::temp_dir().join(format!("plateau-lines-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(REQUESTS_FILE);
+        let mut gz = GzEncoder::new(File::create(&path).unwrap(), Compression::fast());
+        gz.write_all(b"\n{\"not\": \"a sample\"}\n").unwrap();
+        gz.finish().unwrap();
+        let err = read_samples(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("requests.jsonl.gz line 2: missing field"),
+            "{err}"
+        );
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

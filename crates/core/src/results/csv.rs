@@ -1,0 +1,120 @@
+//! `summary.csv`: one row per cell, the headline numbers of each `summary.json` (no metric
+//! is computed here; every value is read from the summary).
+
+use std::path::Path;
+
+use crate::metrics::Distribution;
+use crate::results::summary::{CellStatus, CellSummary};
+use crate::results::{ResultsError, write_atomic};
+
+type Column = (&'static str, fn(&CellSummary) -> String);
+
+/// The columns, in order: header and how to read the value from a summary.
+pub const COLUMNS: &[Column] = &[
+    ("endpoint", |s| s.cell.endpoint.clone()),
+    ("engine", |s| s.cell.engine.as_str().into()),
+    ("model", |s| s.cell.model.clone()),
+    ("model_name", |s| s.cell.model_name.clone()),
+    ("scenario", |s| s.cell.scenario.clone()),
+    ("concurrency", |s| s.cell.concurrency.to_string()),
+    ("status", |s| status(s.status).into()),
+    ("steady", |s| s.metrics.steady.steady.to_string()),
+    ("measured", |s| s.metrics.requests.measured.to_string()),
+    ("ok", |s| s.metrics.requests.measured_ok.to_string()),
+    ("errors", |s| s.metrics.requests.measured_errors.to_string()),
+    ("ttft_ms_p50", |s| dist(&s.metrics.ttft_ms, |d| d.p50)),
+    ("ttft_ms_p90", |s| dist(&s.metrics.ttft_ms, |d| d.p90)),
+    ("ttft_ms_p99", |s| dist(&s.metrics.ttft_ms, |d| d.p99)),
+    ("tpot_ms_p50", |s| dist(&s.metrics.tpot_ms, |d| d.p50)),
+    ("tpot_ms_p99", |s| dist(&s.metrics.tpot_ms, |d| d.p99)),
+    ("itl_chunk_ms_p50", |s| {
+        dist(&s.metrics.itl_chunk_ms, |d| d.p50)
+    }),
+    ("itl_chunk_ms_p99", |s| {
+        dist(&s.metrics.itl_chunk_ms, |d| d.p99)
+    }),
+    ("e2e_ms_p50", |s| dist(&s.metrics.e2e_ms, |d| d.p50)),
+    ("e2e_ms_p99", |s| dist(&s.metrics.e2e_ms, |d| d.p99)),
+    ("jitter_chunk", |s| opt(s.metrics.jitter.chunk)),
+    ("jitter_token", |s| opt(s.metrics.jitter.token)),
+    ("user_throughput_tps_mean", |s| {
+        dist(&s.metrics.user_throughput_tps, |d| d.mean)
+    }),
+    ("generation_throughput_tps_mean", |s| {
+        dist(&s.metrics.generation_throughput_tps, |d| d.mean)
+    }),
+    ("server_direct_tps", |s| {
+        s.metrics.throughput.server_direct_tps.to_string()
+    }),
+    ("server_derived_tps", |s| {
+        opt(s.metrics.throughput.server_derived_tps)
+    }),
+    ("request_rps", |s| {
+        s.metrics.throughput.request_rps.to_string()
+    }),
+    ("input_tps", |s| opt(s.metrics.throughput.input_tps)),
+    ("goodput_fraction", |s| {
+        opt(s.metrics.goodput.as_ref().and_then(|g| g.fraction))
+    }),
+    ("concurrency_mean", |s| {
+        s.metrics.concurrency.mean.to_string()
+    }),
+    ("synthetic_data", |s| s.workload.synthetic.to_string()),
+];
+
+/// The CSV text for `summaries`.
+pub fn render(summaries: &[CellSummary]) -> String {
+    let mut out = COLUMNS
+        .iter()
+        .map(|(h, _)| *h)
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for s in summaries {
+        let row: Vec<String> = COLUMNS.iter().map(|(_, get)| quote(&get(s))).collect();
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `summary.csv` atomically.
+pub fn write(path: &Path, summaries: &[CellSummary]) -> Result<(), ResultsError> {
+    write_atomic(path, render(summaries).as_bytes())
+}
+
+fn status(s: CellStatus) -> &'static str {
+    match s {
+        CellStatus::Complete => "complete",
+        CellStatus::Interrupted => "interrupted",
+    }
+}
+
+fn dist(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
+    opt(d.as_ref().map(f))
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// RFC 4180 quoting where needed.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("a,b"), "\"a,b\"");
+        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(quote("plain/x"), "plain/x");
+    }
+}

@@ -1,0 +1,113 @@
+//! `summary.json`: one cell's identity, phase bounds, provenance and every metric. Its JSON
+//! Schema is checked in at `schemas/summary.schema.json` and tested against real output.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Api, Engine};
+use crate::metrics::Metrics;
+use crate::workload::WorkloadInfo;
+
+/// Version of the `summary.json` layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether a cell ran to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CellStatus {
+    /// Fill, Stabilize, Measure and Drain all ran.
+    Complete,
+    /// Ctrl-C ended it; the metrics cover what was recorded.
+    Interrupted,
+}
+
+/// One cell's summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellSummary {
+    /// Layout version ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// plateau version that wrote it.
+    pub plateau_version: String,
+    /// Whether the cell ran to its end.
+    pub status: CellStatus,
+    /// Which cell.
+    pub cell: CellInfo,
+    /// Where the prompts came from.
+    pub workload: WorkloadInfo,
+    /// The client tokenizer used for targets and fallback counts.
+    pub tokenizer: String,
+    /// Phase lengths and bounds.
+    pub phases: PhaseBounds,
+    /// Wall-clock start (RFC 3339).
+    pub started_at: DateTime<Utc>,
+    /// Wall-clock end (RFC 3339).
+    pub ended_at: DateTime<Utc>,
+    /// The request records file.
+    pub records: RecordsInfo,
+    /// Every metric.
+    #[serde(flatten)]
+    pub metrics: Metrics,
+}
+
+/// The cell's coordinates and request settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CellInfo {
+    /// Endpoint name.
+    pub endpoint: String,
+    /// Server software.
+    pub engine: Engine,
+    /// Endpoint base URL (`sim://` for the in-process simulator).
+    pub url: String,
+    /// Model id.
+    pub model: String,
+    /// The request's `model`.
+    pub model_name: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// Target concurrency N.
+    pub concurrency: u32,
+    /// Chat or completions.
+    pub api: Api,
+    /// Streaming on.
+    pub stream: bool,
+    /// `max_tokens` of every request.
+    pub max_tokens: u32,
+    /// `ignore_eos` sent.
+    pub ignore_eos: bool,
+}
+
+/// Configured phase lengths and the bounds as they happened (us since cell start).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseBounds {
+    /// Fill length, s.
+    pub fill_s: f64,
+    /// Stabilize length, s.
+    pub stabilize_s: f64,
+    /// Measure length, s.
+    pub measure_s: f64,
+    /// Drain limit, s.
+    pub drain_max_s: f64,
+    /// Start of Measure.
+    pub m0_us: u64,
+    /// End of Measure.
+    pub m1_us: u64,
+    /// End of Drain.
+    pub drain_end_us: u64,
+    /// End of the cell (last request ended).
+    pub end_us: u64,
+    /// Drain hit its limit with measured requests still running.
+    pub drain_timed_out: bool,
+}
+
+/// The records file and whether it is whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecordsInfo {
+    /// File name within the cell directory.
+    pub file: String,
+    /// Records written (every request of the cell, all phases).
+    pub count: u64,
+    /// Why the file is incomplete, if writing failed (the summary still covers every record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
+}

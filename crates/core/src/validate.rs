@@ -1,0 +1,184 @@
+//! Checks of a cell's summary against what makes its numbers trustworthy: ran to its end,
+//! few errors, a steady measure window, enough samples, token counts that agree. Used by
+//! `plateau run` (exit 1 on a failure), `plateau validate` and the report's warnings.
+
+use std::fmt;
+
+use crate::results::summary::{CellStatus, CellSummary};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; the numbers stand.
+    Warn,
+    /// The cell's numbers should not be trusted as they are.
+    Fail,
+}
+
+/// Limits of the checks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// Largest fraction of measured requests that may fail.
+    pub max_error_rate: f64,
+    /// Largest mean relative difference between client-tokenized and server output counts.
+    pub max_output_token_diff: f64,
+    /// Largest mean relative difference between target and server prompt lengths.
+    pub max_input_token_diff: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_error_rate: 0.01,
+            max_output_token_diff: 0.05,
+            max_input_token_diff: 0.25,
+        }
+    }
+}
+
+/// One finding about one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// `endpoint/model/scenario/cN`.
+    pub cell: String,
+    /// Short name of the check (`unsteady`, `error_rate`, ...).
+    pub check: &'static str,
+    /// Fail or warn.
+    pub severity: Severity,
+    /// What was found, with its numbers.
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.cell, self.check, self.message)
+    }
+}
+
+/// The cell's label in findings and tables.
+pub fn cell_label(s: &CellSummary) -> String {
+    format!(
+        "{}/{}/{}/c{}",
+        s.cell.endpoint, s.cell.model, s.cell.scenario, s.cell.concurrency
+    )
+}
+
+/// Every finding about one cell.
+pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
+    let m = &s.metrics;
+    let mut out = Vec::new();
+    let mut add = |check, severity, message: String| {
+        out.push(Finding {
+            cell: cell_label(s),
+            check,
+            severity,
+            message,
+        });
+    };
+    if s.status == CellStatus::Interrupted {
+        add(
+            "interrupted",
+            Severity::Fail,
+            "the cell was interrupted; rerun with --resume".into(),
+        );
+    }
+    if let Some(e) = &s.records.write_error {
+        add(
+            "records",
+            Severity::Fail,
+            format!("requests file incomplete: {e}"),
+        );
+    }
+    if m.requests.measured_ok == 0 {
+        add(
+            "no_data",
+            Severity::Fail,
+            format!(
+                "no successful request in the measure window ({} sent)",
+                m.requests.measured
+            ),
+        );
+    }
+    if m.requests.measured > 0 {
+        let rate = m.requests.measured_errors as f64 / m.requests.measured as f64;
+        if rate > t.max_error_rate {
+            let kinds: Vec<String> = m
+                .requests
+                .measured_errors_by_kind
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            add(
+                "error_rate",
+                Severity::Fail,
+                format!(
+                    "{:.1}% of measured requests failed (> {:.1}%): {}",
+                    rate * 100.0,
+                    t.max_error_rate * 100.0,
+                    kinds.join(", ")
+                ),
+            );
+        }
+    }
+    if !m.steady.steady {
+        add("unsteady", Severity::Fail, m.steady.reasons.join("; "));
+    }
+    if s.phases.drain_timed_out {
+        add(
+            "drain_timeout",
+            Severity::Fail,
+            format!(
+                "measured requests still ran after drain_seconds ({}s)",
+                s.phases.drain_max_s
+            ),
+        );
+    }
+    if let Some(d) = &m.ttft_ms
+        && d.small_sample.iter().any(|p| p == "p99")
+    {
+        add(
+            "small_sample",
+            Severity::Warn,
+            format!("p99 from {} samples (< 1000); treat it as indicative", d.n),
+        );
+    }
+    if let Some(o) = &m.tokens.output
+        && o.mean_rel_diff > t.max_output_token_diff
+    {
+        add(
+            "token_agreement",
+            Severity::Warn,
+            format!(
+                "the client tokenizer ({}) counts output {:.1}% away from the server's usage (max {:.1}%)",
+                s.tokenizer,
+                o.mean_rel_diff * 100.0,
+                o.max_rel_diff * 100.0
+            ),
+        );
+    }
+    if let Some(i) = &m.tokens.input
+        && i.mean_rel_diff.abs() > t.max_input_token_diff
+    {
+        add(
+            "input_length",
+            Severity::Warn,
+            format!(
+                "server prompt tokens average {:.0} for a target of {:.0} ({:+.1}%); set `tokenizer` to the model's tokenizer.json",
+                i.mean_server,
+                i.mean_target,
+                i.mean_rel_diff * 100.0
+            ),
+        );
+    }
+    if s.workload.synthetic {
+        add(
+            "synthetic_data",
+            Severity::Warn,
+            format!(
+                "built-in text stood in for the dataset ({})",
+                s.workload.source
+            ),
+        );
+    }
+    out
+}

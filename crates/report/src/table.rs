@@ -1,0 +1,146 @@
+//! Plain-text tables for the terminal: the per-cell results table, a one-line result per
+//! cell, and the dry-run plan. Formatting only.
+
+use std::fmt::Write;
+
+use plateau_core::metrics::Distribution;
+use plateau_core::plan::Plan;
+use plateau_core::results::summary::{CellStatus, CellSummary};
+use plateau_core::validate::cell_label;
+
+/// One column: header, width and how to read the value.
+type Column = (&'static str, usize, fn(&CellSummary) -> String);
+
+const COLUMNS: &[Column] = &[
+    ("cell", 0, cell_label),
+    ("ok", 6, |s| s.metrics.requests.measured_ok.to_string()),
+    ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
+    ("TTFT p50", 9, |s| ms(&s.metrics.ttft_ms, |d| d.p50)),
+    ("TTFT p99", 9, |s| ms(&s.metrics.ttft_ms, |d| d.p99)),
+    ("TPOT p50", 9, |s| ms(&s.metrics.tpot_ms, |d| d.p50)),
+    ("ITL p50", 8, |s| ms(&s.metrics.itl_chunk_ms, |d| d.p50)),
+    ("jitter", 7, |s| {
+        s.metrics
+            .jitter
+            .chunk
+            .map_or("-".into(), |j| format!("{j:.2}"))
+    }),
+    ("user t/s", 9, |s| {
+        num(s.metrics.user_throughput_tps.as_ref().map(|d| d.mean))
+    }),
+    ("server t/s", 11, |s| {
+        num(Some(s.metrics.throughput.server_direct_tps))
+    }),
+    ("req/s", 7, |s| {
+        format!("{:.2}", s.metrics.throughput.request_rps)
+    }),
+    ("conc", 7, |s| format!("{:.1}", s.metrics.concurrency.mean)),
+    ("steady", 7, |s| verdict(s).into()),
+];
+
+/// The results table, one row per cell.
+pub fn text(summaries: &[CellSummary]) -> String {
+    let first = summaries
+        .iter()
+        .map(|s| cell_label(s).len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = String::new();
+    for (i, (h, w, _)) in COLUMNS.iter().enumerate() {
+        let _ = if i == 0 {
+            write!(out, "{h:<first$}")
+        } else {
+            write!(out, " {h:>w$}")
+        };
+    }
+    out.push('\n');
+    for s in summaries {
+        for (i, (_, w, get)) in COLUMNS.iter().enumerate() {
+            let v = get(s);
+            let _ = if i == 0 {
+                write!(out, "{v:<first$}")
+            } else {
+                write!(out, " {v:>w$}")
+            };
+        }
+        out.push('\n');
+    }
+    out.push_str("times in ms; t/s = output tokens per second; conc = mean achieved concurrency in Measure\n");
+    out
+}
+
+/// One cell in one line.
+pub fn one_line(s: &CellSummary) -> String {
+    format!(
+        "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, {}",
+        ms(&s.metrics.ttft_ms, |d| d.p50),
+        ms(&s.metrics.tpot_ms, |d| d.p50),
+        num(Some(s.metrics.throughput.server_direct_tps)),
+        s.metrics.requests.measured_ok,
+        s.metrics.requests.measured_errors,
+        verdict(s)
+    )
+}
+
+/// The dry-run plan: cells, phase lengths, estimated wall time.
+pub fn plan(plan: &Plan) -> String {
+    let cells = plan.cells();
+    let p = plan.phases;
+    let (lo, hi) = plan.estimated_duration();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {:?}",
+        cells.len(),
+        p.fill,
+        p.stabilize,
+        p.measure,
+        p.drain_max
+    );
+    let _ = writeln!(
+        out,
+        "estimated wall time: {} to {}",
+        minutes(lo.as_secs_f64()),
+        minutes(hi.as_secs_f64())
+    );
+    let _ = writeln!(out, "results: {}", plan.output_dir.display());
+    for c in &cells {
+        let e = &plan.endpoints[c.endpoint];
+        let _ = writeln!(
+            out,
+            "  {}/{}/{}/c{}  ({} via {:?} API)",
+            e.name,
+            plan.models[c.model].id,
+            c.scenario,
+            c.concurrency,
+            e.engine.as_str(),
+            e.api
+        );
+    }
+    out
+}
+
+fn minutes(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{:.1} min", s / 60.0)
+    }
+}
+
+fn verdict(s: &CellSummary) -> &'static str {
+    match (s.status, s.metrics.steady.steady) {
+        (CellStatus::Interrupted, _) => "interr.",
+        (_, true) => "yes",
+        (_, false) => "NO",
+    }
+}
+
+fn ms(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
+    d.as_ref().map_or("-".into(), |d| format!("{:.1}", f(d)))
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{x:.0}"))
+}
