@@ -1,7 +1,9 @@
 //! `cargo xtask`: project tasks with typed subcommands, one module per task.
 
+mod bench;
 mod ci;
 mod fetch_datasets;
+mod schema;
 
 use std::process::ExitCode;
 
@@ -18,6 +20,11 @@ struct Cli {
 enum Task {
     /// Run what CI runs: fmt check, clippy -D warnings, tests, docs.
     Ci,
+    /// Calibration benchmark (TTFT/TPOT error at N = 1, 64, 256, 1024; client CPU per
+    /// token) against the simulator in its own process, then the SSE parser benchmark.
+    Bench,
+    /// Regenerate the checked-in JSON Schemas of summary.json and run.json.
+    Schema,
     /// Download LongBench-v2 and/or oasst2 from the Hugging Face hub and normalise them
     /// into datasets/ (honours HF_ENDPOINT and HF_TOKEN).
     FetchDatasets(fetch_datasets::Args),
@@ -27,6 +34,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
         Task::Ci => ci::run(),
+        Task::Bench => bench::run(),
+        Task::Schema => schema::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
     };
     match result {

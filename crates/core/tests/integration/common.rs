@@ -1,0 +1,81 @@
+//! Shared setup: a simulator on loopback, a plan from JSON, a run through the driver.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use plateau_core::client::Client;
+use plateau_core::config::RunConfig;
+use plateau_core::driver::{self, Observer, RunContext, RunReport};
+use plateau_core::live::Live;
+use plateau_core::plan::{BaseUrl, Plan};
+use plateau_core::results::summary::CellSummary;
+use plateau_core::tokens::TokenCounter;
+use plateau_core::workload::FixedPrompt;
+use plateau_sim::{Server, SimConfig};
+use tokio_util::sync::CancellationToken;
+
+/// Counts whitespace-separated words (the simulator's output words are one token each).
+pub struct Words;
+
+impl TokenCounter for Words {
+    fn count(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+    fn name(&self) -> String {
+        "words".into()
+    }
+}
+
+struct Quiet;
+impl Observer for Quiet {}
+
+/// A fresh results directory under the system temp dir.
+pub fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plateau-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Starts `sim`, runs `config` (JSON; endpoints are pointed at the simulator) with the
+/// fixed built-in prompt, and stops the simulator.
+pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Path) -> RunReport {
+    let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
+        .await
+        .unwrap();
+    let url = format!("http://{}/v1", server.addr());
+    let mut config: RunConfig = serde_json::from_value(config).unwrap();
+    config.output_dir = out.to_owned();
+    for e in &mut config.endpoints {
+        e.url = Some(url.clone());
+    }
+    let plan = Plan::build(&config, &|_| None).unwrap();
+    let max_n = plan.batch_sizes.iter().copied().max().unwrap() as usize;
+    let workload = FixedPrompt::new("Say something about closed-loop benchmarks.", None);
+    let report = driver::run_plan(
+        &plan,
+        RunContext {
+            client: Client::new(max_n + 8).unwrap(),
+            targets: vec![BaseUrl::parse(&url).unwrap()],
+            endpoint_infos: vec![],
+            workloads: &workload,
+            counter: Arc::new(Words),
+            live: Arc::new(Live::default()),
+            interrupt: CancellationToken::new(),
+            resume: false,
+            observer: &Quiet,
+        },
+    )
+    .await
+    .unwrap();
+    server.shutdown().await;
+    report
+}
+
+/// The one summary with concurrency `n`.
+pub fn at(report: &RunReport, n: u32) -> &CellSummary {
+    report
+        .summaries
+        .iter()
+        .find(|s| s.cell.concurrency == n)
+        .unwrap()
+}

@@ -1,0 +1,13 @@
+//! Integration tests: whole cells run by the public driver against the simulated engine on
+//! 127.0.0.1, result files included.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test by panicking"
+)]
+
+mod calibration;
+mod common;
+mod faults;
+mod realistic;
+mod schema;

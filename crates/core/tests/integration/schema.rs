@@ -1,0 +1,54 @@
+//! `summary.json` has a checked-in JSON Schema: it matches the types, and real output
+//! validates against it.
+
+use plateau_core::results::summary::CellSummary;
+use plateau_core::results::{self, SUMMARY_FILE};
+use plateau_sim::SimConfig;
+
+use crate::common;
+
+const CHECKED_IN: &str = include_str!("../../../../schemas/summary.schema.json");
+
+/// The schema the types describe now.
+fn generated() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(CellSummary)).unwrap()
+}
+
+#[test]
+fn checked_in_schema_matches_the_types() {
+    let checked_in: serde_json::Value = serde_json::from_str(CHECKED_IN).unwrap();
+    assert!(
+        checked_in == generated(),
+        "schemas/summary.schema.json is stale; regenerate it with `cargo xtask schema`"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_summary_validates_against_the_schema() {
+    let out = common::out_dir("schema");
+    let config = serde_json::json!({
+        "endpoints": [{"name": "s", "engine": "sim", "url": "http://placeholder/v1"}],
+        "models": [{"id": "m", "name": "plateau-sim"}],
+        "scenarios": ["A1"],
+        "batch_sizes": [2],
+        "fill_seconds": 0.2, "stabilize_seconds": 0.3, "measure_seconds": 1.5, "drain_seconds": 2,
+        "max_tokens": 8,
+        "slo": {"ttft_ms": 500}
+    });
+    common::run(SimConfig::default(), config, &out).await;
+    let path = out.join("s/m/A1/c2").join(SUMMARY_FILE);
+    let instance: serde_json::Value = results::read_json(&path).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(CHECKED_IN).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // And the schema is not vacuous: a summary missing its metrics fails it.
+    let mut broken = instance.clone();
+    broken.as_object_mut().unwrap().remove("ttft_ms");
+    broken["cell"]["concurrency"] = serde_json::json!("two");
+    assert!(!validator.is_valid(&broken));
+    std::fs::remove_dir_all(out).unwrap();
+}

@@ -1,0 +1,56 @@
+//! `cargo xtask bench`: the calibration benchmark with the simulator in its own process, so
+//! the client's CPU time is the client's alone. Builds the release `plateau` binary, starts
+//! `plateau sim --profile fixed`, and runs `cargo bench -p plateau-core --bench calibration`
+//! against it; then the SSE parser micro-benchmark.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+
+pub fn run() -> anyhow::Result<()> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "plateau", "--bin", "plateau"])
+        .status()?;
+    if !status.success() {
+        bail!("building plateau failed");
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
+    let binary = target.join("release").join("plateau");
+    let mut sim = Command::new(&binary)
+        .args(["sim", "--profile", "fixed", "--port", "0", "--quiet"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))?;
+    let stdout = sim.stdout.take().context("sim stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let url = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    if !url.starts_with("http://") {
+        let _ = sim.kill();
+        bail!("unexpected first line from plateau sim: {line:?}");
+    }
+    eprintln!("simulator (fixed profile) at {url}");
+    let result = Command::new("cargo")
+        .args(["bench", "-p", "plateau-core", "--bench", "calibration"])
+        .env("PLATEAU_BENCH_URL", &url)
+        .status();
+    let _ = sim.kill();
+    let _ = sim.wait();
+    if !result?.success() {
+        bail!("the calibration benchmark failed");
+    }
+    let status = Command::new("cargo")
+        .args(["bench", "-p", "plateau-core", "--bench", "sse"])
+        .status()?;
+    if !status.success() {
+        bail!("the SSE benchmark failed");
+    }
+    Ok(())
+}
