@@ -1,6 +1,6 @@
 //! tracing to stderr, written around the progress bars so the two never tear each other.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use indicatif::MultiProgress;
 use tracing_subscriber::EnvFilter;
@@ -22,6 +22,7 @@ pub fn init(verbose: u8, quiet: bool, display: &Display) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(Suspending(display.bars()))
         .init();
 }

@@ -20,8 +20,9 @@ const MIN_BUCKETS: usize = 3;
 /// Steady-state verdict over the measure window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Steady {
-    /// Whether every criterion held: `cv <= max_cv`, `|trend| <= max_trend`, mean
-    /// concurrency `>= min_concurrency_ratio x N`, and at least 3 buckets.
+    /// Whether every criterion held: `cv <= max_cv`; no drift (`|trend| <= max_trend`, or
+    /// a slope not significant at the 5% level, since a few noisy seconds always show
+    /// some slope); mean concurrency `>= min_concurrency_ratio x N`; at least 3 buckets.
     pub steady: bool,
     /// Each failed criterion with its numbers (e.g. `"cv 0.41 > 0.25"`); empty when steady.
     pub reasons: Vec<String>,
@@ -36,6 +37,10 @@ pub struct Steady {
     /// Relative change across the window of the least-squares line through the series
     /// (`slope x window length / mean`); absent with fewer than 2 buckets or a mean of 0.
     pub trend: Option<f64>,
+    /// Two-sided p-value of the slope (t-test, n - 2 degrees of freedom): how likely a
+    /// slope this steep is from noise alone; absent with fewer than 3 buckets.
+    #[serde(default)]
+    pub trend_p_value: Option<f64>,
 }
 
 impl Steady {
@@ -53,9 +58,11 @@ impl Steady {
             .as_ref()
             .filter(|d| d.mean > 0.0)
             .map(|d| d.std / d.mean);
+        let fit = fit(&series);
         let trend = mean_tps
             .filter(|&m| m > 0.0)
-            .and_then(|m| Some(slope(&series)? * window.duration_s() / m));
+            .and_then(|m| Some(fit?.slope * window.duration_s() / m));
+        let trend_p_value = fit.and_then(|f| f.p_value);
 
         let mut reasons = Vec::new();
         if series.len() < MIN_BUCKETS {
@@ -73,10 +80,12 @@ impl Steady {
             }
             _ => {}
         }
-        if let Some(trend) = trend.filter(|t| t.abs() > config.max_trend) {
+        let significant = trend_p_value.is_none_or(|p| p < TREND_SIGNIFICANCE);
+        if let Some(trend) = trend.filter(|t| t.abs() > config.max_trend && significant) {
             reasons.push(format!(
-                "trend {trend:+.2}, |trend| > {:.2}",
-                config.max_trend
+                "trend {trend:+.2}, |trend| > {:.2} (p = {})",
+                config.max_trend,
+                trend_p_value.map_or("n/a".into(), |p| format!("{p:.3}"))
             ));
         }
         let wanted = config.min_concurrency_ratio * f64::from(window.concurrency);
@@ -93,6 +102,7 @@ impl Steady {
             mean_tps,
             cv,
             trend,
+            trend_p_value,
         }
     }
 }
@@ -115,14 +125,45 @@ fn per_second_series(samples: &[Sample], window: &Window) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Least-squares slope of `y` on `x`; `None` with fewer than 2 distinct `x`.
-fn slope(points: &[(f64, f64)]) -> Option<f64> {
+/// A trend must be significant at this level to count as drift.
+const TREND_SIGNIFICANCE: f64 = 0.05;
+
+/// A least-squares line through the series.
+#[derive(Clone, Copy, Debug)]
+struct Fit {
+    slope: f64,
+    /// Two-sided p-value of the slope; `None` with fewer than 3 points.
+    p_value: Option<f64>,
+}
+
+/// Least-squares fit of `y` on `x`; `None` with fewer than 2 distinct `x`.
+fn fit(points: &[(f64, f64)]) -> Option<Fit> {
     let n = points.len() as f64;
     let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
     let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
     let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
     let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
-    (sxx > 0.0).then(|| sxy / sxx)
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let p_value = (points.len() >= 3).then(|| {
+        let intercept = mean_y - slope * mean_x;
+        let sse: f64 = points
+            .iter()
+            .map(|p| (p.1 - intercept - slope * p.0).powi(2))
+            .sum();
+        let dof = n - 2.0;
+        let se = (sse / dof / sxx).sqrt();
+        if se == 0.0 {
+            return if slope == 0.0 { 1.0 } else { 0.0 };
+        }
+        let t = (slope / se).abs();
+        statrs::distribution::StudentsT::new(0.0, 1.0, dof)
+            .map(|d| 2.0 * (1.0 - statrs::distribution::ContinuousCDF::cdf(&d, t)))
+            .unwrap_or(1.0)
+    });
+    Some(Fit { slope, p_value })
 }
 
 #[cfg(test)]

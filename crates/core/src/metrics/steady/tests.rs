@@ -24,7 +24,7 @@ fn judge(tokens: &[u32], seconds: u64, mean_concurrency: f64, n: u32) -> Steady 
         &per_second(tokens),
         &window(M0, M0 + seconds * S, n),
         mean_concurrency,
-        &SteadyConfig::default(), // max_cv 0.25, max_trend 0.15, min ratio 0.95
+        &SteadyConfig::default(), // max_cv 0.5, max_trend 0.15, min ratio 0.95
     )
 }
 
@@ -40,6 +40,7 @@ fn a_flat_series_is_steady() {
             mean_tps: Some(100.0),
             cv: Some(0.0),
             trend: Some(0.0),
+            trend_p_value: Some(1.0),
         }
     );
 }
@@ -47,23 +48,44 @@ fn a_flat_series_is_steady() {
 #[test]
 fn a_ramp_of_fifty_percent_is_not() {
     // 80 90 100 110 120 at centres 0.5 .. 4.5 s: slope 10 tok/s per s, x 5 s / mean 100
-    // = +0.50. cv = sqrt((400 + 100 + 0 + 100 + 400) / 5) / 100 = 0.1414 (within 0.25).
+    // = +0.50. cv = sqrt((400 + 100 + 0 + 100 + 400) / 5) / 100 = 0.1414 (within 0.5).
+    // The points lie on the line, so the slope's p-value is 0: significant.
     let s = judge(&[80, 90, 100, 110, 120], 5, 1.0, 1);
     assert!(!s.steady);
-    assert_eq!(s.reasons, ["trend +0.50, |trend| > 0.15"]);
+    assert_eq!(s.reasons, ["trend +0.50, |trend| > 0.15 (p = 0.000)"]);
     assert!((s.trend.expect("5 buckets") - 0.5).abs() < 1e-12, "{s:?}");
     assert!((s.cv.expect("mean > 0") - 200f64.sqrt() / 100.0).abs() < 1e-12);
     // The same ramp downwards.
     let s = judge(&[120, 110, 100, 90, 80], 5, 1.0, 1);
-    assert_eq!(s.reasons, ["trend -0.50, |trend| > 0.15"]);
+    assert_eq!(s.reasons, ["trend -0.50, |trend| > 0.15 (p = 0.000)"]);
 }
 
 #[test]
 fn high_variation_is_not() {
-    // 50 150 150 50: mean 100, std 50 -> cv 0.50; symmetric, so the trend is 0.
-    let s = judge(&[50, 150, 150, 50], 4, 1.0, 1);
-    assert_eq!(s.reasons, ["cv 0.50 > 0.25"]);
-    assert_eq!((s.cv, s.trend), (Some(0.5), Some(0.0)));
+    // 25 175 175 25: mean 100, std 75 -> cv 0.75; symmetric, so the trend is 0.
+    let s = judge(&[25, 175, 175, 25], 4, 1.0, 1);
+    assert_eq!(s.reasons, ["cv 0.75 > 0.50"]);
+    assert_eq!((s.cv, s.trend), (Some(0.75), Some(0.0)));
+}
+
+#[test]
+fn a_steep_but_insignificant_slope_through_noise_is_not_drift() {
+    // 140 60 120 70 80 at centres 0.5 .. 4.5: mean 94, Sxy = -110, Sxx = 10, slope -11,
+    // trend -11 x 5 / 94 = -0.585. Residuals about the line 121.5 - 11x: 24 -45 26 -13 8,
+    // SSE 3510, se = sqrt(3510 / 3 / 10) = 10.82, t = 1.017 on 3 dof: p = 0.384.
+    // cv = sqrt(4720 / 5) / 94 = 0.327.
+    let s = judge(&[140, 60, 120, 70, 80], 5, 1.0, 1);
+    assert!(s.steady, "{:?}", s.reasons);
+    assert!(
+        (s.trend.expect("5 buckets") + 0.585_106).abs() < 1e-5,
+        "{s:?}"
+    );
+    let p = s.trend_p_value.expect("5 buckets");
+    assert!((p - 0.384).abs() < 0.002, "p = {p}");
+    // The same spread around a real ramp is drift: 60 100 140 180 220 + noise.
+    let s = judge(&[64, 95, 146, 176, 224], 5, 1.0, 1);
+    assert!(!s.steady);
+    assert!(s.reasons[0].starts_with("trend +"), "{:?}", s.reasons);
 }
 
 #[test]

@@ -1,0 +1,60 @@
+//! Running the binary from the repository root with a config written to a temp dir.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (the default config and `scenarios/` live there).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A fresh temp dir for one test.
+pub fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plateau-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small config against the in-process simulator: `batch_sizes`, short phases.
+pub fn tiny_config(dir: &Path, extra: serde_json::Value) -> PathBuf {
+    let mut config = serde_json::json!({
+        "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}}],
+        "models": [{"id": "m", "name": "plateau-sim"}],
+        "scenarios": ["A1"],
+        "batch_sizes": [2],
+        "fill_seconds": 0.2, "stabilize_seconds": 0.3, "measure_seconds": 3, "drain_seconds": 2,
+        "max_tokens": 8,
+        "output_dir": dir.join("results"),
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    let path = dir.join("config.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+    path
+}
+
+/// `plateau <args>` run from the repository root.
+pub fn plateau(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_plateau"));
+    cmd.current_dir(root()).args(args).env_remove("RUST_LOG");
+    cmd
+}
+
+/// Runs and returns the output (stdout, stderr as text) and exit code.
+pub fn run(cmd: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}

@@ -1,0 +1,110 @@
+//! Exit codes of SPEC.md section 2: 0 success, 2 bad input, 3 unreachable at preflight.
+
+use crate::common::{plateau, root, run, temp, tiny_config};
+
+#[test]
+fn dry_run_of_the_default_config_prints_the_plan() {
+    let (code, out, err) = run(&mut plateau(&["run", "--dry-run"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("24 cells"), "{out}");
+    assert!(out.contains("sim/sim-8b/D/c16"), "{out}");
+    assert!(out.contains("estimated wall time"), "{out}");
+}
+
+#[test]
+fn every_example_config_plans() {
+    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut cmd = plateau(&["run", "--dry-run", "--config", path.to_str().unwrap()]);
+        cmd.env("NGC_API_KEY", "test-key")
+            .env("OPENAI_API_KEY", "test-key");
+        let (code, out, err) = run(&mut cmd);
+        assert_eq!(code, 0, "{}: {err}", path.display());
+        assert!(
+            out.contains("Fill 30s, Stabilize 60s, Measure 120s, Drain up to 30s"),
+            "{}: {out}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn unknown_key_is_bad_input_naming_file_and_key() {
+    let dir = temp("unknown");
+    let config = tiny_config(&dir, serde_json::json!({"measure_secondz": 3}));
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("config.json") && err.contains("unknown field `measure_secondz`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_values_are_bad_input_naming_the_field() {
+    let dir = temp("invalid");
+    let config = tiny_config(
+        &dir,
+        serde_json::json!({"batch_sizes": [0], "scenarios": ["A9"]}),
+    );
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("batch_sizes[0]: expected a concurrency of at least 1"),
+        "{err}"
+    );
+    let config = tiny_config(&dir, serde_json::json!({"scenarios": ["A9"]}));
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("scenarios[0]") && err.contains("A9"), "{err}");
+    let (code, _, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--set",
+        "oops",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expected KEY=VALUE"), "{err}");
+}
+
+#[test]
+fn unreachable_endpoint_exits_3_before_any_cell() {
+    let dir = temp("unreachable");
+    let config = tiny_config(
+        &dir,
+        serde_json::json!({"endpoints": [{"name": "gone", "engine": "vllm", "url": "http://127.0.0.1:1/v1"}]}),
+    );
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("endpoint gone at http://127.0.0.1:1/v1 is unreachable"),
+        "{err}"
+    );
+    assert!(!dir.join("results/gone").exists(), "no cell ran");
+}
+
+#[test]
+fn a_clean_run_exits_0_and_writes_every_file() {
+    let dir = temp("clean");
+    let config = tiny_config(&dir, serde_json::json!({}));
+    let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("sim/m/A1/c2"), "{out}");
+    let results = dir.join("results");
+    for f in [
+        "run.json",
+        "summary.csv",
+        "sim/m/A1/c2/summary.json",
+        "sim/m/A1/c2/requests.jsonl.gz",
+    ] {
+        assert!(results.join(f).is_file(), "{f} missing");
+    }
+    let run_info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(results.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_info["status"], "complete");
+    assert!(run_info["wall_duration_s"].as_f64().unwrap() > 1.5);
+    assert!(run_info["ended_at"].as_str().unwrap() > run_info["started_at"].as_str().unwrap());
+    let csv = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}

@@ -1,0 +1,56 @@
+//! Ctrl-C ends the cell cleanly: its records and summary are written, marked
+//! `interrupted`, and plateau exits 130.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{plateau, temp, tiny_config};
+
+#[test]
+fn ctrl_c_writes_the_cell_marked_interrupted() {
+    let dir = temp("interrupt");
+    let config = tiny_config(
+        &dir,
+        serde_json::json!({"measure_seconds": 60, "batch_sizes": [4, 8]}),
+    );
+    let mut child = plateau(&["run", "--config", config.to_str().unwrap(), "--quiet"])
+        .spawn()
+        .unwrap();
+    // Wait until the cell is under way (the simulator answers in ~55 ms per request).
+    let cell = dir.join("results/sim/m/A1/c4");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !cell.join("requests.jsonl.gz.tmp").exists() {
+        assert!(Instant::now() < deadline, "the cell never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "plateau did not stop after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(code, Some(130));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cell.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    assert!(summary["records"]["count"].as_u64().unwrap() > 10);
+    assert!(cell.join("requests.jsonl.gz").is_file());
+    let run_info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results/run.json")).unwrap()).unwrap();
+    assert_eq!(run_info["status"], "interrupted");
+    assert_eq!(
+        run_info["cells"][1]["state"], "pending",
+        "the second cell never ran"
+    );
+    assert!(!dir.join("results/sim/m/A1/c8").exists());
+}
