@@ -20,19 +20,9 @@ use plateau_core::config::RunConfig;
 use plateau_core::driver::{self, Observer, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::{BaseUrl, Plan};
-use plateau_core::tokens::TokenCounter;
+use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
 use tokio_util::sync::CancellationToken;
-
-struct Words;
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
-    }
-    fn name(&self) -> String {
-        "words".into()
-    }
-}
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -103,7 +93,7 @@ fn main() {
                     targets: vec![BaseUrl::parse(&url).unwrap()],
                     endpoint_infos: vec![],
                     workloads: &workload,
-                    counter: Arc::new(Words),
+                    counter: Arc::new(Whitespace),
                     live: live.clone(),
                     interrupt: CancellationToken::new(),
                     resume: false,

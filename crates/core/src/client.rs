@@ -344,27 +344,33 @@ struct SseState {
 
 impl SseState {
     fn feed(&mut self, data: &[u8], t_us: u64, ex: &mut Exchange) -> Result<(), String> {
-        let Self {
-            parser,
-            done,
-            finished,
-            failure,
-        } = self;
-        parser
-            .feed(data, &mut |ev| {
-                on_event(ev, t_us, ex, done, finished, failure)
-            })
-            .map_err(|e| e.to_string())
+        self.with_events(t_us, ex, |parser, emit| {
+            parser
+                .feed(data, &mut |e| emit(e))
+                .map_err(|e| e.to_string())
+        })
     }
 
     fn finish(&mut self, t_us: u64, ex: &mut Exchange) {
+        self.with_events(t_us, ex, |parser, emit| parser.finish(&mut |e| emit(e)));
+    }
+
+    /// Runs a parser operation with every event it completes handled by [`on_event`].
+    fn with_events<R>(
+        &mut self,
+        t_us: u64,
+        ex: &mut Exchange,
+        op: impl FnOnce(&mut sse::Parser, &mut dyn FnMut(sse::Event)) -> R,
+    ) -> R {
         let Self {
             parser,
             done,
             finished,
             failure,
         } = self;
-        parser.finish(&mut |ev| on_event(ev, t_us, ex, done, finished, failure));
+        op(parser, &mut |ev| {
+            on_event(ev, t_us, ex, done, finished, failure)
+        })
     }
 }
 

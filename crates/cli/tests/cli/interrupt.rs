@@ -13,6 +13,8 @@ fn ctrl_c_writes_the_cell_marked_interrupted() {
         serde_json::json!({"measure_seconds": 60, "batch_sizes": [4, 8]}),
     );
     let mut child = plateau(&["run", "--config", config.to_str().unwrap(), "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // Wait until the cell is under way (the simulator answers in ~55 ms per request).

@@ -1,19 +1,8 @@
 //! Token attribution and sources on hand-made exchanges.
 
 use super::*;
+use crate::tokens::Whitespace;
 use crate::workload::{Message, Role};
-
-/// Counts whitespace-separated words.
-struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
-    }
-    fn name(&self) -> String {
-        "words".into()
-    }
-}
 
 fn prompt() -> Prompt {
     Prompt {
@@ -59,7 +48,7 @@ fn per_chunk_usage_wins() {
             completion_tokens: Some(4),
         }),
     );
-    let s = finalize(ex, meta(), &prompt(), &Words, false);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
     let tokens: Vec<u32> = s.chunks.iter().map(|c| c.tokens).collect();
     assert_eq!(tokens, vec![1, 2, 1]);
     assert_eq!(s.chunk_tokens_source, Some(TokenSource::Usage));
@@ -86,7 +75,7 @@ fn tokenizer_counts_are_apportioned_to_the_servers_total() {
             completion_tokens: Some(8),
         }),
     );
-    let s = finalize(ex, meta(), &prompt(), &Words, true);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, true);
     let tokens: Vec<u32> = s.chunks.iter().map(|c| c.tokens).collect();
     assert_eq!(tokens, vec![2, 4, 2]);
     assert_eq!(s.chunk_tokens_source, Some(TokenSource::Tokenizer));
@@ -102,7 +91,7 @@ fn tokenizer_counts_are_apportioned_to_the_servers_total() {
 #[test]
 fn without_usage_the_tokenizer_counts() {
     let ex = exchange(&[(200, " a b", None)], None);
-    let s = finalize(ex, meta(), &prompt(), &Words, false);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
     assert_eq!(
         (s.n_out, s.n_out_source),
         (Some(2), Some(TokenSource::Tokenizer))
@@ -120,7 +109,7 @@ fn without_usage_the_tokenizer_counts() {
 fn failed_request_without_content_has_no_output_counts() {
     let mut ex = exchange(&[], None);
     ex.outcome = Outcome::HttpStatus { status: 500 };
-    let s = finalize(ex, meta(), &prompt(), &Words, false);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
     assert_eq!(
         (s.n_out, s.n_out_client, s.chunk_tokens_source),
         (None, None, None)

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::*;
 use crate::exchange::{Exchange, RawChunk};
 use crate::sample::{Outcome, Sample};
-use crate::tokens::TokenCounter;
+use crate::tokens::Whitespace;
 use crate::workload::{FixedPrompt, Prompt};
 
 /// A server with exact TTFT and ITL, on tokio's clock.
@@ -56,16 +56,6 @@ impl Transport for Fake {
     }
 }
 
-struct Words;
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
-    }
-    fn name(&self) -> String {
-        "words".into()
-    }
-}
-
 fn schedule(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
     Schedule {
         slots,
@@ -82,7 +72,7 @@ async fn run(
     interrupt: CancellationToken,
 ) -> (CellOutput, Arc<Live>) {
     let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Words), false, live.clone()).unwrap();
+    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
     let input = CellInput {
         transport: Arc::new(fake),
         workload: Arc::new(FixedPrompt::new("hi", None)),

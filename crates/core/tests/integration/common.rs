@@ -9,22 +9,10 @@ use plateau_core::driver::{self, Observer, RunContext, RunReport};
 use plateau_core::live::Live;
 use plateau_core::plan::{BaseUrl, Plan};
 use plateau_core::results::summary::CellSummary;
-use plateau_core::tokens::TokenCounter;
+use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
 use plateau_sim::{Server, SimConfig};
 use tokio_util::sync::CancellationToken;
-
-/// Counts whitespace-separated words (the simulator's output words are one token each).
-pub struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
-    }
-    fn name(&self) -> String {
-        "words".into()
-    }
-}
 
 struct Quiet;
 impl Observer for Quiet {}
@@ -58,7 +46,7 @@ pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Pat
             targets: vec![BaseUrl::parse(&url).unwrap()],
             endpoint_infos: vec![],
             workloads: &workload,
-            counter: Arc::new(Words),
+            counter: Arc::new(Whitespace),
             live: Arc::new(Live::default()),
             interrupt: CancellationToken::new(),
             resume: false,

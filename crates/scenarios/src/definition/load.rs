@@ -31,34 +31,39 @@ struct Raw {
     base: PathBuf,
 }
 
+impl Raw {
+    /// Parses one definition's text; `file` names it in errors.
+    fn parse(file: PathBuf, text: &str, base: &Path) -> Result<Raw, ScenarioError> {
+        let (header, settings) = parse(text).map_err(|message| ScenarioError::Definition {
+            file: file.clone(),
+            message,
+        })?;
+        Ok(Raw {
+            header,
+            settings,
+            file,
+            base: base.to_owned(),
+        })
+    }
+}
+
 /// Loads the definitions from the embedded defaults and `dir`, then applies `options`.
 pub fn load(dir: &Path, options: &BTreeMap<String, Value>) -> Result<Definitions, ScenarioError> {
     let mut warnings = Vec::new();
     let mut raws: BTreeMap<String, Raw> = BTreeMap::new();
     for (name, text) in defaults::FILES {
-        let file = PathBuf::from(format!("built-in {name}"));
-        let (header, settings) = parse(text).map_err(|message| ScenarioError::Definition {
-            file: file.clone(),
-            message,
-        })?;
-        raws.insert(
-            header.id.clone(),
-            Raw {
-                header,
-                settings,
-                file,
-                base: dir.to_owned(),
-            },
-        );
+        let raw = Raw::parse(PathBuf::from(format!("built-in {name}")), text, dir)?;
+        raws.insert(raw.header.id.clone(), raw);
     }
     if dir.is_dir() {
         for file in json_files(dir)? {
             let text = std::fs::read_to_string(&file).map_err(|e| ScenarioError::io(&file, e))?;
+            let raw = Raw::parse(file.clone(), &text, dir)?;
+            let header = &raw.header;
             let err = |message: String| ScenarioError::Definition {
                 file: file.clone(),
                 message,
             };
-            let (header, settings) = parse(&text).map_err(err)?;
             let stem = file
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -75,15 +80,7 @@ pub fn load(dir: &Path, options: &BTreeMap<String, Value>) -> Result<Definitions
                     header.id
                 )));
             }
-            raws.insert(
-                header.id.clone(),
-                Raw {
-                    header,
-                    settings,
-                    file,
-                    base: dir.to_owned(),
-                },
-            );
+            raws.insert(raw.header.id.clone(), raw);
         }
     } else {
         warnings.push(format!(

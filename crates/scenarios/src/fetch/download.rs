@@ -93,14 +93,7 @@ pub async fn download(
                     progress.message(
                         "the server's range does not match the partial file; restarting from zero",
                     );
-                    (have, info) = (
-                        0,
-                        PartInfo {
-                            url: url.to_owned(),
-                            ..PartInfo::default()
-                        },
-                    );
-                    truncate(&part)?;
+                    (have, info) = restart(url, &part)?;
                     continue;
                 }
                 info.total = total;
@@ -117,14 +110,7 @@ pub async fn download(
                 return finish(url, dest, &part, &info_path, info, resumed_from, progress);
             }
             StatusCode::RANGE_NOT_SATISFIABLE => {
-                (have, info) = (
-                    0,
-                    PartInfo {
-                        url: url.to_owned(),
-                        ..PartInfo::default()
-                    },
-                );
-                truncate(&part)?;
+                (have, info) = restart(url, &part)?;
                 continue;
             }
             s => return Err(status_error(url, s, token.is_some())),
@@ -258,6 +244,18 @@ fn sha256_file(path: &Path) -> Result<String, FetchError> {
 
 fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
+}
+
+/// Empties the partial file and forgets what was known of it: the next request starts at 0.
+fn restart(url: &str, part: &Path) -> Result<(u64, PartInfo), FetchError> {
+    truncate(part)?;
+    Ok((
+        0,
+        PartInfo {
+            url: url.to_owned(),
+            ..PartInfo::default()
+        },
+    ))
 }
 
 fn truncate(p: &Path) -> Result<(), FetchError> {
