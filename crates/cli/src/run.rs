@@ -90,6 +90,7 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
     })?;
 
     println!("{}", plateau_report::table::text(&report.summaries));
+    print!("{}", plateau_report::table::turns(&report.summaries));
     println!("results: {}", plan.output_dir.display());
     if report.interrupted {
         return Err(Failure::interrupted());

@@ -203,9 +203,8 @@ pub struct SloConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SteadyConfig {
-    /// Largest coefficient of variation of the per-second output-token series. Prefill-heavy
-    /// cells are bursty second to second (0.3-0.4 is normal for long unique prompts at low
-    /// N); above 0.5 the window holds too few request cycles to call it steady.
+    /// Largest coefficient of variation of the output-token series in blocks of one request
+    /// lifetime (E2E p50, at least 1 s).
     #[serde(default = "default_max_cv")]
     pub max_cv: f64,
     /// Largest relative change across the window of the series' linear trend (counted only
@@ -263,7 +262,7 @@ fn default_scenarios_dir() -> PathBuf {
     PathBuf::from("scenarios")
 }
 fn default_max_cv() -> f64 {
-    0.5
+    0.25
 }
 fn default_max_trend() -> f64 {
     0.15

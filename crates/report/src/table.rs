@@ -144,3 +144,16 @@ fn ms(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
 fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.0}"))
 }
+
+/// TTFT p50 by conversation turn for the multi-turn cells (empty when there are none).
+pub fn turns(summaries: &[CellSummary]) -> String {
+    let mut out = String::new();
+    for s in summaries.iter().filter(|s| !s.metrics.turns.is_empty()) {
+        let _ = write!(out, "{} TTFT p50 by turn:", cell_label(s));
+        for t in s.metrics.turns.iter().take(8) {
+            let _ = write!(out, "  {}: {} ms", t.turn, ms(&t.ttft_ms, |d| d.p50));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -30,7 +30,8 @@ pub enum Profile {
 ///   "fixed": {"ttft_ms": 100.0, "itl_ms": 20.0},
 ///   "engine": {"max_num_seqs": 32, "max_num_batched_tokens": 4096,
 ///              "prefill_us_per_token": 25.0, "decode_base_ms": 8.0,
-///              "decode_per_seq_ms": 0.25, "prefix_caching": true, "block_size": 16,
+///              "decode_per_seq_ms": 0.25, "prefill_attention_us_per_ktoken": 10.0,
+///              "decode_us_per_ktoken": 20.0, "prefix_caching": true, "block_size": 16,
 ///              "cache_blocks": 32768, "noise": 0.03},
 ///   "faults": {"http_500_rate": 0.0, "http_429_rate": 0.0, "disconnect_rate": 0.0,
 ///              "stall_rate": 0.0, "error_event_rate": 0.0},
@@ -83,6 +84,12 @@ pub struct EngineConfig {
     pub decode_base_ms: f64,
     /// Step time added per running sequence.
     pub decode_per_seq_ms: f64,
+    /// Attention cost of prefill: step time added per prefilled token per 1,000 tokens of
+    /// context before it (cached prompt included), so a long history costs more to extend.
+    pub prefill_attention_us_per_ktoken: f64,
+    /// Attention cost of decode: step time added per 1,000 tokens of context summed over the
+    /// running sequences.
+    pub decode_us_per_ktoken: f64,
     /// Whether leading prompt blocks already seen are skipped by prefill.
     pub prefix_caching: bool,
     /// Tokens per KV block (the prefix cache's unit).
@@ -141,6 +148,8 @@ impl Default for EngineConfig {
             prefill_us_per_token: 25.0,
             decode_base_ms: 8.0,
             decode_per_seq_ms: 0.25,
+            prefill_attention_us_per_ktoken: 10.0,
+            decode_us_per_ktoken: 20.0,
             prefix_caching: true,
             block_size: 16,
             cache_blocks: 32768,
@@ -218,6 +227,14 @@ impl SimConfig {
             ),
             ("engine.decode_base_ms", self.engine.decode_base_ms),
             ("engine.decode_per_seq_ms", self.engine.decode_per_seq_ms),
+            (
+                "engine.prefill_attention_us_per_ktoken",
+                self.engine.prefill_attention_us_per_ktoken,
+            ),
+            (
+                "engine.decode_us_per_ktoken",
+                self.engine.decode_us_per_ktoken,
+            ),
             ("engine.noise", self.engine.noise),
         ];
         for (field, value) in non_negative {

@@ -34,12 +34,17 @@ struct Seq<S> {
 }
 
 /// The work of one step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct StepPlan {
     /// Sequences in the running batch.
     pub running: usize,
     /// Prompt tokens prefilled in this step.
     pub prefill_tokens: u32,
+    /// Attention work of this step's prefill: each prefilled token times the context before
+    /// it, in thousands of token pairs.
+    pub prefill_context_ktokens: f64,
+    /// Context of the decoding sequences (prompt plus output so far), in thousands of tokens.
+    pub decode_context_ktokens: f64,
 }
 
 /// Waiting queue, running batch and prefix cache.
@@ -55,12 +60,15 @@ pub(crate) struct Scheduler<S> {
     pub cache_hits: u64,
 }
 
-/// Duration of a step: `decode_base + decode_per_seq * running + prefill_us * tokens`, times
-/// `1 + noise * z` (z a standard normal draw), the factor clamped to at least 0.1.
+/// Duration of a step: `decode_base + decode_per_seq * running + prefill_us * tokens` plus the
+/// attention terms (prefill tokens x context, decode context), times `1 + noise * z` (z a
+/// standard normal draw), the factor clamped to at least 0.1.
 pub(crate) fn step_time(config: &EngineConfig, plan: StepPlan, z: f64) -> Duration {
     let ms = config.decode_base_ms
         + config.decode_per_seq_ms * plan.running as f64
-        + config.prefill_us_per_token * f64::from(plan.prefill_tokens) / 1000.0;
+        + config.prefill_us_per_token * f64::from(plan.prefill_tokens) / 1000.0
+        + config.prefill_attention_us_per_ktoken * plan.prefill_context_ktokens / 1000.0
+        + config.decode_us_per_ktoken * plan.decode_context_ktokens / 1000.0;
     let factor = (1.0 + config.noise * z).max(0.1);
     Duration::from_secs_f64((ms * factor / 1000.0).clamp(0.0, 1e7))
 }
@@ -137,14 +145,25 @@ impl<S> Scheduler<S> {
             });
         }
         let mut budget = self.config.max_num_batched_tokens;
+        let mut prefill_context = 0.0;
+        let mut decode_context = 0.0;
         for seq in &mut self.running {
             let left = seq.req.prompt_len - seq.computed;
             seq.chunk = left.min(budget);
             budget -= seq.chunk;
+            if seq.chunk > 0 {
+                // Token i of the chunk attends to the `computed + i` tokens before it.
+                let t = f64::from(seq.chunk);
+                prefill_context += t * (f64::from(seq.computed) + (t - 1.0) / 2.0) / 1000.0;
+            } else if seq.computed >= seq.req.prompt_len {
+                decode_context += f64::from(seq.computed + seq.emitted) / 1000.0;
+            }
         }
         StepPlan {
             running: self.running.len(),
             prefill_tokens: self.config.max_num_batched_tokens - budget,
+            prefill_context_ktokens: prefill_context,
+            decode_context_ktokens: decode_context,
         }
     }
 

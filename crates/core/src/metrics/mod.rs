@@ -29,6 +29,7 @@ mod request;
 mod steady;
 mod throughput;
 mod timeline;
+mod turns;
 
 #[cfg(test)]
 mod fixtures;
@@ -47,6 +48,7 @@ pub use request::{Gap, us_to_ms};
 pub use steady::Steady;
 pub use throughput::{Throughput, output_tokens_by_bucket};
 pub use timeline::{TimelinePoint, timeline};
+pub use turns::TurnMetrics;
 
 use crate::config::{SloConfig, SteadyConfig};
 use crate::sample::Sample;
@@ -143,6 +145,9 @@ pub struct Metrics {
     pub steady: Steady,
     /// Agreement of token counts between client and server.
     pub tokens: TokenAgreement,
+    /// TTFT and prompt length per conversation turn (multi-turn scenarios only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnMetrics>,
 }
 
 /// Summarizes one cell: `samples` are all of its requests (every phase and outcome),
@@ -163,6 +168,7 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
 
     let concurrency = Concurrency::over(&InFlight::from_samples(samples), window);
     let mean_user_tps = user_throughput_tps.as_ref().map(|d| d.mean);
+    let lifetime_s = e2e_ms.as_ref().map(|d| d.p50 / 1000.0);
     Metrics {
         requests: RequestCounts::count(samples, window),
         jitter: Jitter {
@@ -182,9 +188,10 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         goodput: opts
             .slo
             .and_then(|slo| Goodput::judge(measured(), slo, window)),
-        steady: Steady::judge(samples, window, concurrency.mean, opts.steady),
+        steady: Steady::judge(samples, window, concurrency.mean, lifetime_s, opts.steady),
         concurrency,
         tokens: TokenAgreement::check(ok.iter().copied()),
+        turns: turns::by_turn(&ok),
     }
 }
 

@@ -14,68 +14,100 @@ use crate::sample::Sample;
 /// One second, us: the bucket of the series.
 const SECOND_US: u64 = 1_000_000;
 
-/// Fewest buckets the series needs for a verdict.
-const MIN_BUCKETS: usize = 3;
+/// Fewest blocks the series needs for a verdict.
+const MIN_BLOCKS: usize = 3;
 
 /// Steady-state verdict over the measure window.
+///
+/// The series is judged in blocks of whole seconds at least one request lifetime (E2E p50)
+/// long: a closed loop whose requests move in cohorts oscillates with a period of about one
+/// lifetime, which is steady over many periods though bursty from one second to the next.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Steady {
-    /// Whether every criterion held: `cv <= max_cv`; no drift (`|trend| <= max_trend`, or
-    /// a slope not significant at the 5% level, since a few noisy seconds always show
-    /// some slope); mean concurrency `>= min_concurrency_ratio x N`; at least 3 buckets.
+    /// Whether every criterion held: at least 3 blocks; block cv `<= max_cv`; no drift
+    /// (`|trend| <= max_trend`, or a slope not significant at the 5% level); mean
+    /// concurrency `>= min_concurrency_ratio x N`.
     pub steady: bool,
-    /// Each failed criterion with its numbers (e.g. `"cv 0.41 > 0.25"`); empty when steady.
+    /// Each failed criterion with its numbers (e.g. `"block cv 0.41 > 0.25"`); empty when
+    /// steady.
     pub reasons: Vec<String>,
     /// Output tokens/s in each second of the window, by chunk arrival. A last partial
     /// second is scaled to a rate when at least 0.5 s long, else dropped.
     pub output_tps_per_second: Vec<f64>,
     /// Mean of the series, tokens/s.
     pub mean_tps: Option<f64>,
-    /// Coefficient of variation of the series (`std / mean`, std with ddof = 0); absent
-    /// when the series is empty or its mean is 0.
+    /// Coefficient of variation of the per-second series (`std / mean`, ddof = 0): how
+    /// bursty the output is from one second to the next; absent when the mean is 0.
     pub cv: Option<f64>,
-    /// Relative change across the window of the least-squares line through the series
-    /// (`slope x window length / mean`); absent with fewer than 2 buckets or a mean of 0.
+    /// Block length in seconds: the measured requests' E2E p50 rounded up, at least 1.
+    #[serde(default = "one_second")]
+    pub block_s: u64,
+    /// Coefficient of variation of the block means; absent with no block or a mean of 0.
+    #[serde(default)]
+    pub block_cv: Option<f64>,
+    /// Relative change across the window of the least-squares line through the block
+    /// means (`slope x window length / mean`); absent with fewer than 2 blocks.
     pub trend: Option<f64>,
-    /// Two-sided p-value of the slope (t-test, n - 2 degrees of freedom): how likely a
-    /// slope this steep is from noise alone; absent with fewer than 3 buckets.
+    /// Two-sided p-value of that slope (t-test, blocks - 2 degrees of freedom): how likely
+    /// a slope this steep is from noise alone; absent with fewer than 3 blocks.
     #[serde(default)]
     pub trend_p_value: Option<f64>,
 }
 
+fn one_second() -> u64 {
+    1
+}
+
 impl Steady {
-    /// Judges the window from all `samples` and the achieved mean concurrency.
+    /// Judges the window from all `samples`, the achieved mean concurrency and the
+    /// request lifetime (E2E p50, s) of the measured requests.
     pub(crate) fn judge(
         samples: &[Sample],
         window: &Window,
         mean_concurrency: f64,
+        lifetime_s: Option<f64>,
         config: &SteadyConfig,
     ) -> Steady {
         let series = per_second_series(samples, window);
-        let dist = Distribution::from_values(&series.iter().map(|p| p.1).collect::<Vec<_>>());
+        let values: Vec<f64> = series.iter().map(|p| p.1).collect();
+        let dist = Distribution::from_values(&values);
         let mean_tps = dist.as_ref().map(|d| d.mean);
         let cv = dist
             .as_ref()
             .filter(|d| d.mean > 0.0)
             .map(|d| d.std / d.mean);
-        let fit = fit(&series);
+
+        let block_s = lifetime_s.map_or(1, |l| (l.ceil() as u64).max(1));
+        let blocks = blocks(&series, block_s as usize);
+        let block_dist = Distribution::from_values(&blocks.iter().map(|p| p.1).collect::<Vec<_>>());
+        let block_cv = block_dist
+            .as_ref()
+            .filter(|d| d.mean > 0.0)
+            .map(|d| d.std / d.mean);
+        let fit = fit(&blocks);
         let trend = mean_tps
             .filter(|&m| m > 0.0)
             .and_then(|m| Some(fit?.slope * window.duration_s() / m));
         let trend_p_value = fit.and_then(|f| f.p_value);
 
         let mut reasons = Vec::new();
-        if series.len() < MIN_BUCKETS {
-            reasons.push(format!(
-                "window too short: {} one-second buckets < {MIN_BUCKETS}",
-                series.len()
-            ));
+        if blocks.len() < MIN_BLOCKS {
+            reasons.push(if block_s == 1 {
+                format!("window too short: {} one-second buckets < {MIN_BLOCKS}", blocks.len())
+            } else {
+                format!(
+                    "window too short: {} blocks of one request lifetime ({block_s} s, E2E p50) < {MIN_BLOCKS}; \
+                     measure for at least {} s",
+                    blocks.len(),
+                    block_s * MIN_BLOCKS as u64
+                )
+            });
         }
-        match cv {
+        match block_cv {
             Some(cv) if cv > config.max_cv => {
-                reasons.push(format!("cv {cv:.2} > {:.2}", config.max_cv));
+                reasons.push(format!("block cv {cv:.2} > {:.2}", config.max_cv));
             }
-            None if !series.is_empty() => {
+            None if !series.is_empty() && mean_tps.is_some_and(|m| m <= 0.0) => {
                 reasons.push("no output tokens in the window".to_owned());
             }
             _ => {}
@@ -98,13 +130,30 @@ impl Steady {
         Steady {
             steady: reasons.is_empty(),
             reasons,
-            output_tps_per_second: series.iter().map(|p| p.1).collect(),
+            output_tps_per_second: values,
             mean_tps,
             cv,
+            block_s,
+            block_cv,
             trend,
             trend_p_value,
         }
     }
+}
+
+/// Consecutive groups of `k` points as `(mean centre, mean rate)`; a last group shorter
+/// than `k` is dropped (for `k = 1`, the series itself).
+fn blocks(series: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
+    series
+        .chunks_exact(k.max(1))
+        .map(|c| {
+            let n = c.len() as f64;
+            (
+                c.iter().map(|p| p.0).sum::<f64>() / n,
+                c.iter().map(|p| p.1).sum::<f64>() / n,
+            )
+        })
+        .collect()
 }
 
 /// The per-second series as `(bucket centre in s since m0, tokens/s)` points.

@@ -100,7 +100,7 @@ fn window_edges_choose_the_measured_requests() {
         m.steady.reasons,
         [
             "window too short: 2 one-second buckets < 3",
-            "cv 0.71 > 0.50",
+            "block cv 0.71 > 0.25",
             "trend -2.86, |trend| > 0.15 (p = n/a)"
         ]
     );

@@ -38,6 +38,8 @@ fn step_time_adds_the_three_terms() {
     let plan = StepPlan {
         running: 4,
         prefill_tokens: 200,
+        prefill_context_ktokens: 0.0,
+        decode_context_ktokens: 0.0,
     };
     // 8 + 0.25 * 4 + 25us * 200 = 8 + 1 + 5 = 14 ms
     assert_eq!(step_time(&c, plan, 0.0), Duration::from_millis(14));
@@ -46,6 +48,44 @@ fn step_time_adds_the_three_terms() {
     assert_eq!(
         step_time(&noisy, plan, -10.0),
         Duration::from_secs_f64(0.0014)
+    );
+}
+
+#[test]
+fn attention_terms_grow_with_context() {
+    let c = EngineConfig {
+        prefill_attention_us_per_ktoken: 10.0,
+        decode_us_per_ktoken: 20.0,
+        ..config(32, 4096)
+    };
+    let plan = StepPlan {
+        running: 2,
+        prefill_tokens: 100,
+        prefill_context_ktokens: 300.0,
+        decode_context_ktokens: 5.0,
+    };
+    // 8 + 0.25 * 2 + 25us * 100 + 10us * 300 + 20us * 5 = 8 + 0.5 + 2.5 + 3 + 0.1 = 14.1 ms
+    assert_eq!(step_time(&c, plan, 0.0), Duration::from_secs_f64(0.0141));
+
+    // A 100-token chunk after 2,900 cached tokens: 100 x (2900 + 49.5) / 1000 = 294.95.
+    let mut s = Scheduler::new(&c);
+    let prefix = [3u32; 2900];
+    s.enqueue(req(0, &prefix, 1));
+    step(&mut s);
+    let mut longer = prefix.to_vec();
+    longer.extend([4u32; 100]);
+    s.enqueue(req(1, &longer, 2));
+    let (plan, _) = step(&mut s);
+    assert_eq!(plan.prefill_tokens, 100);
+    assert!(
+        (plan.prefill_context_ktokens - 294.95).abs() < 1e-9,
+        "{plan:?}"
+    );
+    // Next step it decodes with 3,000 prompt + 1 output tokens of context.
+    let (plan, _) = step(&mut s);
+    assert!(
+        (plan.decode_context_ktokens - 3.001).abs() < 1e-9,
+        "{plan:?}"
     );
 }
 
@@ -60,7 +100,10 @@ fn admission_is_fifo_and_bounded_by_max_num_seqs() {
         plan,
         StepPlan {
             running: 2,
-            prefill_tokens: 16
+            prefill_tokens: 16,
+            // Each 8-token prompt: tokens see 0..7 before them, 8 x 3.5 = 28 pairs.
+            prefill_context_ktokens: 0.056,
+            decode_context_ktokens: 0.0,
         }
     );
     assert_eq!(got, [0, 1]); // first tokens at the end of the prefill step
@@ -73,7 +116,9 @@ fn admission_is_fifo_and_bounded_by_max_num_seqs() {
         plan,
         StepPlan {
             running: 1,
-            prefill_tokens: 8
+            prefill_tokens: 8,
+            prefill_context_ktokens: 0.028,
+            decode_context_ktokens: 0.0,
         }
     );
     assert_eq!(got, [2]);
