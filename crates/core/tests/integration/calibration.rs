@@ -16,7 +16,7 @@ async fn fixed_profile_is_measured_exactly_at_1_16_256() {
         "models": [{"id": "m", "name": "plateau-sim"}],
         "scenarios": ["A1"],
         "batch_sizes": [1, 16, 256],
-        "fill_seconds": 1, "stabilize_seconds": 1.5, "measure_seconds": 4, "drain_seconds": 5,
+        "fill_seconds": 1, "stabilize_seconds": 1.5, "measure_seconds": 6, "drain_seconds": 5,
         "max_tokens": 64
     });
     let report = common::run(sim, config, &out).await;
