@@ -22,7 +22,6 @@ async fn throughput_saturates_and_ttft_grows_with_the_queue() {
     let tput = |n| common::at(&report, n).metrics.throughput.server_direct_tps;
     let ttft = |n| common::at(&report, n).metrics.ttft_ms.as_ref().unwrap().p50;
     let tpot = |n| common::at(&report, n).metrics.tpot_ms.as_ref().unwrap().p50;
-    let tpot = |n| common::at(&report, n).metrics.tpot_ms.as_ref().unwrap().p50;
     // Below the batch limit, throughput grows with N ...
     assert!(tput(8) > 3.0 * tput(1), "1: {} 8: {}", tput(1), tput(8));
     assert!(tput(32) > 1.8 * tput(8), "8: {} 32: {}", tput(8), tput(32));
