@@ -20,6 +20,10 @@ pub async fn serve(args: SimArgs) -> Result<ExitCode, Failure> {
         }
         (None, None) => SimConfig::default(),
     };
+    // Each client connection is a socket here; a loaded benchmark opens one per slot.
+    if let Err(e) = rlimit::increase_nofile_limit(65_536) {
+        tracing::warn!("could not raise the open-file limit: {e}");
+    }
     let server = Server::start((args.host, args.port).into(), config)
         .await
         .bad_input()?;

@@ -10,3 +10,4 @@ mod exit_codes;
 mod interrupt;
 mod resume;
 mod secrets;
+mod sim;

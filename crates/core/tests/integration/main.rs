@@ -9,5 +9,6 @@
 mod calibration;
 mod common;
 mod faults;
+mod https;
 mod realistic;
 mod schema;
