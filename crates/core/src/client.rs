@@ -20,7 +20,6 @@ use crate::exchange::{Exchange, RawChunk};
 use crate::openai;
 use crate::plan::Endpoint;
 use crate::sample::Outcome;
-use crate::sse;
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with `decode`).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -333,91 +332,6 @@ enum Reader {
     Whole(Vec<u8>),
 }
 
-/// Stream progress: the SSE parser and what the events said so far.
-#[derive(Default)]
-struct SseState {
-    parser: sse::Parser,
-    done: bool,
-    finished: bool,
-    failure: Option<(Outcome, String)>,
-}
+mod stream;
 
-impl SseState {
-    fn feed(&mut self, data: &[u8], t_us: u64, ex: &mut Exchange) -> Result<(), String> {
-        self.with_events(t_us, ex, |parser, emit| {
-            parser
-                .feed(data, &mut |e| emit(e))
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    fn finish(&mut self, t_us: u64, ex: &mut Exchange) {
-        self.with_events(t_us, ex, |parser, emit| parser.finish(&mut |e| emit(e)));
-    }
-
-    /// Runs a parser operation with every event it completes handled by [`on_event`].
-    fn with_events<R>(
-        &mut self,
-        t_us: u64,
-        ex: &mut Exchange,
-        op: impl FnOnce(&mut sse::Parser, &mut dyn FnMut(sse::Event)) -> R,
-    ) -> R {
-        let Self {
-            parser,
-            done,
-            finished,
-            failure,
-        } = self;
-        op(parser, &mut |ev| {
-            on_event(ev, t_us, ex, done, finished, failure)
-        })
-    }
-}
-
-fn on_event(
-    ev: sse::Event,
-    t_us: u64,
-    ex: &mut Exchange,
-    done: &mut bool,
-    finished: &mut bool,
-    failure: &mut Option<(Outcome, String)>,
-) {
-    if failure.is_some() || *done {
-        return;
-    }
-    if ev.is_done() {
-        *done = true;
-        return;
-    }
-    match openai::decode(ev.data.as_bytes(), &mut ex.response) {
-        Err(e) => {
-            *failure = Some((
-                Outcome::Decode,
-                format!("stream event `{}`: {e}", truncate(&ev.data)),
-            ))
-        }
-        Ok(d) => {
-            if let Some(msg) = d.error {
-                *failure = Some((Outcome::ServerError, msg));
-            } else if ev.event.as_deref() == Some("error") {
-                *failure = Some((Outcome::ServerError, truncate(&ev.data)));
-            }
-            if d.content_len > 0 {
-                let completion_tokens = d.usage.and_then(|u| u.completion_tokens);
-                ex.chunks.push(RawChunk {
-                    t_us,
-                    end: ex.response.len(),
-                    completion_tokens,
-                });
-            }
-            if d.usage.is_some() {
-                ex.usage = d.usage;
-            }
-            *finished |= d.finished;
-        }
-    }
-}
-
-fn truncate(s: &str) -> String {
-    s.chars().take(200).collect()
-}
+use stream::SseState;

@@ -1,0 +1,266 @@
+//! Config validation: one [`Validator`] collects every problem with its field path, so a
+//! user sees all of them at once.
+
+use http::{HeaderName, HeaderValue, Uri};
+
+use super::{BaseUrl, Endpoint, Problem, Target};
+use crate::config::{EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig};
+use crate::secret::Secret;
+use std::time::Duration;
+
+pub(super) fn is_sensitive_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "authorization",
+        "cookie",
+        "key",
+        "token",
+        "secret",
+        "password",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
+}
+
+pub(super) fn redact(config: &RunConfig) -> RunConfig {
+    let mut c = config.clone();
+    for e in &mut c.endpoints {
+        for h in &mut e.headers {
+            if is_sensitive_header(&h.name) {
+                h.value = "***".into();
+            }
+        }
+    }
+    c
+}
+
+#[derive(Default)]
+pub(super) struct Validator {
+    pub(super) problems: Vec<Problem>,
+    pub(super) warnings: Vec<String>,
+}
+
+impl Validator {
+    pub(super) fn problem(&mut self, field: String, message: impl Into<String>) {
+        self.problems.push(Problem {
+            field,
+            message: message.into(),
+        });
+    }
+
+    pub(super) fn non_empty(&mut self, field: &str, len: usize) {
+        if len == 0 {
+            self.problem(field.into(), "expected at least one entry");
+        }
+    }
+
+    pub(super) fn path_component(&mut self, field: &str, value: &str) {
+        let ok = !value.is_empty()
+            && value != "."
+            && value != ".."
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+        if !ok {
+            self.problem(
+                field.into(),
+                format!("`{value}` must be a non-empty name of letters, digits, `.`, `_` or `-` (it names a results directory)"),
+            );
+        }
+    }
+
+    pub(super) fn unique_names<'a>(&mut self, field: &str, names: impl Iterator<Item = &'a str>) {
+        let mut seen = std::collections::BTreeSet::new();
+        for name in names {
+            if !seen.insert(name) {
+                self.problem(
+                    field.into(),
+                    format!("`{name}` appears twice; expected unique names"),
+                );
+            }
+        }
+    }
+
+    pub(super) fn seconds(&mut self, field: &str, value: f64, positive: bool) -> Duration {
+        let ok = value.is_finite() && value >= 0.0 && (!positive || value > 0.0) && value < 1e9;
+        if !ok {
+            let want = if positive {
+                "a number of seconds above 0"
+            } else {
+                "a number of seconds >= 0"
+            };
+            self.problem(field.into(), format!("got {value}, expected {want}"));
+            return Duration::ZERO;
+        }
+        Duration::from_secs_f64(value)
+    }
+
+    pub(super) fn ratio(&mut self, field: &str, value: f64) {
+        if !(value.is_finite() && value >= 0.0) {
+            self.problem(field.into(), format!("got {value}, expected a number >= 0"));
+        }
+    }
+
+    pub(super) fn steady(&mut self, s: &SteadyConfig) {
+        self.ratio("steady.max_cv", s.max_cv);
+        self.ratio("steady.max_trend", s.max_trend);
+        if !(0.0..=1.0).contains(&s.min_concurrency_ratio) {
+            self.problem(
+                "steady.min_concurrency_ratio".into(),
+                format!(
+                    "got {}, expected a fraction between 0 and 1",
+                    s.min_concurrency_ratio
+                ),
+            );
+        }
+    }
+
+    pub(super) fn slo(&mut self, slo: &SloConfig) {
+        for (field, value) in [
+            ("slo.ttft_ms", slo.ttft_ms),
+            ("slo.tpot_ms", slo.tpot_ms),
+            ("slo.e2e_ms", slo.e2e_ms),
+        ] {
+            if let Some(v) = value
+                && !(v.is_finite() && v > 0.0)
+            {
+                self.problem(
+                    field.into(),
+                    format!("got {v}, expected milliseconds above 0"),
+                );
+            }
+        }
+        if slo.ttft_ms.is_none() && slo.tpot_ms.is_none() && slo.e2e_ms.is_none() {
+            self.problem(
+                "slo".into(),
+                "expected at least one of ttft_ms, tpot_ms, e2e_ms",
+            );
+        }
+    }
+
+    pub(super) fn endpoint(
+        &mut self,
+        i: usize,
+        e: &EndpointConfig,
+        ignore_eos: Option<bool>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Endpoint> {
+        let at = |key: &str| format!("endpoints[{i}].{key}");
+        let before = self.problems.len();
+        self.path_component(&at("name"), &e.name);
+        let target = match (e.engine, e.url.as_deref()) {
+            (Engine::Sim, None | Some("sim://")) => Target::InProcessSim,
+            (_, Some(url)) => match BaseUrl::parse(url) {
+                Ok(base) => Target::Url(base),
+                Err(msg) => {
+                    self.problem(at("url"), msg);
+                    Target::InProcessSim
+                }
+            },
+            (engine, None) => {
+                self.problem(
+                    at("url"),
+                    format!(
+                        "required for engine `{}` (e.g. http://localhost:8000/v1)",
+                        engine.as_str()
+                    ),
+                );
+                Target::InProcessSim
+            }
+        };
+        if e.sim.is_some() && target != Target::InProcessSim {
+            self.problem(
+                at("sim"),
+                "only applies to the in-process simulator (engine `sim` with url `sim://` or none)",
+            );
+        }
+        let mut secrets = Vec::new();
+        let api_key = match &e.api_key_env {
+            None => None,
+            Some(var) => match env(var) {
+                Some(key) if !key.is_empty() => {
+                    let key = Secret::new(key);
+                    secrets.push(key.clone());
+                    Some(key)
+                }
+                _ => {
+                    self.problem(at("api_key_env"), format!("environment variable `{var}` is not set; expected it to hold the API key"));
+                    None
+                }
+            },
+        };
+        let mut headers = Vec::new();
+        for (j, h) in e.headers.iter().enumerate() {
+            let name = HeaderName::from_bytes(h.name.as_bytes());
+            let value = HeaderValue::from_str(&h.value);
+            match (name, value) {
+                (Ok(name), Ok(mut value)) => {
+                    if is_sensitive_header(&h.name) {
+                        value.set_sensitive(true);
+                        secrets.push(Secret::new(h.value.clone()));
+                    }
+                    headers.push((name, value));
+                }
+                (Err(_), _) => self.problem(
+                    format!("endpoints[{i}].headers[{j}].name"),
+                    format!("`{}` is not a valid HTTP header name", h.name),
+                ),
+                (_, Err(_)) => self.problem(
+                    format!("endpoints[{i}].headers[{j}].value"),
+                    "expected visible ASCII text",
+                ),
+            }
+        }
+        for key in ["model", "messages", "prompt", "stream"] {
+            if e.extra_body.contains_key(key) {
+                self.problem(
+                    format!("endpoints[{i}].extra_body.{key}"),
+                    "is set by plateau; use the config's own keys instead",
+                );
+            }
+        }
+        let ignore_eos = match ignore_eos {
+            Some(true) if !e.engine.supports_ignore_eos() => {
+                self.warnings.push(format!(
+                    "endpoints[{i}]: engine `{}` may not honour ignore_eos; reply lengths can vary",
+                    e.engine.as_str()
+                ));
+                true
+            }
+            Some(v) => v,
+            None => e.engine.supports_ignore_eos(),
+        };
+        if let Target::Url(base) = &target
+            && api_key.is_some()
+            && !base.is_https()
+            && !is_loopback(base)
+        {
+            self.warnings.push(format!(
+                "endpoints[{i}]: the API key would travel unencrypted over http"
+            ));
+        }
+        (self.problems.len() == before).then(|| Endpoint {
+            name: e.name.clone(),
+            engine: e.engine,
+            target,
+            api: e.api,
+            api_key,
+            headers,
+            extra_body: e.extra_body.clone(),
+            ignore_eos,
+            sim: e.sim.clone(),
+            secrets,
+        })
+    }
+}
+
+fn is_loopback(base: &BaseUrl) -> bool {
+    base.as_str()
+        .parse::<Uri>()
+        .ok()
+        .and_then(|u| {
+            u.host()
+                .map(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]"))
+        })
+        .unwrap_or(false)
+}
