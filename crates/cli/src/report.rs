@@ -34,7 +34,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
         .filter(|f| f.severity == Severity::Fail)
         .count();
     println!(
-        "{} cells: {} figure files in {}",
+        "{} cells: {} figures (PNG and SVG) in {}",
         out.cells,
         out.figures.len(),
         args.figures_dir.display()

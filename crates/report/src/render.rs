@@ -55,8 +55,8 @@ pub struct Output {
     pub markdown: PathBuf,
     /// summary.csv.
     pub csv: PathBuf,
-    /// Every figure file (PNG and SVG).
-    pub figures: Vec<PathBuf>,
+    /// Every figure, overview first then timelines, with its PNG and SVG files.
+    pub figures: Vec<Rendered>,
     /// Cells reported.
     pub cells: usize,
     /// Findings of the checks (also listed in report.html).
@@ -159,11 +159,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         html: html_path,
         markdown: md_path,
         csv: csv_path,
-        figures: shown
-            .iter()
-            .chain(&timelines)
-            .flat_map(|r| r.files.clone())
-            .collect(),
+        figures: shown.into_iter().chain(timelines).collect(),
         cells: m.cells.len(),
         findings,
         unreadable,
