@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::anyhow;
-use plateau_core::validate::Severity;
 use plateau_report::{Options, ReportError};
 
 use crate::args::ReportArgs;
@@ -28,24 +27,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
         ReportError::Draw { .. } | ReportError::Font => Failure::other(e.into()),
         other => Failure::bad_input(other.into()),
     })?;
-    let fails = out
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Fail)
-        .count();
-    println!(
-        "{} cells: {} figures (PNG and SVG) in {}",
-        out.cells,
-        out.figures.len(),
-        args.figures_dir.display()
-    );
-    for path in [&out.html, &out.markdown, &out.csv] {
-        println!("wrote {}", path.display());
-    }
-    println!(
-        "checks: {fails} failed, {} warnings (listed in report.html; `plateau validate` prints them)",
-        out.findings.len() - fails
-    );
+    print!("{}", out.describe(&args.figures_dir));
     println!("done in {:.1} s", started.elapsed().as_secs_f64());
     if !out.unreadable.is_empty() {
         for e in &out.unreadable {

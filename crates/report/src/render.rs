@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use plateau_core::results::dir::ResultsDir;
 use plateau_core::results::{self, CSV_FILE, read_samples};
-use plateau_core::validate::{self, Finding, Records, Thresholds};
+use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, Timeline};
@@ -64,6 +64,31 @@ pub struct Output {
     /// Input files that could not be read, each error naming its file; the report covers
     /// everything else.
     pub unreadable: Vec<String>,
+}
+
+impl Output {
+    /// What was written and found, in a few lines for the terminal.
+    pub fn describe(&self, figures_dir: &Path) -> String {
+        let fails = self
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Fail)
+            .count();
+        let mut out = format!(
+            "{} cells: {} figures (PNG and SVG) in {}\n",
+            self.cells,
+            self.figures.len(),
+            figures_dir.display()
+        );
+        for path in [&self.html, &self.markdown, &self.csv] {
+            out.push_str(&format!("wrote {}\n", path.display()));
+        }
+        out.push_str(&format!(
+            "checks: {fails} failed, {} warnings (listed in report.html; `plateau validate` prints them)\n",
+            self.findings.len() - fails
+        ));
+        out
+    }
 }
 
 /// One unit of drawing work.
