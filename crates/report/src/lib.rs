@@ -18,10 +18,10 @@ pub mod html;
 pub mod markdown;
 pub mod matrix;
 pub mod quantity;
-pub mod render;
+pub mod pipeline;
 pub mod style;
 pub mod table;
 pub mod tables;
 
 pub use error::ReportError;
-pub use render::{HTML_FILE, MARKDOWN_FILE, Options, Output, render};
+pub use pipeline::{HTML_FILE, MARKDOWN_FILE, Options, Output, render};

@@ -193,13 +193,20 @@ pub fn panels<DB: DrawingBackend>(area: &Area<DB>, n: usize) -> Vec<Area<DB>> {
         .collect()
 }
 
+/// A chart over `X` and `Y` axes on a drawing area.
+pub type Chart<'a, DB, X, Y> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>,
+>;
+
 /// A chart on `panel` with a bold caption and room for tick labels and axis descriptions.
-pub fn chart<'a, 'b, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
+pub fn chart<'a, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
     panel: &'a Area<DB>,
     caption: &str,
     x: X,
     y: Y,
-) -> Result<ChartContext<'a, DB, Cartesian2d<X::CoordDescType, Y::CoordDescType>>, DrawError> {
+) -> Result<Chart<'a, DB, X, Y>, DrawError> {
     Ok(ChartBuilder::on(panel)
         .caption(caption, style::caption().color(&style::TEXT))
         .margin_left(8)

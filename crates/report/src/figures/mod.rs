@@ -10,12 +10,12 @@
 //!
 //! [`frame`] holds what they share: title, subtitle, legend, panel grid and axes.
 
-mod compare;
-mod frame;
-mod heatmap;
-mod pareto;
-mod scaling;
-mod timeline;
+pub mod compare;
+pub mod frame;
+pub mod heatmap;
+pub mod pareto;
+pub mod scaling;
+pub mod timeline;
 
 use std::path::{Path, PathBuf};
 

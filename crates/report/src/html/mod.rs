@@ -2,7 +2,7 @@
 //! external resources) with the run's metadata, the warnings, a results table per scenario
 //! and every figure. All text from result files is escaped ([`escape`]).
 
-mod run;
+pub mod run;
 
 use std::fmt::Write;
 
