@@ -63,7 +63,7 @@ pub struct Cell<'a> {
 pub struct Matrix<'a> {
     /// Cells in order.
     pub cells: Vec<Cell<'a>>,
-    /// Series in order of first appearance (endpoint, model sorted).
+    /// Series in the run's order of endpoints and models (`run.json`), others after, sorted.
     pub series: Vec<Series>,
     /// Scenarios in the run's order (`run.json`), others after, sorted.
     pub scenarios: Vec<Scenario>,
@@ -79,10 +79,19 @@ impl<'a> Matrix<'a> {
             .iter()
             .filter_map(|c| c.summary.as_ref().ok().map(|s| (c, s)))
             .collect();
-        let keys: BTreeSet<(&str, &str)> = read
+        let config = dir.run_info().map(|r| &r.config);
+        let rank = |endpoint: &str, model: &str| {
+            let e = config.and_then(|c| c.endpoints.iter().position(|x| x.name == endpoint));
+            let m = config.and_then(|c| c.models.iter().position(|x| x.id == model));
+            (e.unwrap_or(usize::MAX), m.unwrap_or(usize::MAX))
+        };
+        let mut keys: Vec<(&str, &str)> = read
             .iter()
             .map(|(_, s)| (s.cell.endpoint.as_str(), s.cell.model.as_str()))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
             .collect();
+        keys.sort_by_key(|&(e, m)| (rank(e, m), e, m));
         let endpoints: BTreeSet<&str> = keys.iter().map(|k| k.0).collect();
         let models: BTreeSet<&str> = keys.iter().map(|k| k.1).collect();
         let series: Vec<Series> = keys

@@ -5,7 +5,8 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::axes;
+use super::frame::{Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
 use crate::style;
@@ -93,11 +94,11 @@ impl Compare<'_> {
                 .iter()
                 .map(|&(_, _, v, ci)| ci.map_or(v, |c| c[1].max(v)))
                 .fold(0.0, f64::max);
-            let mut chart = frame::chart(
+            let mut chart = axes::chart(
                 panel,
                 &quantity.axis_label(),
-                frame::Ticks::categories(n_sc),
-                frame::up_to(max),
+                axes::Ticks::categories(n_sc),
+                axes::up_to(max),
             )?;
             let label = |v: &f64| {
                 self.m
@@ -106,7 +107,7 @@ impl Compare<'_> {
                     .map(|s| s.id.clone())
                     .unwrap_or_default()
             };
-            frame::mesh(&mut chart, "scenario", &quantity.axis_label(), Some(&label))?;
+            axes::mesh(&mut chart, "scenario", &quantity.axis_label(), Some(&label))?;
             for &(k, s, v, ci) in &bars {
                 let x0 = k as f64 + 0.1 + s as f64 * slot;
                 let color = style::series_color(s);

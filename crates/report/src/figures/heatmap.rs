@@ -5,6 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::axes;
 use super::frame::{self, Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
@@ -118,11 +119,11 @@ impl Heatmap<'_> {
                 .unwrap_or_default()
         };
         for (s, panel) in frame::panels(&body, self.m.series.len()).iter().enumerate() {
-            let mut chart = frame::chart(
+            let mut chart = axes::chart(
                 panel,
                 &self.m.series[s].label,
-                frame::Ticks::categories(cols),
-                frame::Ticks::categories(rows),
+                axes::Ticks::categories(cols),
+                axes::Ticks::categories(rows),
             )?;
             chart
                 .configure_mesh()

@@ -8,8 +8,9 @@
 //! - [`pareto`]: server throughput against a p99 latency, one panel per scenario;
 //! - [`timeline`]: one cell over its whole life, phases shaded.
 //!
-//! [`frame`] holds what they share: title, subtitle, legend, panel grid and axes.
+//! [`frame`] and [`axes`] hold what they share: title, subtitle, legend, panel grid, axes.
 
+pub mod axes;
 pub mod compare;
 pub mod frame;
 pub mod heatmap;

@@ -4,6 +4,7 @@
 
 use plotters::prelude::*;
 
+use super::axes;
 use super::frame::{self, Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
@@ -100,17 +101,17 @@ impl Pareto<'_> {
             } else {
                 (1.0, 10.0)
             };
-            let mut chart = frame::chart(
+            let mut chart = axes::chart(
                 panel,
                 &self.m.scenarios[k].title(),
-                frame::log_axis(lo, hi),
-                frame::up_to(top),
+                axes::log_axis(lo, hi),
+                axes::up_to(top),
             )?;
-            frame::mesh(
+            axes::mesh(
                 &mut chart,
                 &format!("{} (log scale)", self.latency.axis_label()),
                 "server throughput (output tokens/s)",
-                Some(&frame::log_label),
+                Some(&axes::log_label),
             )?;
             for (s, points) in lines.iter().enumerate() {
                 let color = style::series_color(s);

@@ -4,6 +4,7 @@
 
 use plotters::prelude::*;
 
+use super::axes;
 use super::frame::{self, Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
@@ -171,7 +172,7 @@ impl Scaling<'_> {
             .into_iter()
             .filter_map(|s| {
                 let r = (line.q.read)(s)?;
-                Some((frame::log2(s.cell.concurrency), r.value, r.ci))
+                Some((axes::log2(s.cell.concurrency), r.value, r.ci))
             })
             .collect()
     }
@@ -194,17 +195,17 @@ impl Scaling<'_> {
                 .flat_map(|(_, _, p)| p.iter())
                 .map(|&(_, v, ci)| ci.map_or(v, |c| c[1].max(v)))
                 .fold(0.0, f64::max);
-            let mut chart = frame::chart(
+            let mut chart = axes::chart(
                 panel,
                 &self.m.scenarios[k].title(),
-                frame::concurrency_axis(&self.m.concurrencies),
-                frame::up_to(max),
+                axes::concurrency_axis(&self.m.concurrencies),
+                axes::up_to(max),
             )?;
-            frame::mesh(
+            axes::mesh(
                 &mut chart,
-                frame::CONCURRENCY_DESC,
+                axes::CONCURRENCY_DESC,
                 self.spec.y_desc,
-                Some(&frame::concurrency_label),
+                Some(&axes::concurrency_label),
             )?;
             for (s, line, points) in &lines {
                 draw_line(&mut chart, style::series_color(*s), line.dashed, points)?;

@@ -10,7 +10,8 @@ use plateau_core::sample::Sample;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::axes;
+use super::frame::{Area, DrawError, Frame, Swatch};
 use crate::style;
 
 /// Bucket lengths to choose from, us: the shortest giving at most 100 buckets, 1 s at most.
@@ -131,7 +132,7 @@ impl<'a> Timeline<'a> {
             .fold(0.0, f64::max);
         let n = f64::from(self.cell.cell.concurrency);
         let flight_top = self.points.iter().map(|p| p.in_flight).fold(n, f64::max) * 1.15;
-        let y = frame::up_to(top);
+        let y = axes::up_to(top);
         let mut chart = ChartBuilder::on(&body)
             .margin_left(8)
             .margin_right(8)
@@ -164,7 +165,7 @@ impl<'a> Timeline<'a> {
                 ))?;
             }
         }
-        frame::mesh(
+        axes::mesh(
             &mut chart,
             "time since the cell started (s)",
             "output tokens/s",
