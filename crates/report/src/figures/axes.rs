@@ -38,12 +38,13 @@ pub fn chart<'a, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
 }
 
 /// Draws the mesh of `chart` in the figures' style: axis descriptions, grid lines at the
-/// ticks only, y ticks by [`style::tick`], x ticks by `x_fmt` (default [`style::tick`]).
+/// ticks only, tick labels by `x_fmt` and `y_fmt` (default [`style::tick`]).
 pub fn mesh<DB, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     x_desc: &str,
     y_desc: &str,
     x_fmt: Option<&dyn Fn(&f64) -> String>,
+    y_fmt: Option<&dyn Fn(&f64) -> String>,
 ) -> Result<(), DrawError>
 where
     DB: DrawingBackend,
@@ -62,17 +63,18 @@ where
         .x_labels(10)
         .y_labels(8)
         .x_label_formatter(x_fmt.unwrap_or(&tick))
-        .y_label_formatter(&tick)
+        .y_label_formatter(y_fmt.unwrap_or(&tick))
         .draw()?;
     Ok(())
 }
 
-/// A linear axis with ticks (and grid lines) only at chosen positions: concurrencies on a
-/// log2 axis, categories at the centres of their slots.
+/// A linear axis with ticks (and grid lines) at chosen positions (concurrencies on a log2
+/// axis, categories at the centres of their slots, powers on a log10 axis) or plotters'
+/// own round numbers ([`Ticks::linear`]).
 #[derive(Clone)]
 pub struct Ticks {
     range: RangedCoordf64,
-    at: Vec<f64>,
+    at: Option<Vec<f64>>,
 }
 
 impl Ticks {
@@ -80,7 +82,15 @@ impl Ticks {
     pub fn new(range: Range<f64>, at: Vec<f64>) -> Ticks {
         Ticks {
             range: range.into(),
-            at,
+            at: Some(at),
+        }
+    }
+
+    /// `range` with ticks at round numbers.
+    pub fn linear(range: Range<f64>) -> Ticks {
+        Ticks {
+            range: range.into(),
+            at: None,
         }
     }
 
@@ -102,10 +112,10 @@ impl Ranged for Ticks {
     }
 
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.at.clone()
+        match &self.at {
+            _ if hint.weight().allow_light_points() => Vec::new(),
+            Some(at) => at.clone(),
+            None => self.range.key_points(hint),
         }
     }
 

@@ -107,7 +107,13 @@ impl Compare<'_> {
                     .map(|s| s.id.clone())
                     .unwrap_or_default()
             };
-            axes::mesh(&mut chart, "scenario", &quantity.axis_label(), Some(&label))?;
+            axes::mesh(
+                &mut chart,
+                "scenario",
+                &quantity.axis_label(),
+                Some(&label),
+                None,
+            )?;
             for &(k, s, v, ci) in &bars {
                 let x0 = k as f64 + 0.1 + s as f64 * slot;
                 let color = style::series_color(s);

@@ -66,6 +66,20 @@ impl Plot<'_> {
         }
     }
 
+    /// The scenario a timeline belongs to (`A1 · Same Short`); `None` for the others.
+    pub fn scenario(&self) -> Option<String> {
+        match self {
+            Plot::Timeline(p) => Some(
+                crate::matrix::Scenario {
+                    id: p.cell.cell.scenario.clone(),
+                    name: p.cell.workload.name.clone(),
+                }
+                .title(),
+            ),
+            _ => None,
+        }
+    }
+
     fn size(&self) -> (u32, u32) {
         match self {
             Plot::Scaling(p) => p.size(),
@@ -94,6 +108,8 @@ pub struct Rendered {
     pub name: String,
     /// Title.
     pub title: String,
+    /// The scenario of a timeline ([`Plot::scenario`]).
+    pub scenario: Option<String>,
     /// Width and height, px.
     pub size: (u32, u32),
     /// The PNG and SVG files.
@@ -128,6 +144,7 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
     })?;
     Ok(Rendered {
         title: plot.title(),
+        scenario: plot.scenario(),
         name,
         size,
         files: [png, svg],

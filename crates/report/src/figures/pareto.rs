@@ -112,6 +112,7 @@ impl Pareto<'_> {
                 &format!("{} (log scale)", self.latency.axis_label()),
                 "server throughput (output tokens/s)",
                 Some(&axes::log_label),
+                None,
             )?;
             for (s, points) in lines.iter().enumerate() {
                 let color = style::series_color(s);

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::axes;
+use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
@@ -28,6 +28,8 @@ pub struct Spec {
     pub title: &'static str,
     /// Y axis description.
     pub y_desc: &'static str,
+    /// Use a log10 y axis when the values span more than [`LOG_SPAN`] in a panel.
+    pub log_y: bool,
     /// The lines (drawn per series).
     pub lines: [Line; 2],
 }
@@ -38,6 +40,7 @@ pub const SPECS: [Spec; 5] = [
         name: "server_throughput_vs_concurrency",
         title: "Server throughput vs concurrency",
         y_desc: "output tokens/s (whole server)",
+        log_y: false,
         lines: [
             Line {
                 q: q::SERVER_TPS,
@@ -55,6 +58,7 @@ pub const SPECS: [Spec; 5] = [
         name: "user_throughput_vs_concurrency",
         title: "User throughput vs concurrency (what each request sees)",
         y_desc: "output tokens/s per request (n_out / E2E)",
+        log_y: false,
         lines: [
             Line {
                 q: q::USER_TPS,
@@ -72,6 +76,7 @@ pub const SPECS: [Spec; 5] = [
         name: "ttft_vs_concurrency",
         title: "Time to first token (TTFT) vs concurrency",
         y_desc: "TTFT (ms)",
+        log_y: true,
         lines: [
             Line {
                 q: q::TTFT_P50,
@@ -89,6 +94,7 @@ pub const SPECS: [Spec; 5] = [
         name: "tpot_vs_concurrency",
         title: "Time per output token (TPOT) vs concurrency",
         y_desc: "TPOT (ms)",
+        log_y: true,
         lines: [
             Line {
                 q: q::TPOT_P50,
@@ -106,6 +112,7 @@ pub const SPECS: [Spec; 5] = [
         name: "jitter_vs_concurrency",
         title: "Jitter vs concurrency (p99 / p50 of inter-token latency)",
         y_desc: "jitter = ITL p99 / ITL p50",
+        log_y: false,
         lines: [
             Line {
                 q: q::JITTER_CHUNK,
@@ -120,6 +127,9 @@ pub const SPECS: [Spec; 5] = [
         ],
     },
 ];
+
+/// Largest max / min ratio of a panel's values that a linear y axis shows well.
+pub const LOG_SPAN: f64 = 20.0;
 
 /// A scaling figure over a matrix.
 pub struct Scaling<'a> {
@@ -177,10 +187,36 @@ impl Scaling<'_> {
             .collect()
     }
 
+    /// Whether the y axis is log10: allowed by the spec and some panel spans more than
+    /// [`LOG_SPAN`] (one choice for the whole figure, so panels read alike).
+    fn log_y(&self) -> bool {
+        self.spec.log_y
+            && (0..self.m.scenarios.len()).any(|k| {
+                let values = (0..self.m.series.len())
+                    .flat_map(|s| {
+                        self.spec
+                            .lines
+                            .iter()
+                            .flat_map(move |l| self.points(s, k, l))
+                    })
+                    .map(|p| p.1)
+                    .filter(|&v| v > 0.0);
+                let (lo, hi) =
+                    values.fold((f64::INFINITY, 0.0f64), |a, v| (a.0.min(v), a.1.max(v)));
+                hi / lo > LOG_SPAN
+            })
+    }
+
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
         let body = self.frame().draw(root)?;
         let panels = frame::panels(&body, self.m.scenarios.len());
+        let log = self.log_y();
+        let y_desc = if log {
+            format!("{} (log scale)", self.spec.y_desc)
+        } else {
+            self.spec.y_desc.to_owned()
+        };
         for (k, panel) in panels.iter().enumerate() {
             let lines: Vec<(usize, &Line, Vec<Point>)> = (0..self.m.series.len())
                 .flat_map(|s| {
@@ -189,23 +225,37 @@ impl Scaling<'_> {
                         .iter()
                         .map(move |l| (s, l, self.points(s, k, l)))
                 })
+                .map(|(s, l, p)| (s, l, if log { to_log(p) } else { p }))
                 .collect();
-            let max = lines
-                .iter()
-                .flat_map(|(_, _, p)| p.iter())
+            let all = || lines.iter().flat_map(|(_, _, p)| p.iter());
+            let hi = all()
                 .map(|&(_, v, ci)| ci.map_or(v, |c| c[1].max(v)))
-                .fold(0.0, f64::max);
+                .fold(f64::NEG_INFINITY, f64::max);
+            let y = if log {
+                let lo = all()
+                    .map(|&(_, v, ci)| ci.map_or(v, |c| c[0].min(v)))
+                    .fold(f64::INFINITY, f64::min);
+                let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+                    (10f64.powf(lo) / 1.2, 10f64.powf(hi) * 1.2)
+                } else {
+                    (1.0, 10.0)
+                };
+                axes::log_axis(lo, hi)
+            } else {
+                Ticks::linear(axes::up_to(hi))
+            };
             let mut chart = axes::chart(
                 panel,
                 &self.m.scenarios[k].title(),
                 axes::concurrency_axis(&self.m.concurrencies),
-                axes::up_to(max),
+                y,
             )?;
             axes::mesh(
                 &mut chart,
                 axes::CONCURRENCY_DESC,
-                self.spec.y_desc,
+                &y_desc,
                 Some(&axes::concurrency_label),
+                log.then_some(&axes::log_label as &dyn Fn(&f64) -> String),
             )?;
             for (s, line, points) in &lines {
                 draw_line(&mut chart, style::series_color(*s), line.dashed, points)?;
@@ -213,6 +263,20 @@ impl Scaling<'_> {
         }
         Ok(())
     }
+}
+
+/// `points` with values and intervals as `log10`, points at or below 0 left out.
+fn to_log(points: Vec<Point>) -> Vec<Point> {
+    points
+        .into_iter()
+        .filter(|p| p.1 > 0.0)
+        .map(|(x, v, ci)| {
+            let ci = ci
+                .filter(|c| c[0] > 0.0)
+                .map(|c| [c[0].log10(), c[1].log10()]);
+            (x, v.log10(), ci)
+        })
+        .collect()
 }
 
 /// A line with markers and, where consecutive points have intervals, a band between them

@@ -170,6 +170,7 @@ impl<'a> Timeline<'a> {
             "time since the cell started (s)",
             "output tokens/s",
             None,
+            None,
         )?;
         let tick = |v: &f64| style::tick(*v);
         chart

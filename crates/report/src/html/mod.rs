@@ -39,14 +39,16 @@ table { border-collapse: collapse; margin: 8px 0 24px; font-size: 14px; }
 th, td { border: 1px solid #ddd; padding: 4px 8px; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; white-space: normal; vertical-align: bottom; max-width: 92px; }
 td.text, th.text { text-align: left; } .scroll { overflow-x: auto; }
-table.meta td, table.meta th { text-align: left; white-space: normal; }
+table.meta td, table.meta th { text-align: left; white-space: normal; max-width: none; }
+table.meta th { white-space: nowrap; vertical-align: top; }
+details.checks { margin: 4px 0 4px 18px; } details.checks summary { cursor: pointer; }
 td.small { color: #8a6d00; font-style: italic; }
 td.yes { color: #0a7d32; font-weight: bold; } td.NO, td.interrupted { color: #c81e1e; font-weight: bold; }
 li.fail { color: #c81e1e; } li.warn { color: #8a6d00; }
 li code { color: #1e1e1e; }
 figure { margin: 18px 0 30px; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #646464; font-size: 14px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(640px, 1fr)); gap: 12px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(820px, 1fr)); gap: 12px; }
 .note { color: #646464; font-size: 14px; }
 ";
 
@@ -80,14 +82,22 @@ pub fn render(page: &Page) -> String {
     }
     out.push_str(
         "<h2 id=\"timelines\">Timelines</h2>\n<p class=\"note\">Each cell over its whole life: \
-         output tokens/s and requests in flight, phases shaded. A steady Measure window is flat.</p>\n\
-         <div class=\"grid\">\n",
+         output tokens/s and requests in flight, phases shaded. A steady Measure window is flat.</p>\n",
     );
-    for r in page.timelines {
-        figure(&mut out, r);
+    for scenario in &page.m.scenarios {
+        let title = scenario.title();
+        let _ = writeln!(out, "<h3>{}</h3>\n<div class=\"grid\">", escape(&title));
+        for r in page
+            .timelines
+            .iter()
+            .filter(|r| r.scenario.as_ref() == Some(&title))
+        {
+            figure(&mut out, r);
+        }
+        out.push_str("</div>\n");
     }
     out.push_str(
-        "</div>\n<p class=\"note\">Every number on this page was read from summary.json and \
+        "<p class=\"note\">Every number on this page was read from summary.json and \
          requests.jsonl.gz, computed by plateau's core metric definitions (SPEC section 5).</p>\n\
          </body>\n</html>\n",
     );
@@ -95,36 +105,62 @@ pub fn render(page: &Page) -> String {
 }
 
 fn warnings(out: &mut String, findings: &[Finding]) {
-    let fails = findings
+    let fails: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.severity == Severity::Fail)
-        .count();
+        .collect();
     let _ = write!(
         out,
-        "<h2 id=\"warnings\">Warnings</h2>\n<p>{fails} failed check(s), {} warning(s).</p>\n",
-        findings.len() - fails
+        "<h2 id=\"warnings\">Warnings</h2>\n<p>{} failed check(s), {} warning(s).</p>\n",
+        fails.len(),
+        findings.len() - fails.len()
     );
-    if findings.is_empty() {
-        return;
+    if !fails.is_empty() {
+        out.push_str("<ul>\n");
+        for f in fails {
+            item(out, f);
+        }
+        out.push_str("</ul>\n");
     }
-    out.push_str("<ul>\n");
-    let mut sorted: Vec<&Finding> = findings.iter().collect();
-    sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    for f in sorted {
-        let (class, word) = match f.severity {
-            Severity::Fail => ("fail", "FAIL"),
-            Severity::Warn => ("warn", "warn"),
-        };
+    // Warnings grouped by check, folded: a long run repeats the same one in many cells.
+    let mut checks: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warn)
+        .map(|f| f.check)
+        .collect();
+    checks.sort_unstable();
+    checks.dedup();
+    for check in checks {
+        let these: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warn && f.check == check)
+            .collect();
         let _ = writeln!(
             out,
-            "<li class=\"{class}\" data-check=\"{}\"><b>{word}</b> <code>{}</code> {}: {}</li>",
-            escape(f.check),
-            escape(&f.cell),
-            escape(f.check),
-            escape(&f.message)
+            "<details class=\"checks\"><summary><b>warn</b> {}: {} finding(s)</summary><ul>",
+            escape(check),
+            these.len()
         );
+        for f in these {
+            item(out, f);
+        }
+        out.push_str("</ul></details>\n");
     }
-    out.push_str("</ul>\n");
+}
+
+fn item(out: &mut String, f: &Finding) {
+    let (class, word) = match f.severity {
+        Severity::Fail => ("fail", "FAIL"),
+        Severity::Warn => ("warn", "warn"),
+    };
+    let _ = writeln!(
+        out,
+        "<li class=\"{class}\" data-check=\"{}\"><b>{word}</b> <code>{}</code> {}: {}</li>",
+        escape(f.check),
+        escape(&f.cell),
+        escape(f.check),
+        escape(&f.message)
+    );
 }
 
 fn results(out: &mut String, m: &Matrix) {
