@@ -3,6 +3,7 @@
 mod bench;
 mod ci;
 mod fetch_datasets;
+mod figures;
 mod schema;
 
 use std::process::ExitCode;
@@ -28,6 +29,9 @@ enum Task {
     /// Download LongBench-v2 and/or oasst2 from the Hugging Face hub and normalise them
     /// into datasets/ (honours HF_ENDPOINT and HF_TOKEN).
     FetchDatasets(fetch_datasets::Args),
+    /// Draw the figures and write report.html, summary.md and summary.csv from a results
+    /// directory (the same output as `plateau report`).
+    Figures(figures::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
         Task::Bench => bench::run(),
         Task::Schema => schema::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
+        Task::Figures(args) => figures::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

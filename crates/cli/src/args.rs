@@ -27,6 +27,12 @@ pub enum Command {
     Run(RunArgs),
     /// Serve the simulated engine.
     Sim(SimArgs),
+    /// Draw figures and write report.html, summary.md and summary.csv from a results
+    /// directory (no re-run).
+    Report(ReportArgs),
+    /// Check a results directory: missing or interrupted cells, error rates, steady measure
+    /// windows, sample counts, token counts. Exit 1 when a check fails.
+    Validate(ValidateArgs),
 }
 
 /// `plateau run`.
@@ -65,4 +71,31 @@ pub struct SimArgs {
     /// Simulator settings as JSON (see crates/sim docs).
     #[arg(long)]
     pub config: Option<PathBuf>,
+}
+
+/// `plateau report`.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// The results directory [default: output_dir of benchmark_config.json, else
+    /// results/default].
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Where the PNG and SVG figures go.
+    #[arg(long, default_value = "figures")]
+    pub figures_dir: PathBuf,
+    /// Concurrency of the engine comparison [default: the largest every endpoint ran].
+    #[arg(long, value_name = "N")]
+    pub compare_at: Option<u32>,
+}
+
+/// `plateau validate`.
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// The results directory [default: output_dir of benchmark_config.json, else
+    /// results/default].
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Largest fraction of measured requests that may fail in a cell (0 to 1).
+    #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
+    pub max_error_rate: f64,
 }

@@ -7,8 +7,10 @@ mod load;
 mod logging;
 mod preflight;
 mod progress;
+mod report;
 mod run;
 mod sim;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -31,6 +33,8 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Run(args) => run::run(args, &progress).await,
             Command::Sim(args) => sim::serve(args).await,
+            Command::Report(args) => report::report(args),
+            Command::Validate(args) => validate::validate(args, cli.quiet),
         }
     });
     match result {

@@ -1,9 +1,11 @@
 //! Result files (SPEC section 7): names and layout, atomic writes (temp file + rename),
 //! and reading them back with errors that name the file and line. The types written are
 //! [`summary::CellSummary`] (`summary.json`), [`run_info::RunInfo`] (`run.json`),
-//! [`crate::sample::Sample`] lines (`requests.jsonl.gz`) and [`csv`] (`summary.csv`).
+//! [`crate::sample::Sample`] lines (`requests.jsonl.gz`) and [`csv`] (`summary.csv`);
+//! [`dir::ResultsDir`] reads a whole results directory back.
 
 pub mod csv;
+pub mod dir;
 pub mod run_info;
 pub mod summary;
 

@@ -1,8 +1,14 @@
 //! Checks of a cell's summary against what makes its numbers trustworthy: ran to its end,
 //! few errors, a steady measure window, enough samples, token counts that agree. Used by
 //! `plateau run` (exit 1 on a failure), `plateau validate` and the report's warnings.
+//! [`check_dir`] adds what only a whole results directory shows: missing cells, a run that
+//! did not finish, files that cannot be read, records that disagree with their summary.
+
+mod dir;
 
 use std::fmt;
+
+pub use dir::{RUN, Records, check_dir, check_records};
 
 use crate::results::summary::{CellStatus, CellSummary};
 

@@ -1,6 +1,27 @@
-//! plateau's reporting: turns result files (`summary.json`, `requests.jsonl.gz`) into tables
-//! and figures. It computes no metric: every number comes from the core's summaries.
+//! plateau's reporting: turns result files (`run.json`, `summary.json`,
+//! `requests.jsonl.gz`) into figures, report.html, summary.md and summary.csv. It computes
+//! no metric: every number is read from the core's summaries or computed by the core's
+//! metric functions (the timeline).
 //!
-//! [`table`] formats the per-cell text table `plateau run` prints and the dry-run plan.
+//! [`render`] is the whole pipeline, shared by `plateau report` and `cargo xtask figures`:
+//! the results directory is read once ([`plateau_core::results::dir::ResultsDir`]) and
+//! checked ([`plateau_core::validate::check_dir`]); [`matrix::Matrix`] places each cell by
+//! series (endpoint x model), scenario and concurrency; [`quantity`] names where each shown
+//! value lives in a summary; [`figures`] draws every figure as PNG and SVG with the embedded
+//! [`font`] and one shared [`style`]; [`html`], [`markdown`] and core's CSV writer lay out
+//! the tables ([`tables`]). [`table`] formats the text tables `plateau run` prints.
 
+pub mod error;
+pub mod figures;
+pub mod font;
+pub mod html;
+pub mod markdown;
+pub mod matrix;
+pub mod pipeline;
+pub mod quantity;
+pub mod style;
 pub mod table;
+pub mod tables;
+
+pub use error::ReportError;
+pub use pipeline::{HTML_FILE, MARKDOWN_FILE, Options, Output, render};

@@ -1,0 +1,58 @@
+//! `plateau report`: figures, report.html, summary.md and summary.csv from a results
+//! directory, through the same library call as `cargo xtask figures`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use plateau_report::{Options, ReportError};
+
+use crate::args::ReportArgs;
+use crate::exit::{BadInput, Failure};
+use crate::load;
+
+/// The config file whose `output_dir` is the default results directory.
+const CONFIG: &str = "benchmark_config.json";
+/// The results directory when there is no config file.
+const FALLBACK: &str = "results/default";
+
+/// Writes the report.
+pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
+    let results_dir = results_dir(args.results_dir)?;
+    let mut opts = Options::new(&results_dir, &args.figures_dir);
+    opts.compare_at = args.compare_at;
+    let out = plateau_report::render(&opts).map_err(|e| match e {
+        ReportError::Draw { .. } | ReportError::Font => Failure::other(e.into()),
+        other => Failure::bad_input(other.into()),
+    })?;
+    print!("{}", out.describe(&args.figures_dir));
+    println!("done in {:.1} s", started.elapsed().as_secs_f64());
+    if !out.unreadable.is_empty() {
+        for e in &out.unreadable {
+            eprintln!("error: {e}");
+        }
+        return Err(Failure::bad_input(anyhow!(
+            "{} input file(s) could not be read; the report covers the rest",
+            out.unreadable.len()
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--results-dir`, else the `output_dir` of `benchmark_config.json` when that file
+/// exists, else `results/default`.
+pub fn results_dir(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(dir) = given {
+        return Ok(dir);
+    }
+    let config = Path::new(CONFIG);
+    if !config.is_file() {
+        return Ok(PathBuf::from(FALLBACK));
+    }
+    let loaded = load::load(config, &[], None)
+        .map_err(|e| e.context("reading the default results directory (or pass --results-dir)"))
+        .bad_input()?;
+    Ok(loaded.output_dir)
+}

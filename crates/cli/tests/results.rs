@@ -1,0 +1,174 @@
+//! `plateau validate` and `plateau report` run as the real binary on the report crate's
+//! fixture results: exit codes 0 (ok), 1 (a check failed), 2 (bad input), and messages that
+//! name the cell or the file.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../report/tests/fixtures")
+        .join(name)
+}
+
+fn plateau(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh directory for `test` (tests run from it, so no benchmark_config.json applies).
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plateau-cli-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn validate(name: &str) -> (Option<i32>, String, String) {
+    let dir = fixture(name);
+    let out = plateau(
+        &["validate", "--results-dir", dir.to_str().unwrap()],
+        &scratch(name),
+    );
+    let (stdout, stderr) = text(&out);
+    (out.status.code(), stdout, stderr)
+}
+
+#[test]
+fn validate_passes_a_clean_run() {
+    let (code, stdout, stderr) = validate("clean");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("OK: every check passed"), "{stdout}");
+    assert!(
+        stdout.contains("warn  sglang/llama-8b/A1/c1  token_agreement"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+}
+
+#[test]
+fn validate_fails_an_interrupted_run() {
+    let (code, stdout, _) = validate("interrupted");
+    assert_eq!(code, Some(1), "{stdout}");
+    for want in [
+        "FAIL  run",
+        "run_status",
+        "FAIL  vllm/llama-8b/A1/c2",
+        "interrupted",
+        "FAIL  vllm/llama-8b/A1/c4",
+        "missing",
+        "the cell was never reached",
+    ] {
+        assert!(stdout.contains(want), "{want} not in:\n{stdout}");
+    }
+    assert!(stdout.contains("FAILED:"), "{stdout}");
+}
+
+#[test]
+fn validate_fails_an_unsteady_window() {
+    let (code, stdout, _) = validate("unsteady");
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL  vllm/llama-8b/A1/c4  unsteady"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("trend -0.93"), "{stdout}");
+    assert!(!stdout.contains("FAIL  vllm/llama-8b/A1/c1"), "{stdout}");
+}
+
+#[test]
+fn validate_names_a_missing_directory_with_exit_2() {
+    let dir = scratch("validate-missing");
+    let out = plateau(&["validate", "--results-dir", "nope/results"], &dir);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nope/results: no such results directory"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn validate_reads_the_records() {
+    let dir = scratch("validate-cut");
+    copy_tree(&fixture("unsteady"), &dir.join("r"));
+    let gz = dir.join("r/vllm/llama-8b/A1/c1/requests.jsonl.gz");
+    let bytes = fs::read(&gz).unwrap();
+    fs::write(&gz, &bytes[..bytes.len() - 40]).unwrap();
+    let out = plateau(&["validate", "--results-dir", "r"], &dir);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL  vllm/llama-8b/A1/c1  records"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("requests.jsonl.gz"), "{stdout}");
+}
+
+#[test]
+fn report_writes_everything_and_names_bad_files() {
+    let dir = scratch("report");
+    copy_tree(&fixture("unsteady"), &dir.join("r"));
+    let out = plateau(&["report", "--results-dir", "r"], &dir);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("2 cells: 12 figures (PNG and SVG) in figures"),
+        "{stdout}"
+    );
+    for file in [
+        "r/report.html",
+        "r/summary.md",
+        "r/summary.csv",
+        "figures/ttft_vs_concurrency.svg",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+
+    let gz = dir.join("r/vllm/llama-8b/A1/c4/requests.jsonl.gz");
+    let bytes = fs::read(&gz).unwrap();
+    fs::write(&gz, &bytes[..bytes.len() / 3]).unwrap();
+    let out = plateau(&["report", "--results-dir", "r"], &dir);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("c4/requests.jsonl.gz"), "{stderr}");
+    assert!(stderr.contains("the report covers the rest"), "{stderr}");
+}
+
+#[test]
+fn report_names_a_missing_directory_with_exit_2() {
+    let dir = scratch("report-missing");
+    let out = plateau(&["report"], &dir);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("results/default: no such results directory"),
+        "{stderr}"
+    );
+}

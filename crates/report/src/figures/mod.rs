@@ -1,0 +1,168 @@
+//! Figures (SPEC section 8), each written as PNG and SVG: every figure is a [`Plot`], drawn
+//! by the same code on both backends ([`save`]).
+//!
+//! - [`scaling`]: server and user throughput, TTFT, TPOT and jitter vs concurrency, one panel
+//!   per scenario, one line per series, confidence intervals as bands;
+//! - [`heatmap`]: scenario x concurrency grids of one quantity, one panel per series;
+//! - [`compare`]: every series side by side at one concurrency;
+//! - [`pareto`]: server throughput against a p99 latency, one panel per scenario;
+//! - [`timeline`]: one cell over its whole life, phases shaded.
+//!
+//! [`frame`] and [`axes`] hold what they share: title, subtitle, legend, panel grid, axes.
+
+pub mod axes;
+pub mod compare;
+pub mod frame;
+pub mod heatmap;
+pub mod pareto;
+pub mod scaling;
+pub mod timeline;
+
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+
+pub use compare::comparison_concurrency;
+pub use timeline::Timeline;
+
+use crate::error::ReportError;
+use crate::matrix::Matrix;
+use frame::{Area, DrawError};
+
+/// One figure, ready to draw.
+pub enum Plot<'a> {
+    /// A quantity (or two) vs concurrency.
+    Scaling(scaling::Scaling<'a>),
+    /// Scenario x concurrency grid.
+    Heatmap(heatmap::Heatmap<'a>),
+    /// Series side by side at one concurrency.
+    Compare(compare::Compare<'a>),
+    /// Throughput against p99 latency.
+    Pareto(pareto::Pareto<'a>),
+    /// One cell over time.
+    Timeline(Timeline<'a>),
+}
+
+impl Plot<'_> {
+    /// File name without extension.
+    pub fn name(&self) -> String {
+        match self {
+            Plot::Scaling(p) => p.spec.name.into(),
+            Plot::Heatmap(p) => p.name.into(),
+            Plot::Compare(p) => p.name(),
+            Plot::Pareto(p) => p.name.into(),
+            Plot::Timeline(p) => p.name(),
+        }
+    }
+
+    /// The figure's title.
+    pub fn title(&self) -> String {
+        match self {
+            Plot::Scaling(p) => p.spec.title.into(),
+            Plot::Heatmap(p) => p.title.into(),
+            Plot::Compare(p) => p.title(),
+            Plot::Pareto(p) => p.title.into(),
+            Plot::Timeline(p) => p.title(),
+        }
+    }
+
+    /// The scenario a timeline belongs to (`A1 · Same Short`); `None` for the others.
+    pub fn scenario(&self) -> Option<String> {
+        match self {
+            Plot::Timeline(p) => Some(
+                crate::matrix::Scenario {
+                    id: p.cell.cell.scenario.clone(),
+                    name: p.cell.workload.name.clone(),
+                }
+                .title(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn size(&self) -> (u32, u32) {
+        match self {
+            Plot::Scaling(p) => p.size(),
+            Plot::Heatmap(p) => p.size(),
+            Plot::Compare(p) => p.size(),
+            Plot::Pareto(p) => p.size(),
+            Plot::Timeline(p) => p.size(),
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
+        match self {
+            Plot::Scaling(p) => p.draw(root),
+            Plot::Heatmap(p) => p.draw(root),
+            Plot::Compare(p) => p.draw(root),
+            Plot::Pareto(p) => p.draw(root),
+            Plot::Timeline(p) => p.draw(root),
+        }
+    }
+}
+
+/// A figure as written.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// File name without extension.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// The scenario of a timeline ([`Plot::scenario`]).
+    pub scenario: Option<String>,
+    /// Width and height, px.
+    pub size: (u32, u32),
+    /// The PNG and SVG files.
+    pub files: [PathBuf; 2],
+    /// The PNG's bytes (for report.html).
+    pub png: Vec<u8>,
+}
+
+/// Draws `plot` into `dir` as `<name>.png` and `<name>.svg`.
+pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
+    let name = plot.name();
+    let size = plot.size();
+    let png = dir.join(format!("{name}.png"));
+    let svg = dir.join(format!("{name}.svg"));
+    let failed = |path: &Path| {
+        let path = path.to_owned();
+        move |e: DrawError| ReportError::Draw { path, message: e.0 }
+    };
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        plot.draw(&root).map_err(failed(&png))?;
+        root.present().map_err(|e| failed(&png)(e.into()))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        plot.draw(&root).map_err(failed(&svg))?;
+        root.present().map_err(|e| failed(&svg)(e.into()))?;
+    }
+    let bytes = std::fs::read(&png).map_err(|source| ReportError::Write {
+        path: png.clone(),
+        source,
+    })?;
+    Ok(Rendered {
+        title: plot.title(),
+        scenario: plot.scenario(),
+        name,
+        size,
+        files: [png, svg],
+        png: bytes,
+    })
+}
+
+/// The figures over the whole matrix (all but the timelines), in the report's order. The
+/// engine comparison is drawn at `compare_at` (see [`comparison_concurrency`]).
+pub fn overview<'a>(m: &'a Matrix<'a>, compare_at: Option<u32>) -> Vec<Plot<'a>> {
+    let mut plots: Vec<Plot> = scaling::SPECS
+        .iter()
+        .map(|spec| Plot::Scaling(scaling::Scaling { m, spec }))
+        .collect();
+    plots.extend(heatmap::all(m).into_iter().map(Plot::Heatmap));
+    if let Some(at) = compare_at {
+        plots.push(Plot::Compare(compare::Compare { m, at }));
+    }
+    plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
+    plots
+}

@@ -1,0 +1,237 @@
+//! One cell over its whole life: output tokens/s and requests in flight (the core's
+//! [`timeline`]) with Fill, Stabilize, Measure and Drain shaded, the per-second series the
+//! steady-state verdict judged, and the verdict in the subtitle, so a reader can see the
+//! measure window was steady.
+
+use plateau_core::metrics::{TimelinePoint, timeline};
+use plateau_core::phase::Phase;
+use plateau_core::results::summary::CellSummary;
+use plateau_core::sample::Sample;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::axes;
+use super::frame::{Area, DrawError, Frame, Swatch};
+use crate::style;
+
+/// Bucket lengths to choose from, us: the shortest giving at most 100 buckets, 1 s at most.
+const BUCKETS_US: [u64; 5] = [100_000, 200_000, 250_000, 500_000, 1_000_000];
+
+const TOKENS: RGBColor = RGBColor(0, 114, 178);
+const IN_FLIGHT: RGBColor = RGBColor(213, 94, 0);
+
+/// The timeline figure of one cell.
+pub struct Timeline<'a> {
+    /// The cell.
+    pub cell: &'a CellSummary,
+    /// Its timeline.
+    pub points: Vec<TimelinePoint>,
+    /// Bucket length, s.
+    pub bucket_s: f64,
+}
+
+impl<'a> Timeline<'a> {
+    /// The timeline of `cell` from its request records.
+    pub fn new(cell: &'a CellSummary, samples: &[Sample]) -> Timeline<'a> {
+        let end_us = cell.phases.end_us;
+        let bucket_us = BUCKETS_US
+            .into_iter()
+            .find(|&b| end_us.div_ceil(b) <= 100)
+            .unwrap_or(1_000_000);
+        Timeline {
+            cell,
+            points: timeline(samples, end_us, bucket_us),
+            bucket_s: bucket_us as f64 / 1e6,
+        }
+    }
+
+    /// File name without extension: `timeline_<endpoint>_<model>_<scenario>_c<N>`.
+    pub fn name(&self) -> String {
+        let c = &self.cell.cell;
+        format!(
+            "timeline_{}_{}_{}_c{}",
+            file_part(&c.endpoint),
+            file_part(&c.model),
+            file_part(&c.scenario),
+            c.concurrency
+        )
+    }
+
+    /// Title.
+    pub fn title(&self) -> String {
+        let c = &self.cell.cell;
+        format!(
+            "Timeline of {}/{}/{}/c{}",
+            c.endpoint, c.model, c.scenario, c.concurrency
+        )
+    }
+
+    fn frame(&self) -> Frame {
+        let c = &self.cell.cell;
+        let steady = &self.cell.metrics.steady;
+        let verdict = if steady.steady {
+            let cv = steady.cv.map_or("–".into(), |v| format!("{v:.2}"));
+            let trend = steady.trend.map_or("–".into(), |v| format!("{v:+.2}"));
+            format!("steady (cv {cv}, trend {trend})")
+        } else {
+            format!("NOT steady: {}", steady.reasons.join("; "))
+        };
+        let mut legend = vec![
+            (
+                Swatch::Line(TOKENS),
+                format!("output tokens/s, {} s buckets (left axis)", self.bucket_s),
+            ),
+            (
+                Swatch::Dot(style::TEXT),
+                "per-second series the steady verdict judged".into(),
+            ),
+            (
+                Swatch::Line(IN_FLIGHT),
+                "requests in flight (right axis)".into(),
+            ),
+            (
+                Swatch::Dashed(style::MUTED),
+                format!("target N = {}", c.concurrency),
+            ),
+        ];
+        for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
+            legend.push((Swatch::Block(color), phase.name().into()));
+        }
+        Frame {
+            title: self.title(),
+            subtitle: format!(
+                "{} ({}) · model {} · scenario {} {} · {verdict}",
+                c.endpoint,
+                c.engine.as_str(),
+                c.model_name,
+                c.scenario,
+                self.cell.workload.name
+            ),
+            legend,
+        }
+    }
+
+    /// Width and height, px.
+    pub fn size(&self) -> (u32, u32) {
+        let w = 1400;
+        (w, self.frame().height(w) + 520)
+    }
+
+    /// Draws the figure.
+    pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
+        let body = self.frame().draw(root)?;
+        let p = &self.cell.phases;
+        let s = |us: u64| us as f64 / 1e6;
+        let end = s(p.end_us).max(self.bucket_s);
+        let steady = &self.cell.metrics.steady.output_tps_per_second;
+        let top = self
+            .points
+            .iter()
+            .map(|p| p.output_tps)
+            .chain(steady.iter().copied())
+            .fold(0.0, f64::max);
+        let n = f64::from(self.cell.cell.concurrency);
+        let flight_top = self.points.iter().map(|p| p.in_flight).fold(n, f64::max) * 1.15;
+        let y = axes::up_to(top);
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(8)
+            .margin_right(8)
+            .margin_bottom(8)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .right_y_label_area_size(70)
+            .build_cartesian_2d(0.0..end, y.clone())?
+            .set_secondary_coord(0.0..end, 0.0..flight_top.max(1.0));
+        let bounds = [
+            (0.0, p.fill_s),
+            (p.fill_s, s(p.m0_us)),
+            (s(p.m0_us), s(p.m1_us)),
+            (s(p.m1_us), s(p.drain_end_us)),
+        ];
+        for (((a, b), color), phase) in bounds.iter().zip(style::PHASES).zip(Phase::ALL) {
+            if b <= a {
+                continue;
+            }
+            let area = chart.plotting_area();
+            area.draw(&Rectangle::new([(*a, 0.0), (*b, y.end)], color.filled()))?;
+            if (b - a) / end > 0.07 {
+                let font = style::label()
+                    .color(&style::MUTED)
+                    .pos(Pos::new(HPos::Center, VPos::Top));
+                area.draw(&Text::new(
+                    phase.name(),
+                    ((a + b) / 2.0, y.end * 0.985),
+                    font,
+                ))?;
+            }
+        }
+        axes::mesh(
+            &mut chart,
+            "time since the cell started (s)",
+            "output tokens/s",
+            None,
+            None,
+        )?;
+        let tick = |v: &f64| style::tick(*v);
+        chart
+            .configure_secondary_axes()
+            .y_desc("requests in flight")
+            .y_label_formatter(&tick)
+            .axis_desc_style(style::label().color(&style::TEXT))
+            .label_style(style::small().color(&style::TEXT))
+            .draw()?;
+        let step = |f: fn(&TimelinePoint) -> f64| {
+            self.points
+                .iter()
+                .flat_map(|q| [(q.t_s, f(q)), ((q.t_s + self.bucket_s).min(end), f(q))])
+                .collect::<Vec<_>>()
+        };
+        chart.draw_secondary_series(DashedLineSeries::new(
+            [(0.0, n), (end, n)],
+            8,
+            6,
+            style::MUTED.stroke_width(2),
+        ))?;
+        chart.draw_secondary_series(LineSeries::new(
+            step(|q| q.in_flight),
+            IN_FLIGHT.stroke_width(2),
+        ))?;
+        chart.draw_series(LineSeries::new(
+            step(|q| q.output_tps),
+            TOKENS.stroke_width(2),
+        ))?;
+        let m0 = s(p.m0_us);
+        chart.draw_series(
+            steady
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| Circle::new((m0 + k as f64 + 0.5, v), 4, style::TEXT.filled())),
+        )?;
+        Ok(())
+    }
+}
+
+/// `text` made safe for a file name: letters, digits, `.`, `-` and `_` kept, anything else
+/// becomes `-`.
+pub fn file_part(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_part;
+
+    #[test]
+    fn file_names_are_safe() {
+        assert_eq!(file_part("meta-llama/Llama 3.1"), "meta-llama-Llama-3.1");
+        assert_eq!(file_part("sim-8b"), "sim-8b");
+    }
+}

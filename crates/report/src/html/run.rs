@@ -1,0 +1,130 @@
+//! The "Run" section of report.html: what ran, where and when, from `run.json`, and the
+//! full configuration (secrets already removed by `plateau run`) folded away.
+
+use std::fmt::Write;
+
+use plateau_core::results::run_info::RunInfo;
+
+use super::escape;
+
+/// Writes the section; `run` is `run.json` or why it could not be read.
+pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
+    out.push_str("<h2 id=\"run\">Run</h2>\n");
+    let run = match run {
+        Ok(run) => run,
+        Err(why) => {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(why));
+            return;
+        }
+    };
+    let c = &run.config;
+    let status = crate::tables::run_status(run.status);
+    let time = "%Y-%m-%d %H:%M:%S UTC";
+    let when = format!(
+        "{} to {}{}",
+        run.started_at.format(time),
+        run.ended_at
+            .map_or("–".into(), |t| t.format(time).to_string()),
+        run.wall_duration_s
+            .map_or(String::new(), |s| format!(" ({s:.0} s)"))
+    );
+    let host = format!(
+        "{} ({} {}, {} CPUs)",
+        run.host.hostname, run.host.os, run.host.arch, run.host.cpus
+    );
+    let endpoints: Vec<String> = run
+        .endpoints
+        .iter()
+        .map(|e| {
+            let served: Vec<&str> = e
+                .models
+                .as_ref()
+                .and_then(|m| m.get("data"))
+                .and_then(|d| d.as_array())
+                .map(|a| a.iter().filter_map(|m| m.get("id")?.as_str()).collect())
+                .unwrap_or_default();
+            format!(
+                "{} ({}) at {}; serves {}",
+                e.name,
+                e.engine.as_str(),
+                e.url,
+                if served.is_empty() {
+                    "–".into()
+                } else {
+                    served.join(", ")
+                }
+            )
+        })
+        .collect();
+    let models: Vec<String> = c
+        .models
+        .iter()
+        .map(|m| format!("{} = {}", m.id, m.name))
+        .collect();
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let slo = c.slo.as_ref().map_or("none (no goodput)".into(), |s| {
+        let part = |name: &str, v: Option<f64>| v.map(|v| format!("{name} ≤ {v} ms"));
+        [
+            part("TTFT", s.ttft_ms),
+            part("TPOT", s.tpot_ms),
+            part("E2E", s.e2e_ms),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
+    });
+    let rows: Vec<(&str, String)> = vec![
+        ("status", status.into()),
+        ("plateau", run.plateau_version.clone()),
+        ("when", when),
+        ("client host", host),
+        ("endpoints", endpoints.join("\n")),
+        ("models", models.join("\n")),
+        ("scenarios", c.scenarios.join(", ")),
+        ("concurrencies", list(&c.batch_sizes)),
+        (
+            "phases",
+            format!(
+                "Fill {} s, Stabilize {} s, Measure {} s, Drain up to {} s",
+                c.fill_seconds, c.stabilize_seconds, c.measure_seconds, c.drain_seconds
+            ),
+        ),
+        (
+            "requests",
+            format!(
+                "max_tokens {}, stream {}, ignore_eos {}, seed {}, tokenizer {}",
+                c.max_tokens,
+                c.stream,
+                c.ignore_eos
+                    .map_or("engine default".into(), |b| b.to_string()),
+                c.seed,
+                c.tokenizer
+                    .as_ref()
+                    .map_or("embedded".into(), |p| p.display().to_string())
+            ),
+        ),
+        (
+            "steady when",
+            format!(
+                "cv ≤ {}, |trend| ≤ {}, mean concurrency ≥ {} × N",
+                c.steady.max_cv, c.steady.max_trend, c.steady.min_concurrency_ratio
+            ),
+        ),
+        ("SLOs", slo),
+    ];
+    out.push_str("<table class=\"meta\">\n");
+    for (key, value) in rows {
+        let value = escape(&value).replace('\n', "<br/>");
+        let _ = writeln!(out, "<tr><th>{key}</th><td>{value}</td></tr>");
+    }
+    out.push_str("</table>\n");
+    if let Ok(json) = serde_json::to_string_pretty(c) {
+        let _ = writeln!(
+            out,
+            "<details><summary>configuration (from run.json, secrets removed)</summary>\
+             <pre>{}</pre></details>",
+            escape(&json)
+        );
+    }
+}

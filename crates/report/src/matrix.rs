@@ -1,0 +1,233 @@
+//! The run as a matrix: which series (endpoint x model), scenarios and concurrencies it
+//! holds, and each cell's summary at its coordinates. Figures and tables read cells through
+//! [`Matrix`]; nothing here computes a number.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use plateau_core::results::dir::ResultsDir;
+use plateau_core::results::summary::CellSummary;
+
+/// One line in the figures: an endpoint (with its engine) serving a model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Series {
+    /// Endpoint name.
+    pub endpoint: String,
+    /// Engine name (`vllm`, `sim`, ...).
+    pub engine: String,
+    /// Model id.
+    pub model: String,
+    /// The model's request name.
+    pub model_name: String,
+    /// What the legend says: only the parts that differ between series.
+    pub label: String,
+}
+
+/// A scenario: id and human name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Id (`A1`).
+    pub id: String,
+    /// Name (`Same Short`).
+    pub name: String,
+}
+
+impl Scenario {
+    /// `A1 · Same Short`.
+    pub fn title(&self) -> String {
+        if self.name.is_empty() || self.name == self.id {
+            self.id.clone()
+        } else {
+            format!("{} · {}", self.id, self.name)
+        }
+    }
+}
+
+/// A cell with its place in the matrix.
+#[derive(Clone, Copy, Debug)]
+pub struct Cell<'a> {
+    /// Path relative to the results directory.
+    pub rel: &'a str,
+    /// The cell directory.
+    pub dir: &'a Path,
+    /// Its summary.
+    pub summary: &'a CellSummary,
+    /// Index into [`Matrix::series`].
+    pub series: usize,
+    /// Index into [`Matrix::scenarios`].
+    pub scenario: usize,
+}
+
+/// The readable cells of a results directory, ordered by series, scenario, concurrency.
+#[derive(Debug)]
+pub struct Matrix<'a> {
+    /// Cells in order.
+    pub cells: Vec<Cell<'a>>,
+    /// Series in the run's order of endpoints and models (`run.json`), others after, sorted.
+    pub series: Vec<Series>,
+    /// Scenarios in the run's order (`run.json`), others after, sorted.
+    pub scenarios: Vec<Scenario>,
+    /// Every concurrency present, ascending.
+    pub concurrencies: Vec<u32>,
+}
+
+impl<'a> Matrix<'a> {
+    /// The matrix of the cells of `dir` whose summary could be read.
+    pub fn new(dir: &'a ResultsDir) -> Matrix<'a> {
+        let read: Vec<_> = dir
+            .cells
+            .iter()
+            .filter_map(|c| c.summary.as_ref().ok().map(|s| (c, s)))
+            .collect();
+        let config = dir.run_info().map(|r| &r.config);
+        let rank = |endpoint: &str, model: &str| {
+            let e = config.and_then(|c| c.endpoints.iter().position(|x| x.name == endpoint));
+            let m = config.and_then(|c| c.models.iter().position(|x| x.id == model));
+            (e.unwrap_or(usize::MAX), m.unwrap_or(usize::MAX))
+        };
+        let mut keys: Vec<(&str, &str)> = read
+            .iter()
+            .map(|(_, s)| (s.cell.endpoint.as_str(), s.cell.model.as_str()))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        keys.sort_by_key(|&(e, m)| (rank(e, m), e, m));
+        let endpoints: BTreeSet<&str> = keys.iter().map(|k| k.0).collect();
+        let models: BTreeSet<&str> = keys.iter().map(|k| k.1).collect();
+        let series: Vec<Series> = keys
+            .iter()
+            .map(|&(endpoint, model)| {
+                let s = read
+                    .iter()
+                    .map(|(_, s)| s)
+                    .find(|s| s.cell.endpoint == endpoint && s.cell.model == model)
+                    .map(|s| &s.cell);
+                let engine = s.map(|c| c.engine.as_str()).unwrap_or_default();
+                let model_name = s.map(|c| c.model_name.clone()).unwrap_or_default();
+                let ep = endpoint_label(endpoint, engine);
+                let label = match (endpoints.len() > 1, models.len() > 1) {
+                    (_, false) => ep,
+                    (false, true) => model.to_owned(),
+                    (true, true) => format!("{ep} · {model}"),
+                };
+                Series {
+                    endpoint: endpoint.to_owned(),
+                    engine: engine.to_owned(),
+                    model: model.to_owned(),
+                    model_name,
+                    label,
+                }
+            })
+            .collect();
+
+        let mut order: Vec<String> = dir
+            .run_info()
+            .map(|r| r.config.scenarios.clone())
+            .unwrap_or_default();
+        let mut others: Vec<&str> = read
+            .iter()
+            .map(|(_, s)| s.cell.scenario.as_str())
+            .filter(|id| !order.iter().any(|o| o == id))
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        order.extend(others.into_iter().map(str::to_owned));
+        let scenarios: Vec<Scenario> = order
+            .into_iter()
+            .filter_map(|id| {
+                let s = read.iter().find(|(_, s)| s.cell.scenario == id)?.1;
+                Some(Scenario {
+                    name: s.workload.name.clone(),
+                    id,
+                })
+            })
+            .collect();
+
+        let mut cells: Vec<Cell> = read
+            .iter()
+            .filter_map(|&(c, s)| {
+                Some(Cell {
+                    rel: &c.rel,
+                    dir: &c.dir,
+                    summary: s,
+                    series: series
+                        .iter()
+                        .position(|x| x.endpoint == s.cell.endpoint && x.model == s.cell.model)?,
+                    scenario: scenarios.iter().position(|x| x.id == s.cell.scenario)?,
+                })
+            })
+            .collect();
+        cells.sort_by_key(|c| (c.series, c.scenario, c.summary.cell.concurrency));
+        let concurrencies: BTreeSet<u32> =
+            cells.iter().map(|c| c.summary.cell.concurrency).collect();
+        Matrix {
+            cells,
+            series,
+            scenarios,
+            concurrencies: concurrencies.into_iter().collect(),
+        }
+    }
+
+    /// The summary at (`series`, `scenario`, `concurrency`), if that cell exists.
+    pub fn get(&self, series: usize, scenario: usize, concurrency: u32) -> Option<&'a CellSummary> {
+        self.cells
+            .iter()
+            .find(|c| {
+                c.series == series
+                    && c.scenario == scenario
+                    && c.summary.cell.concurrency == concurrency
+            })
+            .map(|c| c.summary)
+    }
+
+    /// The cells of one series in one scenario, by concurrency.
+    pub fn line(&self, series: usize, scenario: usize) -> Vec<&'a CellSummary> {
+        self.cells
+            .iter()
+            .filter(|c| c.series == series && c.scenario == scenario)
+            .map(|c| c.summary)
+            .collect()
+    }
+
+    /// What every figure's subtitle says: the models and endpoints behind the series.
+    pub fn subtitle(&self) -> String {
+        let mut models: Vec<String> = self
+            .series
+            .iter()
+            .map(|s| {
+                if s.model_name.is_empty() || s.model_name == s.model {
+                    s.model.clone()
+                } else {
+                    format!("{} ({})", s.model, s.model_name)
+                }
+            })
+            .collect();
+        models.dedup();
+        let mut endpoints: Vec<String> = self
+            .series
+            .iter()
+            .map(|s| endpoint_label(&s.endpoint, &s.engine))
+            .collect();
+        endpoints.sort_unstable();
+        endpoints.dedup();
+        let engine = if endpoints.len() == 1 {
+            "engine"
+        } else {
+            "engines"
+        };
+        format!(
+            "model {} · {engine} {}",
+            models.join(", "),
+            endpoints.join(", ")
+        )
+    }
+}
+
+/// `vllm` when the endpoint is named after its engine, else `gpu-a (vllm)`.
+fn endpoint_label(endpoint: &str, engine: &str) -> String {
+    if endpoint == engine || engine.is_empty() {
+        endpoint.to_owned()
+    } else {
+        format!("{endpoint} ({engine})")
+    }
+}

@@ -1,0 +1,254 @@
+//! The report pipeline ([`render`]): read the results directory once, check it, draw every
+//! figure (timelines read their cell's records; figures are drawn in parallel, one per
+//! worker at a time), then write report.html, summary.md and summary.csv.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use plateau_core::results::dir::ResultsDir;
+use plateau_core::results::{self, CSV_FILE, read_samples};
+use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
+
+use crate::error::ReportError;
+use crate::figures::{self, Plot, Rendered, Timeline};
+use crate::matrix::Matrix;
+use crate::{font, html, markdown};
+
+/// report.html's file name.
+pub const HTML_FILE: &str = "report.html";
+/// summary.md's file name.
+pub const MARKDOWN_FILE: &str = "summary.md";
+
+/// What to report on and where to put it.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The results directory (`run.json`, cell directories); report.html, summary.md and
+    /// summary.csv are written into it.
+    pub results_dir: PathBuf,
+    /// Where the PNG and SVG figures go (created if missing).
+    pub figures_dir: PathBuf,
+    /// The concurrency of the engine comparison; `None` picks the largest one every series
+    /// ran.
+    pub compare_at: Option<u32>,
+    /// Limits of the checks behind the warnings.
+    pub thresholds: Thresholds,
+}
+
+impl Options {
+    /// Defaults for everything but the two directories.
+    pub fn new(results_dir: impl Into<PathBuf>, figures_dir: impl Into<PathBuf>) -> Options {
+        Options {
+            results_dir: results_dir.into(),
+            figures_dir: figures_dir.into(),
+            compare_at: None,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// What [`render`] wrote and found.
+#[derive(Debug)]
+pub struct Output {
+    /// report.html.
+    pub html: PathBuf,
+    /// summary.md.
+    pub markdown: PathBuf,
+    /// summary.csv.
+    pub csv: PathBuf,
+    /// Every figure, overview first then timelines, with its PNG and SVG files.
+    pub figures: Vec<Rendered>,
+    /// Cells reported.
+    pub cells: usize,
+    /// Findings of the checks (also listed in report.html).
+    pub findings: Vec<Finding>,
+    /// Input files that could not be read, each error naming its file; the report covers
+    /// everything else.
+    pub unreadable: Vec<String>,
+}
+
+impl Output {
+    /// What was written and found, in a few lines for the terminal.
+    pub fn describe(&self, figures_dir: &Path) -> String {
+        let fails = self
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Fail)
+            .count();
+        let mut out = format!(
+            "{} cells: {} figures (PNG and SVG) in {}\n",
+            self.cells,
+            self.figures.len(),
+            figures_dir.display()
+        );
+        for path in [&self.html, &self.markdown, &self.csv] {
+            out.push_str(&format!("wrote {}\n", path.display()));
+        }
+        out.push_str(&format!(
+            "checks: {fails} failed, {} warnings (listed in report.html; `plateau validate` prints them)\n",
+            self.findings.len() - fails
+        ));
+        out
+    }
+}
+
+/// One unit of drawing work.
+enum Job {
+    Overview(usize),
+    Timeline(usize),
+}
+
+/// What a job produced.
+#[derive(Default)]
+struct Done {
+    rendered: Option<Rendered>,
+    finding: Option<Finding>,
+    unreadable: Option<String>,
+}
+
+/// Makes the whole report from the result files in `opts.results_dir`.
+pub fn render(opts: &Options) -> Result<Output, ReportError> {
+    font::register()?;
+    let dir = ResultsDir::read(&opts.results_dir)?;
+    let mut unreadable: Vec<String> = dir
+        .cells
+        .iter()
+        .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
+        .collect();
+    if let Some(Err(e)) = &dir.run {
+        unreadable.push(e.to_string());
+    }
+    let m = Matrix::new(&dir);
+    if m.cells.is_empty() {
+        return Err(ReportError::NoCells {
+            path: opts.results_dir.clone(),
+            errors: unreadable.iter().map(|e| format!("\n  {e}")).collect(),
+        });
+    }
+    let compare_at = figures::comparison_concurrency(&m, opts.compare_at);
+    if let (Some(requested), None) = (opts.compare_at, compare_at) {
+        let have: Vec<String> = m.concurrencies.iter().map(u32::to_string).collect();
+        return Err(ReportError::CompareAt {
+            requested,
+            available: have.join(", "),
+        });
+    }
+    std::fs::create_dir_all(&opts.figures_dir).map_err(|source| ReportError::Write {
+        path: opts.figures_dir.clone(),
+        source,
+    })?;
+
+    let overview = figures::overview(&m, compare_at);
+    let jobs: Vec<Job> = (0..m.cells.len())
+        .map(Job::Timeline)
+        .chain((0..overview.len()).map(Job::Overview))
+        .collect();
+    let done = parallel(&jobs, |job| run(job, &m, &overview, &opts.figures_dir));
+    let mut findings = validate::check_dir(&dir, &opts.thresholds, Records::Skip);
+    let (mut shown, mut timelines) = (Vec::new(), Vec::new());
+    for (job, result) in jobs.iter().zip(done) {
+        let d = result?;
+        findings.extend(d.finding);
+        unreadable.extend(d.unreadable);
+        match (job, d.rendered) {
+            (Job::Overview(_), Some(r)) => shown.push(r),
+            (Job::Timeline(_), Some(r)) => timelines.push(r),
+            (_, None) => {}
+        }
+    }
+
+    let root = &opts.results_dir;
+    let shown_dir = root.display().to_string();
+    let run = match &dir.run {
+        Some(Ok(run)) => Ok(run),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("no run.json in the results directory".into()),
+    };
+    let page = html::render(&html::Page {
+        m: &m,
+        results_dir: &shown_dir,
+        run,
+        findings: &findings,
+        overview: &shown,
+        timelines: &timelines,
+    });
+    let html_path = root.join(HTML_FILE);
+    results::write_atomic(&html_path, page.as_bytes())?;
+    let md = markdown::render(&m, &shown_dir, dir.run_info(), &findings);
+    let md_path = root.join(MARKDOWN_FILE);
+    results::write_atomic(&md_path, md.as_bytes())?;
+    let csv_path = root.join(CSV_FILE);
+    let summaries: Vec<_> = m.cells.iter().map(|c| c.summary.clone()).collect();
+    results::csv::write(&csv_path, &summaries)?;
+
+    Ok(Output {
+        html: html_path,
+        markdown: md_path,
+        csv: csv_path,
+        figures: shown.into_iter().chain(timelines).collect(),
+        cells: m.cells.len(),
+        findings,
+        unreadable,
+    })
+}
+
+/// Draws one figure; a timeline whose records cannot be read gives a finding instead.
+fn run(job: &Job, m: &Matrix, overview: &[Plot], dir: &Path) -> Result<Done, ReportError> {
+    match *job {
+        Job::Overview(i) => Ok(Done {
+            rendered: Some(figures::save(&overview[i], dir)?),
+            ..Done::default()
+        }),
+        Job::Timeline(i) => {
+            let cell = m.cells[i];
+            let s = cell.summary;
+            if s.records.write_error.is_some() {
+                return Ok(Done::default());
+            }
+            match read_samples(&cell.dir.join(&s.records.file)) {
+                Err(e) => Ok(Done {
+                    finding: validate::check_records(s, Err(&e)),
+                    unreadable: Some(e.to_string()),
+                    rendered: None,
+                }),
+                Ok(samples) => Ok(Done {
+                    finding: validate::check_records(s, Ok(samples.len())),
+                    rendered: Some(figures::save(
+                        &Plot::Timeline(Timeline::new(s, &samples)),
+                        dir,
+                    )?),
+                    unreadable: None,
+                }),
+            }
+        }
+    }
+}
+
+/// `f` over `items` on up to one thread per core, results in the order of `items`.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}

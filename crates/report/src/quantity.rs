@@ -1,0 +1,204 @@
+//! The quantities the report shows and where each is read in a `summary.json`: one table
+//! shared by figures, report.html and summary.md, so a label always means the same field.
+//! Reading only: every value was computed by the core's metrics.
+
+use plateau_core::metrics::Distribution;
+use plateau_core::results::summary::CellSummary;
+
+/// A value read from a summary, with its 95% confidence interval when the summary has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    /// The value.
+    pub value: f64,
+    /// 95% confidence interval `[low, high]`.
+    pub ci: Option<[f64; 2]>,
+    /// The percentile rests on too few samples (the summary's `small_sample` flag).
+    pub small_sample: bool,
+}
+
+impl Reading {
+    fn plain(value: f64) -> Reading {
+        Reading {
+            value,
+            ci: None,
+            small_sample: false,
+        }
+    }
+}
+
+/// How a quantity is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A count: no decimals.
+    Count,
+    /// A measurement: three significant digits ([`crate::style::number`]).
+    Measure,
+}
+
+/// A quantity: its field path in `summary.json`, its label and unit, and how to read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Quantity {
+    /// Where it lives in `summary.json` (`ttft_ms.p50`).
+    pub field: &'static str,
+    /// Short label (`TTFT p50`).
+    pub label: &'static str,
+    /// Unit (`ms`, `tok/s`), empty for ratios and counts.
+    pub unit: &'static str,
+    /// Count or measurement.
+    pub kind: Kind,
+    /// The value in a summary; `None` when the summary has none.
+    pub read: fn(&CellSummary) -> Option<Reading>,
+}
+
+impl Quantity {
+    /// The value in `s`, written for a table (`None` when the summary has none).
+    pub fn text(&self, s: &CellSummary) -> Option<String> {
+        let r = (self.read)(s)?;
+        Some(match self.kind {
+            Kind::Count => format!("{:.0}", r.value),
+            Kind::Measure => crate::style::number(r.value),
+        })
+    }
+
+    /// `TTFT p99 (ms)`.
+    pub fn axis_label(&self) -> String {
+        if self.unit.is_empty() {
+            self.label.to_owned()
+        } else {
+            format!("{} ({})", self.label, self.unit)
+        }
+    }
+}
+
+fn p50(d: &Option<Distribution>) -> Option<Reading> {
+    d.as_ref().map(|d| Reading {
+        value: d.p50,
+        ci: d.p50_ci,
+        small_sample: d.small_sample.iter().any(|p| p == "p50"),
+    })
+}
+
+fn p99(d: &Option<Distribution>) -> Option<Reading> {
+    d.as_ref().map(|d| Reading {
+        value: d.p99,
+        ci: d.p99_ci,
+        small_sample: d.small_sample.iter().any(|p| p == "p99"),
+    })
+}
+
+fn mean(d: &Option<Distribution>) -> Option<Reading> {
+    d.as_ref().map(|d| Reading::plain(d.mean))
+}
+
+macro_rules! quantity {
+    ($name:ident, $field:literal, $label:literal, $unit:literal, $kind:ident, $read:expr) => {
+        #[doc = concat!("`", $field, "`: ", $label, ".")]
+        pub const $name: Quantity = Quantity {
+            field: $field,
+            label: $label,
+            unit: $unit,
+            kind: Kind::$kind,
+            read: $read,
+        };
+    };
+}
+
+quantity!(CONCURRENCY, "cell.concurrency", "N", "", Count, |s| Some(
+    Reading::plain(f64::from(s.cell.concurrency))
+));
+quantity!(OK, "requests.measured_ok", "ok", "", Count, |s| Some(
+    Reading::plain(s.metrics.requests.measured_ok as f64)
+));
+quantity!(
+    ERRORS,
+    "requests.measured_errors",
+    "errors",
+    "",
+    Count,
+    |s| Some(Reading::plain(s.metrics.requests.measured_errors as f64))
+);
+quantity!(TTFT_P50, "ttft_ms.p50", "TTFT p50", "ms", Measure, |s| p50(
+    &s.metrics.ttft_ms
+));
+quantity!(TTFT_P99, "ttft_ms.p99", "TTFT p99", "ms", Measure, |s| p99(
+    &s.metrics.ttft_ms
+));
+quantity!(TPOT_P50, "tpot_ms.p50", "TPOT p50", "ms", Measure, |s| p50(
+    &s.metrics.tpot_ms
+));
+quantity!(TPOT_P99, "tpot_ms.p99", "TPOT p99", "ms", Measure, |s| p99(
+    &s.metrics.tpot_ms
+));
+quantity!(ITL_P50, "itl_chunk_ms.p50", "ITL p50", "ms", Measure, |s| {
+    p50(&s.metrics.itl_chunk_ms)
+});
+quantity!(ITL_P99, "itl_chunk_ms.p99", "ITL p99", "ms", Measure, |s| {
+    p99(&s.metrics.itl_chunk_ms)
+});
+quantity!(E2E_P50, "e2e_ms.p50", "E2E p50", "ms", Measure, |s| p50(&s
+    .metrics
+    .e2e_ms));
+quantity!(E2E_P99, "e2e_ms.p99", "E2E p99", "ms", Measure, |s| p99(&s
+    .metrics
+    .e2e_ms));
+quantity!(JITTER_CHUNK, "jitter.chunk", "jitter", "", Measure, |s| s
+    .metrics
+    .jitter
+    .chunk
+    .map(Reading::plain));
+quantity!(
+    JITTER_TOKEN,
+    "jitter.token",
+    "jitter per token",
+    "",
+    Measure,
+    |s| s.metrics.jitter.token.map(Reading::plain)
+);
+quantity!(
+    USER_TPS,
+    "user_throughput_tps.mean",
+    "user throughput, mean",
+    "tok/s",
+    Measure,
+    |s| mean(&s.metrics.user_throughput_tps)
+);
+quantity!(
+    USER_TPS_P50,
+    "user_throughput_tps.p50",
+    "user throughput, p50",
+    "tok/s",
+    Measure,
+    |s| p50(&s.metrics.user_throughput_tps)
+);
+quantity!(
+    SERVER_TPS,
+    "throughput.server_direct_tps",
+    "server throughput",
+    "tok/s",
+    Measure,
+    |s| Some(Reading::plain(s.metrics.throughput.server_direct_tps))
+);
+quantity!(
+    SERVER_DERIVED_TPS,
+    "throughput.server_derived_tps",
+    "server throughput, derived (mean user × N)",
+    "tok/s",
+    Measure,
+    |s| s.metrics.throughput.server_derived_tps.map(Reading::plain)
+);
+quantity!(
+    REQUEST_RPS,
+    "throughput.request_rps",
+    "requests/s",
+    "",
+    Measure,
+    |s| Some(Reading::plain(s.metrics.throughput.request_rps))
+);
+quantity!(
+    CONCURRENCY_MEAN,
+    "concurrency.mean",
+    "concurrency, mean",
+    "",
+    Measure,
+    |s| Some(Reading::plain(s.metrics.concurrency.mean))
+);

@@ -1,0 +1,113 @@
+//! report.html opens in headless Chromium without console errors, and every embedded figure
+//! decodes in the browser. Runs when `chromium` is on PATH (Debian: `apt-get install -y
+//! chromium`); skipped otherwise, unless `PLATEAU_REQUIRE_CHROMIUM=1`, which makes a missing
+//! Chromium a failure (CI sets it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common;
+
+/// `chromium` on PATH.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("chromium"))
+        .find(|p| p.is_file())
+}
+
+/// Opens `page` headless, taking a screenshot into `shot`; returns Chromium's stderr.
+fn open(chromium: &Path, page: &Path, shot: &Path, profile: &Path) -> String {
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1400,3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("chromium did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let log = reader.join().unwrap();
+    assert!(status.success(), "chromium failed ({status}):\n{log}");
+    log
+}
+
+/// Console messages in Chromium's log.
+fn console(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| l.contains(":CONSOLE")).collect()
+}
+
+#[test]
+fn report_opens_in_headless_chromium_without_errors() {
+    let Some(chromium) = chromium() else {
+        if std::env::var("PLATEAU_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1") {
+            panic!(
+                "PLATEAU_REQUIRE_CHROMIUM=1 but `chromium` is not on PATH (apt-get install -y chromium)"
+            );
+        }
+        eprintln!(
+            "skipped: `chromium` is not on PATH (set PLATEAU_REQUIRE_CHROMIUM=1 to fail instead)"
+        );
+        return;
+    };
+    let (_, _, out) = common::clean();
+    let dir = common::scratch("chromium");
+
+    // The page as written: no console message at all, and a screenshot of the full size.
+    let shot = dir.join("report.png");
+    let log = open(&chromium, &out.html, &shot, &dir.join("profile-a"));
+    assert_eq!(console(&log), Vec::<&str>::new(), "console output:\n{log}");
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let info = decoder.read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (1400, 3000));
+
+    // A copy with a probe script: every embedded figure decodes in the browser.
+    let html = std::fs::read_to_string(&out.html).unwrap();
+    let probe = "<script>window.addEventListener('load', () => { \
+        const bad = [...document.images].filter(i => !i.complete || i.naturalWidth === 0); \
+        console.log('images ' + document.images.length + ' broken ' + bad.length); });</script>";
+    let probed = dir.join("probed.html");
+    std::fs::write(&probed, html.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let log = open(
+        &chromium,
+        &probed,
+        &dir.join("probed.png"),
+        &dir.join("profile-b"),
+    );
+    let want = format!("\"images {} broken 0\"", out.figures.len());
+    let lines = console(&log);
+    assert!(
+        lines.len() == 1 && lines[0].contains(&want),
+        "expected only {want} in the console:\n{log}"
+    );
+}

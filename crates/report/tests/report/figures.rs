@@ -1,0 +1,90 @@
+//! Every figure of the clean fixture exists as a PNG that decodes to its size and an SVG
+//! that parses as XML with that width and height.
+
+use std::fs::File;
+use std::path::Path;
+
+use crate::common;
+
+/// What the clean fixture (2 endpoints, scenarios A1 and B2, N = 1, 2, 4) must give.
+fn expected_names() -> Vec<String> {
+    let mut names: Vec<String> = [
+        "server_throughput_vs_concurrency",
+        "user_throughput_vs_concurrency",
+        "ttft_vs_concurrency",
+        "tpot_vs_concurrency",
+        "jitter_vs_concurrency",
+        "heatmap_server_throughput",
+        "heatmap_ttft_p99",
+        "engine_comparison_c4",
+        "pareto_throughput_vs_ttft_p99",
+        "pareto_throughput_vs_tpot_p99",
+    ]
+    .map(String::from)
+    .to_vec();
+    for endpoint in ["sglang", "vllm"] {
+        for scenario in ["A1", "B2"] {
+            for n in [1, 2, 4] {
+                names.push(format!("timeline_{endpoint}_llama-8b_{scenario}_c{n}"));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let decoder = png::Decoder::new(File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    (frame.width, frame.height)
+}
+
+fn svg_size(path: &Path) -> (u32, u32) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let svg = doc.root_element();
+    assert_eq!(svg.tag_name().name(), "svg", "{}", path.display());
+    let attr = |name: &str| svg.attribute(name).unwrap().parse::<u32>().unwrap();
+    (attr("width"), attr("height"))
+}
+
+#[test]
+fn every_figure_is_a_png_and_an_svg_of_its_size() {
+    let (_, figures_dir, out) = common::clean();
+    let mut names: Vec<String> = out.figures.iter().map(|f| f.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, expected_names());
+    for f in &out.figures {
+        let [png, svg] = &f.files;
+        assert_eq!(png, &figures_dir.join(format!("{}.png", f.name)));
+        assert_eq!(png_size(png), f.size, "{}", png.display());
+        assert_eq!(svg_size(svg), f.size, "{}", svg.display());
+        assert!(
+            f.size.0 >= 560 && f.size.1 >= 300,
+            "{} is {:?}",
+            f.name,
+            f.size
+        );
+        if f.name.starts_with("timeline_") {
+            assert_eq!(f.size.0, 1400, "{}", f.name);
+        }
+    }
+    // Two scenarios side by side: two 560 px panels.
+    let ttft = out
+        .figures
+        .iter()
+        .find(|f| f.name == "ttft_vs_concurrency")
+        .unwrap();
+    assert_eq!(ttft.size.0, 1120);
+}
+
+#[test]
+fn svg_text_uses_the_registered_family() {
+    let (_, figures_dir, _) = common::clean();
+    let text = std::fs::read_to_string(figures_dir.join("ttft_vs_concurrency.svg")).unwrap();
+    assert!(text.contains("font-family=\"sans-serif\""));
+    assert!(text.contains("TTFT (ms)"), "axis label missing");
+    assert!(text.contains("A1 · Same Short"), "panel caption missing");
+}

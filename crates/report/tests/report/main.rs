@@ -1,0 +1,12 @@
+//! Integration tests of the report: the checked-in fixtures are what their rules make, every
+//! figure renders as a PNG and an SVG of its size, report.html and summary.csv show the
+//! fixtures' values, bad input is named, and report.html opens in headless Chromium.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod bad_input;
+mod chromium;
+mod common;
+mod figures;
+mod fixtures;
+mod values;
