@@ -100,10 +100,9 @@ impl Schedule {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
+impl Schedule {
+    /// `slots` with Fill, Stabilize, Measure and the Drain limit in whole seconds.
+    pub(crate) fn secs(slots: u32, [fill, stabilize, measure, drain]: [u64; 4]) -> Schedule {
         Schedule {
             slots,
             fill: Duration::from_secs(fill),
@@ -111,6 +110,15 @@ mod tests {
             measure: Duration::from_secs(measure),
             drain_max: Duration::from_secs(drain),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
+        Schedule::secs(slots, [fill, stabilize, measure, drain])
     }
 
     #[test]

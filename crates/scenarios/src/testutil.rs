@@ -1,9 +1,10 @@
-//! Test helpers: a fresh directory under the system temp dir per test.
+//! Test helpers shared by the unit tests and (through `#[path]`) the integration tests:
+//! temp directories, configs, plans and cells. Only `plateau_core` and `serde_json` in here.
 
 use std::path::PathBuf;
 
 /// An empty directory unique to this process and `name`.
-pub(crate) fn temp_dir(name: &str) -> PathBuf {
+pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("plateau-scenarios-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -14,7 +15,7 @@ use plateau_core::config::RunConfig;
 use plateau_core::plan::{Cell, Plan};
 
 /// A run configuration for `scenarios`, with `extra` keys merged in.
-pub(crate) fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {
+pub fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {
     let mut v = serde_json::json!({
         "endpoints": [{"name": "sim", "engine": "sim"}],
         "models": [{"id": "m", "name": "m"}],
@@ -31,12 +32,12 @@ pub(crate) fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig 
 }
 
 /// The plan of `config`.
-pub(crate) fn plan(config: &RunConfig) -> Plan {
+pub fn plan(config: &RunConfig) -> Plan {
     Plan::build(config, &|_| None).unwrap()
 }
 
 /// The cell of `scenario` at concurrency `n`.
-pub(crate) fn cell(scenario: &str, n: u32) -> Cell {
+pub fn cell(scenario: &str, n: u32) -> Cell {
     Cell {
         endpoint: 0,
         model: 0,

@@ -15,7 +15,7 @@ use crate::sample::Sample;
 const SECOND_US: u64 = 1_000_000;
 
 /// Fewest blocks the series needs for a verdict.
-const MIN_BLOCKS: usize = 3;
+pub const MIN_BLOCKS: usize = 3;
 
 /// Steady-state verdict over the measure window.
 ///
@@ -175,7 +175,7 @@ fn per_second_series(samples: &[Sample], window: &Window) -> Vec<(f64, f64)> {
 }
 
 /// A trend must be significant at this level to count as drift.
-const TREND_SIGNIFICANCE: f64 = 0.05;
+pub const TREND_SIGNIFICANCE: f64 = 0.05;
 
 /// A least-squares line through the series.
 #[derive(Clone, Copy, Debug)]

@@ -57,13 +57,7 @@ impl Transport for Fake {
 }
 
 fn schedule(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
-    Schedule {
-        slots,
-        fill: Duration::from_secs(fill),
-        stabilize: Duration::from_secs(stabilize),
-        measure: Duration::from_secs(measure),
-        drain_max: Duration::from_secs(drain),
-    }
+    Schedule::secs(slots, [fill, stabilize, measure, drain])
 }
 
 async fn run(

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use plateau_core::metrics::{MIN_BLOCKS, TREND_SIGNIFICANCE};
 use plateau_core::results::run_info::RunInfo;
 
 use super::escape;
@@ -107,7 +108,8 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
         (
             "steady when",
             format!(
-                "cv ≤ {}, |trend| ≤ {}, mean concurrency ≥ {} × N",
+                "≥ {MIN_BLOCKS} blocks of one request lifetime; block cv ≤ {}; \
+                 |trend| ≤ {} (or its p ≥ {TREND_SIGNIFICANCE}); mean concurrency ≥ {} × N",
                 c.steady.max_cv, c.steady.max_trend, c.steady.min_concurrency_ratio
             ),
         ),

@@ -2,12 +2,13 @@
 //! into its results directory), and the clean fixture rendered once.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use plateau_report::{Options, Output};
 
 use crate::fixtures;
+use crate::tree::copy_tree;
 
 /// A fresh, empty directory for `test`.
 pub fn scratch(test: &str) -> PathBuf {
@@ -15,20 +16,6 @@ pub fn scratch(test: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Copies the tree at `from` into `to`.
-pub fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// A copy of fixture `name` for `test`: `(results dir, figures dir)`.

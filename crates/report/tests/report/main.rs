@@ -9,4 +9,5 @@ mod chromium;
 mod common;
 mod figures;
 mod fixtures;
+mod tree;
 mod values;

@@ -3,10 +3,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
 use std::sync::Arc;
 
-use plateau_core::config::RunConfig;
-use plateau_core::plan::{Cell, Plan};
 use plateau_core::tokens::TokenCounter;
 use plateau_core::workload::Prompt;
 use plateau_scenarios::Tokenizer;
@@ -15,49 +14,12 @@ use plateau_scenarios::data::oasst2::{Author, NodeRecord, TreeRecord};
 use plateau_scenarios::rng::stream_rng;
 use plateau_scenarios::text::words::{prose, sentence};
 
+#[path = "../../src/testutil.rs"]
+mod testutil;
+pub use testutil::{cell, config, plan, temp_dir};
+
 pub fn tokenizer() -> Arc<Tokenizer> {
     Arc::new(Tokenizer::embedded_cl100k())
-}
-
-/// An empty directory unique to this process and `name`.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "plateau-scenarios-it-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A config running `scenarios`, with `extra` keys merged in.
-pub fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {
-    let mut v = serde_json::json!({
-        "endpoints": [{"name": "sim", "engine": "sim"}],
-        "models": [{"id": "m", "name": "m"}],
-        "batch_sizes": [4],
-        "scenarios": scenarios,
-        "scenarios_dir": "/nonexistent/scenarios",
-        "datasets_dir": "/nonexistent/datasets",
-        "max_tokens": 16,
-    });
-    v.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    serde_json::from_value(v).unwrap()
-}
-
-pub fn plan(config: &RunConfig) -> Plan {
-    Plan::build(config, &|_| None).unwrap()
-}
-
-pub fn cell(scenario: &str, n: u32) -> Cell {
-    Cell {
-        endpoint: 0,
-        model: 0,
-        scenario: scenario.into(),
-        concurrency: n,
-    }
 }
 
 /// A prompt's length: the sum over its messages of their tokens.
