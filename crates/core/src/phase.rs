@@ -117,10 +117,6 @@ impl Schedule {
 mod tests {
     use super::*;
 
-    fn s(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
-        Schedule::secs(slots, [fill, stabilize, measure, drain])
-    }
-
     #[test]
     fn slot_starts_are_evenly_spaced_within_fill() {
         // (slots, fill_s, slot, expected start in ms)
@@ -135,7 +131,7 @@ mod tests {
             (3, 0, 2, 0),
         ];
         for &(slots, fill, slot, want_ms) in rows {
-            let got = s(slots, fill, 1, 1, 1).slot_start(slot);
+            let got = Schedule::secs(slots, [fill, 1, 1, 1]).slot_start(slot);
             assert_eq!(
                 got,
                 Duration::from_millis(want_ms),
@@ -147,7 +143,7 @@ mod tests {
     #[test]
     fn no_more_than_one_start_per_second_when_n_at_most_fill() {
         for n in 1..=30u32 {
-            let sched = s(n, 30, 1, 1, 1);
+            let sched = Schedule::secs(n, [30, 1, 1, 1]);
             for i in 1..n {
                 let gap = sched.slot_start(i) - sched.slot_start(i - 1);
                 assert!(gap >= Duration::from_secs(1), "n={n} i={i} gap={gap:?}");
@@ -157,7 +153,7 @@ mod tests {
 
     #[test]
     fn phase_at_follows_the_boundaries() {
-        let sched = s(8, 30, 60, 120, 30);
+        let sched = Schedule::secs(8, [30, 60, 120, 30]);
         // (elapsed seconds, expected phase)
         let rows: &[(f64, Phase)] = &[
             (0.0, Phase::Fill),
@@ -179,7 +175,7 @@ mod tests {
 
     #[test]
     fn zero_length_phases_are_skipped() {
-        let sched = s(4, 0, 0, 5, 1);
+        let sched = Schedule::secs(4, [0, 0, 5, 1]);
         assert_eq!(sched.phase_at(Duration::ZERO), Phase::Measure);
     }
 }

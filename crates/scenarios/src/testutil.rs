@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use plateau_core::config::RunConfig;
+use plateau_core::plan::{Cell, Plan};
+
 /// An empty directory unique to this process and `name`.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("plateau-scenarios-{}-{name}", std::process::id()));
@@ -10,9 +13,6 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
-
-use plateau_core::config::RunConfig;
-use plateau_core::plan::{Cell, Plan};
 
 /// A run configuration for `scenarios`, with `extra` keys merged in.
 pub fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {

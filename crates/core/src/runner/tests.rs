@@ -56,10 +56,6 @@ impl Transport for Fake {
     }
 }
 
-fn schedule(slots: u32, fill: u64, stabilize: u64, measure: u64, drain: u64) -> Schedule {
-    Schedule::secs(slots, [fill, stabilize, measure, drain])
-}
-
 async fn run(
     fake: Fake,
     schedule: Schedule,
@@ -99,7 +95,12 @@ async fn closed_loop_through_the_four_phases() {
         itl: Duration::from_millis(50),
         tokens: 10,
     };
-    let (out, live) = run(fake, schedule(4, 4, 2, 10, 5), CancellationToken::new()).await;
+    let (out, live) = run(
+        fake,
+        Schedule::secs(4, [4, 2, 10, 5]),
+        CancellationToken::new(),
+    )
+    .await;
     let samples = &out.recorded.samples;
     assert_eq!(out.ending, Ending::Complete);
     assert_eq!(out.bounds.m0_us, 6_000_000);
@@ -168,7 +169,12 @@ async fn drain_limit_cancels_measured_requests_as_drain_timeout() {
         itl: Duration::from_millis(1),
         tokens: 2,
     };
-    let (out, _) = run(fake, schedule(2, 0, 0, 3, 1), CancellationToken::new()).await;
+    let (out, _) = run(
+        fake,
+        Schedule::secs(2, [0, 0, 3, 1]),
+        CancellationToken::new(),
+    )
+    .await;
     assert_eq!(out.ending, Ending::DrainTimedOut);
     assert_eq!(out.bounds.drain_end_us, 4_000_000);
     let samples = &out.recorded.samples;
@@ -194,7 +200,7 @@ async fn interrupt_ends_the_cell_and_keeps_every_record() {
         tokio::time::sleep(Duration::from_millis(7_250)).await;
         trigger.cancel();
     });
-    let (out, live) = run(fake, schedule(3, 3, 2, 60, 30), interrupt).await;
+    let (out, live) = run(fake, Schedule::secs(3, [3, 2, 60, 30]), interrupt).await;
     assert_eq!(out.ending, Ending::Interrupted);
     assert_eq!(out.bounds.drain_end_us, 7_250_000);
     let samples = &out.recorded.samples;
@@ -220,7 +226,7 @@ async fn interrupt_during_fill_stops_slots_that_have_not_started() {
         tokio::time::sleep(Duration::from_millis(1_500)).await;
         trigger.cancel();
     });
-    let (out, _) = run(fake, schedule(10, 10, 1, 1, 1), interrupt).await;
+    let (out, _) = run(fake, Schedule::secs(10, [10, 1, 1, 1]), interrupt).await;
     assert_eq!(out.ending, Ending::Interrupted);
     let slots: std::collections::BTreeSet<u32> =
         out.recorded.samples.iter().map(|s| s.slot).collect();

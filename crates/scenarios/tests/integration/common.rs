@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
 use std::sync::Arc;
 
 use plateau_core::tokens::TokenCounter;
