@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("parse+decode 512 chunks, 1 KiB frames", |b| {
         b.iter(|| {
             let mut parser = sse::Parser::new();
-            let mut response = String::new();
+            let mut response = openai::Text::default();
             let mut n = 0usize;
             for frame in data.chunks(1024) {
                 parser

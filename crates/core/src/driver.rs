@@ -264,6 +264,7 @@ async fn run_one(
         &Options {
             slo: plan.slo.as_ref(),
             steady: &plan.steady,
+            stream: plan.request.stream,
         },
     );
     let summary = CellSummary {

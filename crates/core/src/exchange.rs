@@ -2,35 +2,49 @@
 //! response text, the server's usage, the outcome) and its finalisation into a
 //! [`Sample`] with token counts and their sources. Finalising runs off the request path.
 
-use crate::openai::Usage;
+use crate::openai::{Decoded, Text, Usage};
 use crate::phase::Phase;
 use crate::sample::{Chunk, Outcome, Sample, TokenSource};
 use crate::tokens::TokenCounter;
 use crate::workload::Prompt;
 
-/// A content chunk as it arrived: its frame's arrival and where its text ends in
-/// [`Exchange::response`].
+/// An observed chunk: the token-bearing events of one socket read, with that read's
+/// arrival and where their text ends in [`Text::all`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawChunk {
-    /// Arrival of the body frame that completed it, us since cell start.
+    /// Arrival of the first body frame of the read, us since cell start.
     pub t_us: u64,
-    /// Byte offset in the response text where this chunk's text ends.
+    /// The connection's read counter when that frame arrived: frames with the same value
+    /// came in one read.
+    pub read: u64,
+    /// Byte offset in [`Text::all`] where this chunk's text ends.
     pub end: usize,
     /// Cumulative completion tokens, when the server sends usage on every chunk.
     pub completion_tokens: Option<u32>,
+    /// Token-bearing events merged into this chunk.
+    pub events: u32,
+    /// Those of them that carried text (each carries at least one token).
+    pub text_events: u32,
 }
 
 /// One request as the client saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exchange {
-    /// Just before the request was written, us since cell start.
+    /// Once a usable connection was in hand, just before the request was written, us
+    /// since cell start.
     pub t_sent_us: u64,
     /// When it ended, us since cell start.
     pub t_end_us: u64,
-    /// Content chunks in arrival order.
+    /// Time to open the connection (TCP and TLS), us; `None` when one was reused.
+    pub connect_us: Option<u64>,
+    /// Times it was resent after a reused connection turned out closed by the server.
+    pub resends: u32,
+    /// Observed chunks in arrival order.
     pub chunks: Vec<RawChunk>,
-    /// All content text received.
-    pub response: String,
+    /// First arrival of answer text or a tool call (after any reasoning), us.
+    pub t_first_answer_us: Option<u64>,
+    /// All text received.
+    pub text: Text,
     /// The last `usage` object received.
     pub usage: Option<Usage>,
     /// How it ended.
@@ -45,19 +59,50 @@ impl Exchange {
         Exchange {
             t_sent_us,
             t_end_us: t_sent_us,
+            connect_us: None,
+            resends: 0,
             chunks: Vec::new(),
-            response: String::new(),
+            t_first_answer_us: None,
+            text: Text::default(),
             usage: None,
             outcome: Outcome::Ok,
             error: None,
         }
     }
 
-    /// The text of each content chunk.
+    /// Records a token-bearing event `d` (its text already appended to [`Exchange::text`])
+    /// that arrived at `t_us` in read `read`: merged into the last chunk when it came in the
+    /// same read, else a new chunk.
+    pub fn record(&mut self, t_us: u64, read: u64, d: &Decoded) {
+        if d.answer_len > 0 || d.tool_call {
+            self.t_first_answer_us.get_or_insert(t_us);
+        }
+        let completion_tokens = d.usage.and_then(|u| u.completion_tokens);
+        let text_events = u32::from(d.content_len > 0);
+        let end = self.text.all.len();
+        match self.chunks.last_mut() {
+            Some(last) if last.read == read => {
+                last.end = end;
+                last.completion_tokens = completion_tokens.or(last.completion_tokens);
+                last.events += 1;
+                last.text_events += text_events;
+            }
+            _ => self.chunks.push(RawChunk {
+                t_us,
+                read,
+                end,
+                completion_tokens,
+                events: 1,
+                text_events,
+            }),
+        }
+    }
+
+    /// The text of each chunk.
     pub fn chunk_texts(&self) -> impl Iterator<Item = &str> {
         let mut start = 0;
         self.chunks.iter().map(move |c| {
-            let text = self.response.get(start..c.end).unwrap_or("");
+            let text = self.text.all.get(start..c.end).unwrap_or("");
             start = c.end;
             text
         })
@@ -76,8 +121,9 @@ pub struct Meta {
 }
 
 /// Turns an exchange into a sample: token counts from the server's usage where it sent
-/// them, else from `counter`; per-chunk tokens from per-chunk usage, else the tokenizer's
-/// counts of each chunk's text, apportioned to the server's total when it reported one.
+/// them, else from `counter` over the whole response text (never less than the number of
+/// events that carried text); per-chunk tokens from per-chunk usage, else the tokenizer's
+/// counts of each chunk's text, apportioned to that total.
 pub fn finalize(
     ex: Exchange,
     meta: Meta,
@@ -87,8 +133,9 @@ pub fn finalize(
 ) -> Sample {
     let usage = ex.usage.unwrap_or_default();
     let has_content = !ex.chunks.is_empty();
-    let client_counts: Vec<u32> = ex.chunk_texts().map(|t| count(counter, t)).collect();
-    let n_out_client = has_content.then(|| client_counts.iter().sum::<u32>());
+    let text_events: u32 = ex.chunks.iter().map(|c| c.text_events).sum();
+    let n_out_client =
+        has_content.then(|| count(counter, &ex.text.all).max(text_events));
 
     let per_chunk_usage: Option<Vec<u32>> = ex
         .chunks
@@ -105,14 +152,12 @@ pub fn finalize(
                 })
                 .collect()
         });
-    let (chunk_tokens, chunk_source) = match per_chunk_usage {
-        Some(tokens) if has_content => (tokens, Some(TokenSource::Usage)),
-        _ if has_content => {
-            let tokens = match usage.completion_tokens {
-                Some(total) => apportion(&client_counts, total),
-                None => client_counts,
-            };
-            (tokens, Some(TokenSource::Tokenizer))
+    let (chunk_tokens, chunk_source) = match (per_chunk_usage, n_out_client) {
+        (Some(tokens), Some(_)) => (tokens, Some(TokenSource::Usage)),
+        (None, Some(client_total)) => {
+            let weights: Vec<u32> = ex.chunk_texts().map(|t| count(counter, t)).collect();
+            let total = usage.completion_tokens.unwrap_or(client_total);
+            (apportion(&weights, total), Some(TokenSource::Tokenizer))
         }
         _ => (Vec::new(), None),
     };
@@ -122,6 +167,10 @@ pub fn finalize(
         (None, Some(n)) => (Some(n), Some(TokenSource::Tokenizer)),
         (None, None) => (None, None),
     };
+    let reasoned = !ex.text.reasoning.is_empty();
+    let n_reasoning = usage
+        .reasoning_tokens()
+        .or_else(|| reasoned.then(|| count(counter, &ex.text.reasoning)));
     let prompt_text = || {
         prompt
             .messages
@@ -144,6 +193,8 @@ pub fn finalize(
         phase: meta.phase,
         t_sent_us: ex.t_sent_us,
         t_end_us: ex.t_end_us,
+        connect_us: ex.connect_us,
+        resends: ex.resends,
         chunks: ex
             .chunks
             .iter()
@@ -153,9 +204,14 @@ pub fn finalize(
                 tokens,
             })
             .collect(),
+        events: ex.chunks.iter().map(|c| c.events).sum(),
+        multi_event_reads: ex.chunks.iter().filter(|c| c.events > 1).count() as u32,
+        text_events,
+        t_first_answer_us: ex.t_first_answer_us.filter(|_| reasoned),
         n_out,
         n_out_source,
         n_out_client,
+        n_reasoning,
         chunk_tokens_source: chunk_source,
         n_in,
         n_in_source,
@@ -164,7 +220,7 @@ pub fn finalize(
         error: ex.error,
         turn: prompt.turn,
         prompt: store_text.then(prompt_text),
-        response: store_text.then_some(ex.response),
+        response: store_text.then_some(ex.text.answer),
     }
 }
 

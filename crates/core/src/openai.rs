@@ -97,22 +97,66 @@ pub struct Usage {
     /// Prompt tokens.
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
-    /// Completion tokens (cumulative, on per-chunk usage).
+    /// Completion tokens (cumulative, on per-chunk usage), reasoning tokens included.
     #[serde(default)]
     pub completion_tokens: Option<u32>,
+    /// The breakdown of the completion tokens, where the server gives one.
+    #[serde(default)]
+    pub completion_tokens_details: Option<CompletionDetails>,
+}
+
+impl Usage {
+    /// Reasoning tokens among the completion tokens, where the server says.
+    pub fn reasoning_tokens(&self) -> Option<u32> {
+        self.completion_tokens_details?.reasoning_tokens
+    }
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct CompletionDetails {
+    /// Reasoning tokens.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u32>,
+}
+
+/// The generated text of one response, as it arrives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    /// Every generated piece in arrival order: answer, reasoning and tool-call text (what
+    /// output tokens are counted over).
+    pub all: String,
+    /// The answer alone (`content` / `text`): what a conversation sends back as history.
+    pub answer: String,
+    /// Reasoning text (`reasoning_content` / `reasoning` deltas).
+    pub reasoning: String,
 }
 
 /// What one stream event or whole body carried.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decoded {
-    /// Bytes of content appended to the response text.
+    /// Bytes of generated text appended to [`Text::all`].
     pub content_len: usize,
+    /// Bytes of answer text among them.
+    pub answer_len: usize,
+    /// Bytes of reasoning text among them.
+    pub reasoning_len: usize,
+    /// Whether a choice carried a tool-call delta (output, even with no argument text).
+    pub tool_call: bool,
     /// The `usage` object, if present.
     pub usage: Option<Usage>,
     /// Whether a choice carried a `finish_reason`.
     pub finished: bool,
     /// The server's error message, if this was an error object.
     pub error: Option<String>,
+}
+
+impl Decoded {
+    /// Whether this event is token-bearing on its own: generated text, a tool-call delta,
+    /// or the `finish_reason` that ends the output (its token may decode to no text).
+    pub fn carries_output(&self) -> bool {
+        self.content_len > 0 || self.tool_call || self.finished
+    }
 }
 
 #[derive(Deserialize)]
@@ -149,39 +193,68 @@ struct WireText<'a> {
     reasoning_content: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<WireToolCall<'a>>>,
 }
 
-/// Decodes one stream event's data (or a whole non-streaming body), appending its content
-/// (reasoning text included: it is generated output) to `response`.
-pub fn decode(data: &[u8], response: &mut String) -> Result<Decoded, serde_json::Error> {
+#[derive(Deserialize)]
+struct WireToolCall<'a> {
+    #[serde(default, borrow)]
+    function: Option<WireFunction<'a>>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+/// Decodes one stream event's data (or a whole non-streaming body), appending what it
+/// generated to `text`: answer (`content`, `text`), reasoning (`reasoning_content`,
+/// `reasoning`) and tool-call names and arguments all count as output.
+pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error> {
     let chunk: WireChunk<'_> = serde_json::from_slice(data)?;
-    let before = response.len();
-    let mut finished = false;
+    let mut d = Decoded {
+        usage: chunk.usage,
+        ..Decoded::default()
+    };
+    let before = text.all.len();
     for choice in &chunk.choices {
         for part in [&choice.delta, &choice.message].into_iter().flatten() {
-            for text in [&part.reasoning_content, &part.reasoning, &part.content]
-                .into_iter()
-                .flatten()
-            {
-                response.push_str(text);
+            for piece in [&part.reasoning_content, &part.reasoning].into_iter().flatten() {
+                text.reasoning.push_str(piece);
+                text.all.push_str(piece);
+                d.reasoning_len += piece.len();
+            }
+            if let Some(piece) = &part.content {
+                text.answer.push_str(piece);
+                text.all.push_str(piece);
+                d.answer_len += piece.len();
+            }
+            for call in part.tool_calls.iter().flatten() {
+                d.tool_call = true;
+                let f = call.function.as_ref();
+                for piece in f.into_iter().flat_map(|f| [&f.name, &f.arguments]).flatten() {
+                    text.all.push_str(piece);
+                }
             }
         }
-        if let Some(text) = &choice.text {
-            response.push_str(text);
+        if let Some(piece) = &choice.text {
+            text.answer.push_str(piece);
+            text.all.push_str(piece);
+            d.answer_len += piece.len();
         }
-        finished |= choice.finish_reason.is_some();
+        d.finished |= choice.finish_reason.is_some();
     }
-    let error = match (&chunk.error, chunk.object.as_deref()) {
+    d.content_len = text.all.len() - before;
+    d.error = match (&chunk.error, chunk.object.as_deref()) {
         (Some(e), _) => Some(error_text(e)),
         (None, Some("error")) => Some(chunk.message.as_deref().unwrap_or("error").to_owned()),
         _ => None,
     };
-    Ok(Decoded {
-        content_len: response.len() - before,
-        usage: chunk.usage,
-        finished,
-        error,
-    })
+    Ok(d)
 }
 
 fn error_text(e: &Value) -> String {
@@ -198,7 +271,7 @@ fn error_text(e: &Value) -> String {
 
 /// A readable message from an error response body: the JSON error's message, else the text.
 pub fn error_message(body: &[u8]) -> String {
-    let mut sink = String::new();
+    let mut sink = Text::default();
     if let Ok(Decoded {
         error: Some(msg), ..
     }) = decode(body, &mut sink)

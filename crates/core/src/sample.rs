@@ -124,8 +124,30 @@ pub struct Sample {
     pub t_sent_us: u64,
     /// When the request ended (last byte, error or cancellation), us since cell start.
     pub t_end_us: u64,
-    /// Content chunks in arrival order (chunks with no content are not listed).
+    /// Time to open a new connection (TCP and TLS) before `t_sent_us`, us; absent when an
+    /// open connection was reused. Never part of TTFT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_us: Option<u64>,
+    /// Times the request was resent because the reused connection it went out on had been
+    /// closed by the server before a byte of response came back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resends: u32,
+    /// Observed chunks in arrival order: the token-bearing events of one socket read are
+    /// one chunk carrying all their tokens (events without tokens are not listed).
     pub chunks: Vec<Chunk>,
+    /// Token-bearing stream events received (at least one per chunk).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub events: u32,
+    /// Chunks whose read carried more than one token-bearing event.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub multi_event_reads: u32,
+    /// Events that carried text: a lower bound on the output tokens.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub text_events: u32,
+    /// First arrival of answer text or a tool call, us since cell start; recorded only when
+    /// reasoning text came before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_first_answer_us: Option<u64>,
     /// Output tokens, when known.
     pub n_out: Option<u32>,
     /// Where `n_out` came from.
@@ -133,6 +155,10 @@ pub struct Sample {
     /// The client tokenizer's count of the response text, to check the server's `n_out`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n_out_client: Option<u32>,
+    /// Reasoning tokens among the output tokens (the server's breakdown, else the client
+    /// tokenizer's count of the reasoning text); absent without reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_reasoning: Option<u32>,
     /// Where per-chunk token counts came from (per-chunk usage, else tokenizer).
     pub chunk_tokens_source: Option<TokenSource>,
     /// Prompt tokens, when known.
@@ -155,6 +181,10 @@ pub struct Sample {
     /// Response text, when `store_text` is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Sample {
@@ -189,6 +219,13 @@ mod tests {
             phase: Phase::Measure,
             t_sent_us: 10,
             t_end_us: 90,
+            connect_us: None,
+            resends: 0,
+            events: 0,
+            multi_event_reads: 0,
+            text_events: 0,
+            t_first_answer_us: None,
+            n_reasoning: None,
             chunks: vec![
                 Chunk {
                     t_us: 40,

@@ -42,6 +42,9 @@ impl Default for Thresholds {
     }
 }
 
+/// A cell whose reads carry more than one event this often sits behind a buffer.
+const BUFFERED_READS: f64 = 0.5;
+
 /// One finding about one cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
@@ -159,6 +162,51 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
                 s.tokenizer,
                 o.mean_rel_diff * 100.0,
                 o.max_rel_diff * 100.0
+            ),
+        );
+    }
+    if let Some(o) = &m.tokens.output {
+        let below_share = o.usage_below_events as f64 / o.n.max(1) as f64;
+        let factor = crate::metrics::USAGE_FACTOR;
+        if !(1.0 / factor..=factor).contains(&o.mean_usage_ratio) || below_share > 0.01 {
+            add(
+                "usage_mismatch",
+                Severity::Fail,
+                format!(
+                    "the server's usage does not describe the content received: {:.2} tokens \
+                     of usage per token of content (allowed 1/{factor} to {factor}), and {} of {} \
+                     requests claim fewer tokens than events that carried text; TPOT and \
+                     throughput use usage, so they cannot be trusted",
+                    o.mean_usage_ratio, o.usage_below_events, o.n
+                ),
+            );
+        }
+    }
+    if s.cell.ignore_eos
+        && let Some(out) = &m.output_tokens
+        && out.p50 < f64::from(s.cell.max_tokens)
+    {
+        add(
+            "ignore_eos",
+            Severity::Warn,
+            format!(
+                "ignore_eos was sent but the median reply is {:.0} tokens of max_tokens {}: \
+                 the engine ignored it, so reply lengths vary with the model",
+                out.p50, s.cell.max_tokens
+            ),
+        );
+    }
+    if let Some(r) = &m.reads
+        && r.multi_event_fraction > BUFFERED_READS
+    {
+        add(
+            "buffered_stream",
+            Severity::Warn,
+            format!(
+                "{:.0}% of reads carried more than one stream event ({:.1} per read): a proxy or \
+                 gateway buffers the stream, so ITL is timed per read, not per token as sent",
+                r.multi_event_fraction * 100.0,
+                r.events_per_read
             ),
         );
     }

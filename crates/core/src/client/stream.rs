@@ -1,8 +1,9 @@
-//! Reading an event stream: SSE events decoded as OpenAI chunks, content chunks recorded
-//! with their frame's arrival, and the first failure (error event, undecodable chunk) kept.
+//! Reading an event stream: SSE events decoded as OpenAI chunks, token-bearing events
+//! recorded with their frame's arrival and socket read (events of one read make one
+//! observed chunk), and the first failure (error event, undecodable chunk) kept.
 
-use crate::exchange::{Exchange, RawChunk};
-use crate::openai;
+use crate::exchange::Exchange;
+use crate::openai::{self, Usage};
 use crate::sample::Outcome;
 use crate::sse;
 
@@ -10,39 +11,55 @@ use crate::sse;
 #[derive(Default)]
 pub(super) struct SseState {
     parser: sse::Parser,
+    /// The read of the last frame fed.
+    last_read: u64,
     pub(super) done: bool,
     pub(super) finished: bool,
     pub(super) failure: Option<(Outcome, String)>,
 }
 
 impl SseState {
-    pub(super) fn feed(&mut self, data: &[u8], t_us: u64, ex: &mut Exchange) -> Result<(), String> {
-        self.with_events(t_us, ex, |parser, emit| {
+    pub(super) fn feed(
+        &mut self,
+        data: &[u8],
+        t_us: u64,
+        read: u64,
+        ex: &mut Exchange,
+    ) -> Result<(), String> {
+        self.last_read = read;
+        self.with_events(t_us, read, ex, |parser, emit| {
             parser
                 .feed(data, &mut |e| emit(e))
                 .map_err(|e| e.to_string())
         })
     }
 
+    /// Ends the stream at `t_us`: an event still in the parser (no blank line after it)
+    /// arrived with the last read.
     pub(super) fn finish(&mut self, t_us: u64, ex: &mut Exchange) {
-        self.with_events(t_us, ex, |parser, emit| parser.finish(&mut |e| emit(e)));
+        let read = self.last_read;
+        self.with_events(t_us, read, ex, |parser, emit| {
+            parser.finish(&mut |e| emit(e))
+        });
     }
 
     /// Runs a parser operation with every event it completes handled by [`on_event`].
     fn with_events<R>(
         &mut self,
         t_us: u64,
+        read: u64,
         ex: &mut Exchange,
         op: impl FnOnce(&mut sse::Parser, &mut dyn FnMut(sse::Event)) -> R,
     ) -> R {
         let Self {
             parser,
+            last_read: _,
             done,
             finished,
             failure,
         } = self;
         op(parser, &mut |ev| {
-            on_event(ev, t_us, ex, done, finished, failure)
+            on_event(ev, t_us, read, ex, done, finished, failure)
         })
     }
 }
@@ -50,6 +67,7 @@ impl SseState {
 fn on_event(
     ev: sse::Event,
     t_us: u64,
+    read: u64,
     ex: &mut Exchange,
     done: &mut bool,
     finished: &mut bool,
@@ -62,7 +80,7 @@ fn on_event(
         *done = true;
         return;
     }
-    match openai::decode(ev.data.as_bytes(), &mut ex.response) {
+    match openai::decode(ev.data.as_bytes(), &mut ex.text) {
         Err(e) => {
             *failure = Some((
                 Outcome::Decode,
@@ -70,18 +88,19 @@ fn on_event(
             ))
         }
         Ok(d) => {
-            if let Some(msg) = d.error {
+            if let Some(msg) = d.error.clone() {
                 *failure = Some((Outcome::ServerError, msg));
             } else if ev.event.as_deref() == Some("error") {
                 *failure = Some((Outcome::ServerError, truncate(&ev.data)));
             }
-            if d.content_len > 0 {
-                let completion_tokens = d.usage.and_then(|u| u.completion_tokens);
-                ex.chunks.push(RawChunk {
-                    t_us,
-                    end: ex.response.len(),
-                    completion_tokens,
-                });
+            // Per-chunk usage that grew counts as tokens even when they decoded to no text.
+            let counted = |u: Option<Usage>| u.and_then(|u| u.completion_tokens);
+            let grew = matches!(
+                (counted(ex.usage), counted(d.usage)),
+                (Some(before), Some(now)) if now > before
+            ) && !ex.chunks.is_empty();
+            if d.carries_output() || grew {
+                ex.record(t_us, read, &d);
             }
             if d.usage.is_some() {
                 ex.usage = d.usage;

@@ -22,12 +22,16 @@ fn meta() -> Meta {
 
 fn exchange(chunks: &[(u64, &str, Option<u32>)], usage: Option<Usage>) -> Exchange {
     let mut ex = Exchange::new(100);
-    for &(t, text, cum) in chunks {
-        ex.response.push_str(text);
+    for (read, &(t, text, cum)) in chunks.iter().enumerate() {
+        ex.text.all.push_str(text);
+        ex.text.answer.push_str(text);
         ex.chunks.push(RawChunk {
             t_us: t,
-            end: ex.response.len(),
+            read: read as u64,
+            end: ex.text.all.len(),
             completion_tokens: cum,
+            events: 1,
+            text_events: u32::from(!text.is_empty()),
         });
     }
     ex.t_end_us = 999;
@@ -46,6 +50,7 @@ fn per_chunk_usage_wins() {
         Some(Usage {
             prompt_tokens: Some(5),
             completion_tokens: Some(4),
+            completion_tokens_details: None,
         }),
     );
     let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
@@ -73,6 +78,7 @@ fn tokenizer_counts_are_apportioned_to_the_servers_total() {
         Some(Usage {
             prompt_tokens: None,
             completion_tokens: Some(8),
+            completion_tokens_details: None,
         }),
     );
     let s = finalize(ex, meta(), &prompt(), &Whitespace, true);
@@ -103,6 +109,69 @@ fn without_usage_the_tokenizer_counts() {
             tokens: 2
         }]
     );
+}
+
+#[test]
+fn the_tokenizer_counts_the_whole_text_not_chunk_by_chunk() {
+    // Chunk by chunk, "x y" and "z w" are 2 + 2 words; the text "x yz w" is 3.
+    let ex = exchange(&[(200, "x y", None), (300, "z w", None)], None);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
+    assert_eq!(
+        (s.n_out, s.n_out_source),
+        (Some(3), Some(TokenSource::Tokenizer))
+    );
+    let tokens: Vec<u32> = s.chunks.iter().map(|c| c.tokens).collect();
+    assert_eq!(tokens.iter().sum::<u32>(), 3);
+    // Never fewer tokens than events that carried text: "a", "b", "c" glued are one word.
+    let ex = exchange(&[(200, "a", None), (300, "b", None), (400, "c", None)], None);
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
+    assert_eq!((s.n_out, s.text_events), (Some(3), 3));
+}
+
+#[test]
+fn events_of_one_read_are_one_chunk() {
+    let mut ex = Exchange::new(100);
+    let event = |ex: &mut Exchange, t, read, text: &str| {
+        let d = crate::openai::decode(
+            format!(r#"{{"choices":[{{"delta":{{"content":"{text}"}}}}]}}"#).as_bytes(),
+            &mut ex.text,
+        )
+        .unwrap();
+        ex.record(t, read, &d);
+    };
+    // Three events in read 1 (at 60 ms), three in read 2 (at 120 ms).
+    for text in [" a", " b", " c"] {
+        event(&mut ex, 60_000, 1, text);
+    }
+    for (t, text) in [(120_000, " d"), (120_010, " e"), (120_020, " f")] {
+        event(&mut ex, t, 2, text);
+    }
+    assert_eq!(ex.chunks.len(), 2);
+    assert_eq!((ex.chunks[1].t_us, ex.chunks[1].events), (120_000, 3));
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
+    assert_eq!(s.chunks, vec![Chunk::from((60_000, 3)), Chunk::from((120_000, 3))]);
+    assert_eq!((s.events, s.multi_event_reads), (6, 2));
+}
+
+#[test]
+fn reasoning_is_output_but_not_history() {
+    let mut ex = Exchange::new(0);
+    for (t, data) in [
+        (10, r#"{"choices":[{"delta":{"reasoning_content":" think"}}]}"#),
+        (20, r#"{"choices":[{"delta":{"reasoning_content":" more"}}]}"#),
+        (30, r#"{"choices":[{"delta":{"content":" answer"}}]}"#),
+        (40, r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#),
+    ] {
+        let d = crate::openai::decode(data.as_bytes(), &mut ex.text).unwrap();
+        ex.record(t, t, &d);
+    }
+    assert_eq!(ex.text.answer, " answer");
+    let s = finalize(ex, meta(), &prompt(), &Whitespace, true);
+    // The empty finishing event still ends the output: t_last is its arrival.
+    assert_eq!((s.t_first_us(), s.t_last_us()), (Some(10), Some(40)));
+    assert_eq!(s.t_first_answer_us, Some(30));
+    assert_eq!((s.n_out, s.n_reasoning), (Some(3), Some(2)));
+    assert_eq!(s.response.as_deref(), Some(" answer"));
 }
 
 #[test]

@@ -32,6 +32,24 @@ pub struct OutputAgreement {
     pub mean_rel_diff: f64,
     /// Largest `|client - server| / server`.
     pub max_rel_diff: f64,
+    /// Mean of `server / client`: how many tokens `usage` claims per token the content
+    /// holds. Far from 1 (beyond [`USAGE_FACTOR`]) means `usage` does not describe what
+    /// was received.
+    #[serde(default = "one")]
+    pub mean_usage_ratio: f64,
+    /// Requests whose `usage` claims fewer output tokens than events that carried text
+    /// (each carries at least one token): `usage` is wrong for them.
+    #[serde(default)]
+    pub usage_below_events: u64,
+}
+
+/// `usage` and the received content may differ by up to this factor either way (client
+/// tokenizers differ from the model's by far less on the scenarios' text); beyond it the
+/// cell fails validation.
+pub const USAGE_FACTOR: f64 = 2.0;
+
+fn one() -> f64 {
+    1.0
 }
 
 /// The workload's target prompt length against the server's `n_in`.
@@ -54,13 +72,26 @@ impl TokenAgreement {
             n.filter(|_| source == Some(TokenSource::Usage))
                 .map(f64::from)
         };
-        let out_diffs: Vec<f64> = samples
+        let out_pairs: Vec<(&Sample, f64, f64)> = samples
             .clone()
             .filter_map(|s| {
                 let server = server_count(s.n_out, s.n_out_source).filter(|&n| n > 0.0)?;
-                Some((f64::from(s.n_out_client?) - server).abs() / server)
+                let client = f64::from(s.n_out_client.filter(|&n| n > 0)?);
+                Some((s, server, client))
             })
             .collect();
+        let out_diffs: Vec<f64> = out_pairs
+            .iter()
+            .map(|&(_, server, client)| (client - server).abs() / server)
+            .collect();
+        let ratios: Vec<f64> = out_pairs
+            .iter()
+            .map(|&(_, server, client)| server / client)
+            .collect();
+        let below_events = out_pairs
+            .iter()
+            .filter(|&&(s, server, _)| server < f64::from(s.text_events))
+            .count() as u64;
         let inputs: Vec<(f64, f64)> = samples
             .clone()
             .filter_map(|s| {
@@ -75,6 +106,8 @@ impl TokenAgreement {
                 n: d.n,
                 mean_rel_diff: d.mean,
                 max_rel_diff: d.max,
+                mean_usage_ratio: ratios.iter().sum::<f64>() / ratios.len() as f64,
+                usage_below_events: below_events,
             }),
             input: input_agreement(&inputs),
         }
@@ -148,12 +181,29 @@ mod tests {
         // mean (0.10 + 0.05) / 2 = 0.075; max 0.10
         assert!((out.mean_rel_diff - 0.075).abs() < 1e-12, "{out:?}");
         assert!((out.max_rel_diff - 0.10).abs() < 1e-12, "{out:?}");
+        // usage per content token: (100/110 + 200/190) / 2
+        let ratio = (100.0 / 110.0 + 200.0 / 190.0) / 2.0;
+        assert!((out.mean_usage_ratio - ratio).abs() < 1e-12, "{out:?}");
+        assert_eq!(out.usage_below_events, 0);
         let input = a.input.expect("two requests with target and server n_in");
         assert_eq!(input.n, 2);
         assert_eq!(input.mean_target, 50.0);
         assert_eq!(input.mean_server, 48.5); // (52 + 45) / 2
         // (0.04 - 0.10) / 2 = -0.03
         assert!((input.mean_rel_diff + 0.03).abs() < 1e-12, "{input:?}");
+    }
+
+    #[test]
+    fn usage_below_the_events_that_carried_text_is_counted() {
+        // 16 events carried text; usage claims 8 tokens.
+        let s = Sample {
+            n_out: Some(8),
+            n_out_client: Some(16),
+            text_events: 16,
+            ..ok(sample(0, &[(10, 8)], 10))
+        };
+        let out = TokenAgreement::check([s].iter()).output.unwrap();
+        assert_eq!((out.usage_below_events, out.mean_usage_ratio), (1, 0.5));
     }
 
     #[test]

@@ -30,16 +30,19 @@ mod steady;
 mod throughput;
 mod timeline;
 mod turns;
+mod wire;
 
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use agreement::{InputAgreement, OutputAgreement, TokenAgreement};
+pub use agreement::{InputAgreement, OutputAgreement, TokenAgreement, USAGE_FACTOR};
 pub use concurrency::Concurrency;
 pub use distribution::{Distribution, percentile, quantile_ci_ranks};
 pub use errors::RequestCounts;
@@ -49,6 +52,7 @@ pub use steady::{MIN_BLOCKS, Steady, TREND_SIGNIFICANCE};
 pub use throughput::{Throughput, output_tokens_by_bucket};
 pub use timeline::{TimelinePoint, timeline};
 pub use turns::TurnMetrics;
+pub use wire::{Connections, Reads};
 
 use crate::config::{SloConfig, SteadyConfig};
 use crate::sample::Sample;
@@ -98,6 +102,25 @@ pub struct Options<'a> {
     pub slo: Option<&'a SloConfig>,
     /// Thresholds of the steady-state verdict.
     pub steady: &'a SteadyConfig,
+    /// Whether responses were streamed (`stream`): without it, TTFT is the time to the
+    /// whole response.
+    pub stream: bool,
+}
+
+/// What `ttft_ms` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TtftBasis {
+    /// Time to the first token-bearing read of a streamed response.
+    FirstToken,
+    /// `stream: false`: time to the whole response, which is all that can be seen.
+    WholeResponse,
+}
+
+impl TtftBasis {
+    fn default_first_token() -> TtftBasis {
+        TtftBasis::FirstToken
+    }
 }
 
 /// Jitter: `p99(ITL) / p50(ITL)`; absent without ITLs or with a median ITL of 0.
@@ -115,8 +138,18 @@ pub struct Jitter {
 pub struct Metrics {
     /// Request counts and errors by kind.
     pub requests: RequestCounts,
-    /// TTFT, ms.
+    /// TTFT, ms (see `ttft_basis` for what it measures).
     pub ttft_ms: Option<Distribution>,
+    /// What `ttft_ms` measures: the first token, or (`stream: false`) the whole response.
+    #[serde(default = "TtftBasis::default_first_token")]
+    pub ttft_basis: TtftBasis,
+    /// Time to the first answer token (after any reasoning), ms, over the measured requests
+    /// that reasoned first; absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_first_answer_ms: Option<Distribution>,
+    /// Reasoning tokens per request, over the measured requests that reasoned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<Distribution>,
     /// E2E, ms.
     pub e2e_ms: Option<Distribution>,
     /// TPOT, ms (requests with at least 2 output tokens).
@@ -145,6 +178,15 @@ pub struct Metrics {
     pub steady: Steady,
     /// Agreement of token counts between client and server.
     pub tokens: TokenAgreement,
+    /// Metrics that could not be measured, each with the reason (absent, never 0).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unmeasured: BTreeMap<String, String>,
+    /// Connections opened, reused and resent on, over every request of the cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<Connections>,
+    /// How token-bearing events arrived in socket reads (measured successful requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Reads>,
     /// TTFT and prompt length per conversation turn (multi-turn scenarios only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<TurnMetrics>,
@@ -166,6 +208,23 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
     let output_tokens = over(&ok, |s| s.n_out.map(f64::from));
     let input_tokens = over(&ok, |s| s.n_in.map(f64::from));
 
+    let time_to_first_answer_ms = over(&ok, |s| {
+        s.t_first_answer_us
+            .and_then(|t| t.checked_sub(s.t_sent_us))
+            .map(ms)
+    });
+    let reasoning_tokens = over(&ok, |s| s.n_reasoning.map(f64::from));
+    let unmeasured = unmeasured(
+        !ok.is_empty(),
+        opts.stream,
+        [
+            ("tpot_ms", tpot_ms.is_some()),
+            ("itl_chunk_ms", itl_chunk_ms.is_some()),
+            ("itl_token_ms", itl_token_ms.is_some()),
+            ("generation_throughput_tps", generation_throughput_tps.is_some()),
+        ],
+    );
+
     let concurrency = Concurrency::over(&InFlight::from_samples(samples), window);
     let mean_user_tps = user_throughput_tps.as_ref().map(|d| d.mean);
     let lifetime_s = e2e_ms.as_ref().map(|d| d.p50 / 1000.0);
@@ -176,6 +235,13 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
             token: itl_token_ms.as_ref().and_then(Distribution::p99_over_p50),
         },
         ttft_ms,
+        ttft_basis: if opts.stream {
+            TtftBasis::FirstToken
+        } else {
+            TtftBasis::WholeResponse
+        },
+        time_to_first_answer_ms,
+        reasoning_tokens,
         e2e_ms,
         tpot_ms,
         itl_chunk_ms,
@@ -192,7 +258,31 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         concurrency,
         tokens: TokenAgreement::check(ok.iter().copied()),
         turns: turns::by_turn(&ok),
+        unmeasured,
+        connections: Some(Connections::count(samples)),
+        reads: Reads::count(&ok),
     }
+}
+
+/// The reason each metric of `present` that is missing could not be measured, when there
+/// were successful requests to measure it on.
+fn unmeasured<const K: usize>(
+    any_ok: bool,
+    stream: bool,
+    present: [(&str, bool); K],
+) -> BTreeMap<String, String> {
+    let reason = if stream {
+        "every measured response arrived in a single read (a proxy or gateway that buffers \
+         the stream, or one-token replies): there is no time between tokens to measure"
+    } else {
+        "stream: false: the whole response arrives at once, so there is no time between \
+         tokens to measure"
+    };
+    present
+        .into_iter()
+        .filter(|&(_, is_present)| any_ok && !is_present)
+        .map(|(name, _)| (name.to_owned(), reason.to_owned()))
+        .collect()
 }
 
 /// The distribution of `value` over the requests `ok`, each giving none, one or many

@@ -36,10 +36,12 @@ impl Sample {
         self.e2e_us()?.checked_sub(self.ttft_us()?)
     }
 
-    /// TPOT: `(t_last - t_first) / (n_out - 1)`, us. `None` unless `n_out >= 2`.
+    /// TPOT: `(t_last - t_first) / (n_out - 1)`, us. `None` unless `n_out >= 2`, and
+    /// `None` when all output arrived in one read (`t_last = t_first`: not measurable, not 0).
     pub fn tpot_us(&self) -> Option<f64> {
         let n_out = self.n_out.filter(|&n| n >= 2)?;
-        Some(self.decode_us()? as f64 / f64::from(n_out - 1))
+        let decode_us = self.decode_us().filter(|&us| us > 0)?;
+        Some(decode_us as f64 / f64::from(n_out - 1))
     }
 
     /// Gaps between consecutive content chunks, in arrival order.

@@ -33,6 +33,7 @@ fn summary(slo: Option<&SloConfig>) -> Metrics {
         &Options {
             slo,
             steady: &steady,
+            stream: true,
         },
     )
 }
@@ -129,6 +130,7 @@ fn no_measured_success_means_no_distributions() {
         &Options {
             slo: None,
             steady: &steady,
+            stream: true,
         },
     );
     assert_eq!(m.ttft_ms, None);
@@ -141,8 +143,8 @@ fn no_measured_success_means_no_distributions() {
         }
     );
     assert_eq!(m.throughput.server_derived_tps, None);
-    // Its tokens still arrived in the window.
-    assert_eq!(m.throughput.output_tokens, 3);
+    // Its tokens arrived in the window, but a failed request's tokens are not output.
+    assert_eq!(m.throughput.output_tokens, 0);
 }
 
 #[test]
@@ -160,6 +162,7 @@ fn json_names_units_and_matches_its_schema() {
         &Options {
             slo: Some(&slo),
             steady: &steady,
+            stream: true,
         },
     );
     let json = serde_json::to_value(&m).expect("serializes");

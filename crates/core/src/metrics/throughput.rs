@@ -13,8 +13,8 @@ use crate::sample::Sample;
 pub struct Throughput {
     /// Window length `m1 - m0`, seconds.
     pub window_s: f64,
-    /// Output tokens whose chunk arrived inside `[m0, m1]`, from every request (any phase,
-    /// any outcome: the server produced them).
+    /// Output tokens whose chunk arrived inside `[m0, m1]`, from every successful request
+    /// (any phase; tokens of failed, timed-out or cancelled requests are not output).
     pub output_tokens: u64,
     /// Server throughput (direct): `output_tokens / window_s`, tokens/s.
     pub server_direct_tps: f64,
@@ -69,8 +69,8 @@ impl Throughput {
 /// Output tokens by chunk arrival in consecutive buckets of `bucket_us` over the closed
 /// span `[from_us, to_us]`: bucket `k` holds arrivals in `[from + k b, from + (k + 1) b)`,
 /// the last bucket may be shorter than `b` and also holds arrivals at exactly `to_us`.
-/// Every request counts, whatever its phase or outcome. Empty when `bucket_us` is 0 or
-/// the span is empty.
+/// Every successful request counts, whatever its phase; a failed, timed-out or cancelled
+/// request's tokens never do. Empty when `bucket_us` is 0 or the span is empty.
 pub fn output_tokens_by_bucket(
     samples: &[Sample],
     from_us: u64,
@@ -83,7 +83,8 @@ pub fn output_tokens_by_bucket(
     let n = (to_us - from_us).div_ceil(bucket_us);
     let mut buckets = vec![0u64; usize::try_from(n).unwrap_or(usize::MAX)];
     let last = buckets.len() - 1;
-    for chunk in samples.iter().flat_map(|s| &s.chunks) {
+    let ok = samples.iter().filter(|s| s.outcome.is_ok());
+    for chunk in ok.flat_map(|s| &s.chunks) {
         if (from_us..=to_us).contains(&chunk.t_us) {
             let k = usize::try_from((chunk.t_us - from_us) / bucket_us).unwrap_or(last);
             buckets[k.min(last)] += u64::from(chunk.tokens);

@@ -100,9 +100,14 @@ fn completion_prompt_rendering() {
 }
 
 fn dec(data: &str) -> (Decoded, String) {
-    let mut s = String::new();
-    let d = decode(data.as_bytes(), &mut s).unwrap();
-    (d, s)
+    let (d, t) = dec_text(data);
+    (d, t.all)
+}
+
+fn dec_text(data: &str) -> (Decoded, Text) {
+    let mut t = Text::default();
+    let d = decode(data.as_bytes(), &mut t).unwrap();
+    (d, t)
 }
 
 #[test]
@@ -116,7 +121,8 @@ fn decodes_chat_delta_with_continuous_usage() {
         d.usage,
         Some(Usage {
             prompt_tokens: Some(9),
-            completion_tokens: Some(3)
+            completion_tokens: Some(3),
+            completion_tokens_details: None,
         })
     );
     assert!(!d.finished);
@@ -126,15 +132,29 @@ fn decodes_chat_delta_with_continuous_usage() {
 fn decodes_role_chunk_as_empty_and_finish_chunk() {
     let (d, _) = dec(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#);
     assert_eq!(d.content_len, 0);
+    assert!(!d.carries_output());
     let (d, _) = dec(r#"{"choices":[{"delta":{"content":null},"finish_reason":"length"}]}"#);
     assert!(d.finished);
     assert_eq!(d.content_len, 0);
+    // The finishing event ends the output even without text (its token decoded to none).
+    assert!(d.carries_output());
 }
 
 #[test]
 fn decodes_reasoning_and_completions_text() {
-    let (_, s) = dec(r#"{"choices":[{"delta":{"reasoning_content":"hmm"}}]}"#);
-    assert_eq!(s, "hmm");
+    let (d, t) = dec_text(r#"{"choices":[{"delta":{"reasoning_content":"hmm"}}]}"#);
+    assert_eq!((t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()), ("hmm", "hmm", ""));
+    assert_eq!((d.reasoning_len, d.answer_len), (3, 0));
+    let (_, t) = dec_text(r#"{"choices":[{"delta":{"reasoning":"so","content":"yes"}}]}"#);
+    assert_eq!((t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()), ("soyes", "so", "yes"));
+    let (_, t) = dec_text(
+        r#"{"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":4}}}"#,
+    );
+    assert_eq!(t, Text::default());
+    let (d, _) = dec(
+        r#"{"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":4}}}"#,
+    );
+    assert_eq!(d.usage.and_then(|u| u.reasoning_tokens()), Some(4));
     let (d, s) =
         dec(r#"{"object":"text_completion","choices":[{"text":"ab","finish_reason":null}]}"#);
     assert_eq!((d.content_len, s.as_str()), (2, "ab"));
@@ -175,7 +195,20 @@ fn error_message_falls_back_to_text() {
 }
 
 #[test]
+fn decodes_tool_call_deltas_as_output() {
+    let (d, t) = dec_text(
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get","arguments":""}}]}}]}"#,
+    );
+    assert!(d.tool_call && d.carries_output());
+    assert_eq!((t.all.as_str(), t.answer.as_str()), ("get", ""));
+    let (d, t) = dec_text(
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]}}]}"#,
+    );
+    assert_eq!((d.content_len, t.all.as_str()), (7, r#"{"a":1}"#));
+}
+
+#[test]
 fn decode_rejects_non_json() {
-    let mut s = String::new();
+    let mut s = Text::default();
     assert!(decode(b"not json", &mut s).is_err());
 }

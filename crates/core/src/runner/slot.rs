@@ -59,7 +59,7 @@ pub(super) async fn run<T: Transport>(
             exchange
                 .outcome
                 .is_ok()
-                .then_some(exchange.response.as_str()),
+                .then_some(exchange.text.answer.as_str()),
         );
         // The recorder only goes away after every slot has ended; a send cannot fail.
         let _ = records.send(Record {

@@ -34,11 +34,15 @@ impl Transport for Fake {
                 if i > 0 {
                     tokio::time::sleep(self.itl).await;
                 }
-                ex.response.push_str(" w");
+                ex.text.all.push_str(" w");
+                ex.text.answer.push_str(" w");
                 ex.chunks.push(RawChunk {
                     t_us: clock.now_us(),
-                    end: ex.response.len(),
+                    read: u64::from(i),
+                    end: ex.text.all.len(),
                     completion_tokens: Some(i + 1),
+                    events: 1,
+                    text_events: 1,
                 });
             }
         };

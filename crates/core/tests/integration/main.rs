@@ -12,3 +12,4 @@ mod faults;
 mod https;
 mod realistic;
 mod schema;
+mod wire;

@@ -2,7 +2,7 @@
 //! windows, and the per-second series' partial last second.
 
 use super::*;
-use crate::metrics::fixtures::{sample, window};
+use crate::metrics::fixtures::{ok, sample, window};
 
 const S: u64 = 1_000_000;
 const M0: u64 = 10 * S;
@@ -14,7 +14,7 @@ fn per_second(tokens: &[u32]) -> Vec<Sample> {
         .zip(tokens)
         .map(|(k, &t)| {
             let start = M0 + k * S;
-            sample(start, &[(start + S / 2, t)], start + S)
+            ok(sample(start, &[(start + S / 2, t)], start + S))
         })
         .collect()
 }
@@ -136,11 +136,11 @@ fn low_concurrency_is_not() {
 fn too_short_a_window_is_not() {
     // 2.4 s: two full seconds; the 0.4 s rest is under half a second and dropped.
     let mut samples = per_second(&[100, 100]);
-    samples.push(sample(
+    samples.push(ok(sample(
         M0 + 2 * S,
         &[(M0 + 2 * S + S / 5, 1000)],
         M0 + 3 * S,
-    ));
+    )));
     let s = Steady::judge(
         &samples,
         &window(M0, M0 + 2 * S + 2 * S / 5, 1),
@@ -166,7 +166,11 @@ fn too_short_a_window_is_not() {
 fn a_long_enough_last_second_is_scaled() {
     // 3.5 s: the last 0.5 s holds 50 tokens -> 100 tok/s.
     let mut samples = per_second(&[100, 100, 100]);
-    samples.push(sample(M0 + 3 * S, &[(M0 + 3 * S + S / 4, 50)], M0 + 4 * S));
+    samples.push(ok(sample(
+        M0 + 3 * S,
+        &[(M0 + 3 * S + S / 4, 50)],
+        M0 + 4 * S,
+    )));
     let s = Steady::judge(
         &samples,
         &window(M0, M0 + 3 * S + S / 2, 1),

@@ -63,12 +63,12 @@ fn direct_and_derived_agree_on_steady_identical_requests() {
 }
 
 #[test]
-fn failed_requests_add_tokens_but_not_completions() {
-    // A request that broke mid-stream still made the server produce its tokens.
+fn failed_requests_add_neither_tokens_nor_completions() {
+    // A request that broke mid-stream delivered no output a user could use.
     let w = window(0, S, 1);
     let broken = sample(0, &[(S / 2, 7)], S / 2);
     let t = Throughput::measure(&[broken], &w, None);
-    assert_eq!((t.output_tokens, t.requests_completed), (7, 0));
+    assert_eq!((t.output_tokens, t.requests_completed), (0, 0));
     assert_eq!(t.server_derived_tps, None);
     assert_eq!((t.input_tokens, t.input_tps), (Some(0), Some(0.0)));
 }
@@ -87,7 +87,7 @@ fn unknown_prompt_length_leaves_input_throughput_unknown() {
 #[test]
 fn buckets_are_half_open_but_the_span_end_is_kept() {
     // Span [100, 350] in buckets of 100: [100, 200) [200, 300) [300, 350].
-    let s = sample(
+    let s = ok(sample(
         0,
         &[
             (99, 1000),
@@ -98,13 +98,18 @@ fn buckets_are_half_open_but_the_span_end_is_kept() {
             (351, 1000),
         ],
         400,
-    );
+    ));
     assert_eq!(
         output_tokens_by_bucket(std::slice::from_ref(&s), 100, 350, 100),
         [3, 4, 8]
     );
     // Span [100, 300]: the arrival at exactly 300 goes into the last full bucket.
-    let s = sample(0, &[(300, 5)], 400);
+    // A failed request's tokens are not output.
+    assert_eq!(
+        output_tokens_by_bucket(&[sample(0, &[(150, 7)], 400)], 100, 350, 100),
+        [0, 0, 0]
+    );
+    let s = ok(sample(0, &[(300, 5)], 400));
     assert_eq!(
         output_tokens_by_bucket(std::slice::from_ref(&s), 100, 300, 100),
         [0, 5]
