@@ -1,5 +1,9 @@
 //! Response bodies: whole buffers, and the token stream that turns a `Source` into SSE frames.
 //!
+//! A stream generates chunks as the source releases their tokens and buffers them until its
+//! `Grouping` says to write: each chunk at once by default, `k` at a time, or all but the
+//! first at the end. One write is one body frame, which hyper sends in one `writev`.
+//!
 //! The stream is polled by hyper's connection task itself: no extra task or channel per
 //! request. When the client goes, hyper drops the body, which drops the engine's receiver
 //! (the sequence leaves the batch) and the running guard.
@@ -18,6 +22,7 @@ use crate::faults::Fault;
 use crate::metrics::{Metrics, RunningGuard};
 use crate::source::{Source, next_chunk_end};
 use crate::sse::{KEEPALIVE, Writer};
+use crate::wire::Grouping;
 
 /// The body error that makes hyper drop the connection mid-response.
 #[derive(Debug, thiserror::Error)]
@@ -85,12 +90,32 @@ pub(crate) struct TokenStream {
     /// Whether the output ends on a (simulated) EOS rather than `max_tokens`.
     stopped: bool,
     per_chunk: u32,
+    /// Which chunks share a write.
+    grouping: Grouping,
+    /// Tokens generated (and formatted) so far.
     sent: u32,
+    /// Chunks generated so far.
+    chunks: u32,
+    /// Formatted chunks not yet written.
+    pending: Vec<u8>,
+    /// Where a disconnect fault that had to write buffered chunks first stands.
+    cut: Cut,
     fault: Fault,
     keepalive: Option<(Duration, Pin<Box<Sleep>>)>,
     done: bool,
     metrics: Arc<Metrics>,
     _running: Option<RunningGuard>,
+}
+
+/// A disconnect fault that had buffered chunks to write before cutting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// No cut under way.
+    No,
+    /// The buffered chunks were just returned; yield once so hyper flushes them.
+    Flushing,
+    /// Drop the connection.
+    Now,
 }
 
 /// What a `TokenStream` is made of.
@@ -106,6 +131,8 @@ pub(crate) struct StreamParts {
     pub stopped: bool,
     /// Tokens per chunk after the first.
     pub per_chunk: u32,
+    /// Which chunks share a write.
+    pub grouping: Grouping,
     /// Fault to play (`None`, `Disconnect`, `ErrorEvent` or `Stall`).
     pub fault: Fault,
     /// Keep-alive interval while waiting for the first token.
@@ -128,7 +155,11 @@ impl TokenStream {
             total: parts.total,
             stopped: parts.stopped,
             per_chunk: parts.per_chunk,
+            grouping: parts.grouping,
             sent: 0,
+            chunks: 0,
+            pending: Vec::new(),
+            cut: Cut::No,
             fault: parts.fault,
             keepalive,
             done: false,
@@ -141,14 +172,34 @@ impl TokenStream {
         if self.done {
             return Poll::Ready(None);
         }
-        let target = next_chunk_end(self.sent, self.per_chunk, self.total);
-        match self.source.poll_reach(cx, target) {
-            Poll::Ready(true) => return Poll::Ready(Some(self.emit(target))),
-            Poll::Ready(false) => {
-                self.done = true; // the engine stopped: cut the stream
+        match self.cut {
+            Cut::No => {}
+            Cut::Flushing => {
+                // hyper flushes the last frame when the body is pending; cut on the next poll.
+                self.cut = Cut::Now;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Cut::Now => {
+                self.done = true;
                 return Poll::Ready(Some(Err(Aborted)));
             }
-            Poll::Pending => {}
+        }
+        loop {
+            let target = next_chunk_end(self.sent, self.per_chunk, self.total);
+            match self.source.poll_reach(cx, target) {
+                Poll::Ready(true) => {
+                    if let Some(frame) = self.generate(target) {
+                        return Poll::Ready(Some(frame));
+                    }
+                    // Buffered: wait for the next chunk.
+                }
+                Poll::Ready(false) => {
+                    self.done = true; // the engine stopped: cut the stream
+                    return Poll::Ready(Some(Err(Aborted)));
+                }
+                Poll::Pending => break,
+            }
         }
         if self.sent == 0
             && let Some((every, sleep)) = &mut self.keepalive
@@ -163,39 +214,50 @@ impl TokenStream {
         Poll::Pending
     }
 
-    /// The frame for tokens up to `target`, or the fault that replaces it.
-    fn emit(&mut self, target: u32) -> Result<Frame<Bytes>, Aborted> {
+    /// The buffered bytes as one frame.
+    fn write(&mut self) -> Frame<Bytes> {
+        Frame::data(Bytes::from(std::mem::take(&mut self.pending)))
+    }
+
+    /// Formats the chunk of tokens up to `target` (or plays the fault that replaces it) and
+    /// returns the frame to write now, if any.
+    fn generate(&mut self, target: u32) -> Option<Result<Frame<Bytes>, Aborted>> {
         match self.fault {
             Fault::Disconnect { after } if self.sent >= after => {
+                if !self.pending.is_empty() {
+                    // What was buffered leaves first, then the connection drops.
+                    self.cut = Cut::Flushing;
+                    return Some(Ok(self.write()));
+                }
                 self.done = true;
-                return Err(Aborted);
+                return Some(Err(Aborted));
             }
             Fault::ErrorEvent { after } if self.sent >= after => {
                 self.done = true;
-                let mut out = Vec::new();
-                Writer::error_event(&mut out);
-                return Ok(Frame::data(Bytes::from(out)));
+                Writer::error_event(&mut self.pending);
+                return Some(Ok(self.write()));
             }
             _ => {}
         }
         let n = target - self.sent;
-        let mut out = if self.sent == 0 {
-            let mut out = Vec::new();
-            self.writer.role_chunk(&mut out);
-            out.extend_from_slice(&self.writer.content_chunk(n));
-            out
-        } else {
-            self.writer.content_chunk(n)
-        };
+        if self.sent == 0 {
+            self.writer.role_chunk(&mut self.pending);
+        }
+        let chunk = self.writer.content_chunk(n);
+        self.pending.extend_from_slice(&chunk);
         self.sent = target;
+        self.chunks += 1;
         self.metrics
             .generation_tokens
             .fetch_add(u64::from(n), Relaxed);
-        if self.sent == self.total {
-            self.writer.finish(&mut out, self.stopped);
+        let last = self.sent == self.total;
+        if last {
+            self.writer.finish(&mut self.pending, self.stopped);
             self.done = true;
             self.metrics.record_success(self.stopped);
         }
-        Ok(Frame::data(Bytes::from(out)))
+        self.grouping
+            .flush(self.chunks, last)
+            .then(|| Ok(self.write()))
     }
 }

@@ -22,7 +22,7 @@ use crate::prefix_cache::block_hashes;
 use crate::prompt::{bpe, render_chat, render_text};
 use crate::routes::{State, error, json};
 use crate::source::Source;
-use crate::sse::Writer;
+use crate::sse::{Shape, Writer};
 use crate::unix_now;
 
 /// Largest request body accepted.
@@ -113,7 +113,8 @@ pub(crate) async fn handle(
         }
     };
     let usage = (request.include_usage, request.continuous_usage);
-    let writer = Writer::new(api, &model, prompt_len, usage, unix_now(), rng);
+    let shape = Shape::new(api, &config.wire);
+    let writer = Writer::new(api, &model, prompt_len, usage, shape, unix_now(), rng);
 
     if request.stream {
         let keepalive =
@@ -124,6 +125,7 @@ pub(crate) async fn handle(
             total,
             stopped,
             per_chunk: config.tokens_per_chunk,
+            grouping: config.wire.grouping(),
             fault,
             keepalive,
             metrics: Arc::clone(&state.metrics),

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;
+use crate::wire::WireConfig;
 
 /// The names `SimConfig::from_profile` accepts.
 pub const PROFILE_NAMES: [&str; 3] = ["fixed", "realistic", "faulty"];
@@ -36,9 +37,24 @@ pub enum Profile {
 ///   "faults": {"http_500_rate": 0.0, "http_429_rate": 0.0, "disconnect_rate": 0.0,
 ///              "stall_rate": 0.0, "error_event_rate": 0.0},
 ///   "tokens_per_chunk": 1,
-///   "keepalive_ms": 0
+///   "keepalive_ms": 0,
+///   "wire": {"close_after_response": false, "events_per_write": 1,
+///            "whole_stream_at_end": false, "burst_after_first": false,
+///            "usage": "normal", "usage_scale": 1.0, "empty_text_every": 0,
+///            "tool_calls": false, "reasoning_tokens": 0}
 /// }
 /// ```
+///
+/// `wire` makes the server misbehave like real ones (all off above): `close_after_response`
+/// closes the connection after each response without saying so in the headers;
+/// `events_per_write: k` writes token chunks `k` to a network write; `whole_stream_at_end`
+/// writes the whole stream at once when it ends; `burst_after_first` writes the first token
+/// alone, then the rest at once when the stream ends; `usage: "none"` never sends `usage`,
+/// `usage: "scaled"` reports `usage_scale` times the true `completion_tokens`;
+/// `empty_text_every: k` makes every k-th token's text `""`; `tool_calls` (chat) streams
+/// tokens as function-call arguments; `reasoning_tokens: k` (chat) streams the first k tokens
+/// as `reasoning_content`. See [`WireConfig`] for the exact wire timing and the true numbers
+/// each switch implies for a client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
@@ -58,6 +74,8 @@ pub struct SimConfig {
     pub tokens_per_chunk: u32,
     /// Interval of `: keep-alive` comments while a stream waits for its first token; 0 = off.
     pub keepalive_ms: u64,
+    /// How responses are written: connection closes, write grouping, usage, delta kinds.
+    pub wire: WireConfig,
 }
 
 /// Timings of the `fixed` profile.
@@ -127,6 +145,7 @@ impl Default for SimConfig {
             faults: FaultConfig::default(),
             tokens_per_chunk: 1,
             keepalive_ms: 0,
+            wire: WireConfig::default(),
         }
     }
 }
@@ -267,7 +286,7 @@ impl SimConfig {
         if sum > 1.0 + 1e-9 {
             return bad("faults", "rates must sum to at most 1");
         }
-        Ok(())
+        self.wire.validate(self.keepalive_ms)
     }
 }
 

@@ -17,6 +17,13 @@
 //!   (each one cl100k token), inside hyper's own connection task; a dropped connection drops
 //!   the body and with it the request's place in the batch.
 //! - `metrics` keeps the counters `/metrics` exposes under vLLM's names.
+//! - [`WireConfig`] (`SimConfig::wire`) makes the server misbehave like real ones, on
+//!   switches: connections closed after each response, several events per network write, the
+//!   whole stream in one write, a slow first token then a burst, missing or wrong `usage`,
+//!   tokens without text, tool-call and reasoning deltas. `wire::Grouping` decides which
+//!   chunks `body` writes together, `sse::Shape` what each token looks like, and `server`
+//!   closes connections. Its docs tabulate the exact wire timing of each switch and the true
+//!   numbers a client should recover.
 //!
 //! Randomness is seeded by `SimConfig::seed`: request `i` (in arrival order) draws from
 //! ChaCha8 stream `i`, the engine's step noise from its own stream.
@@ -37,10 +44,12 @@ mod server;
 mod source;
 mod sse;
 mod vocab;
+mod wire;
 
 pub use config::{EngineConfig, FaultConfig, FixedConfig, PROFILE_NAMES, Profile, SimConfig};
 pub use error::SimError;
 pub use server::Server;
+pub use wire::{UsageMode, WireConfig};
 
 /// Unix seconds now (labels `created`; never used to measure time).
 fn unix_now() -> u64 {

@@ -1,17 +1,29 @@
 //! `Server`: the listening socket, the accept loop, HTTP/1.1 connections, start and shutdown.
+//!
+//! With `wire.close_after_response`, each response body tells its connection when hyper has
+//! taken its last frame (after the head was encoded, so the head still says keep-alive); the
+//! connection then shuts down gracefully: hyper flushes the rest, chunked terminator included,
+//! before the FIN.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::body::{Aborted, SimBody};
 use crate::config::{Profile, SimConfig};
 use crate::metrics::Metrics;
 use crate::routes::{State, route};
@@ -117,14 +129,82 @@ async fn serve(stream: TcpStream, state: Arc<State>) {
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "sim server: TCP_NODELAY not set");
     }
-    let service = service_fn(move |req| route(Arc::clone(&state), req));
-    let result = http1::Builder::new()
+    let ended = state
+        .config
+        .wire
+        .close_after_response
+        .then(|| Arc::new(Notify::new()));
+    let service = {
+        let ended = ended.clone();
+        service_fn(move |req| {
+            let (state, ended) = (Arc::clone(&state), ended.clone());
+            async move {
+                let response = route(state, req).await?;
+                Ok::<_, Infallible>(response.map(|body| Ending { body, ended }))
+            }
+        })
+    };
+    let conn = http1::Builder::new()
         .keep_alive(true)
         .timer(TokioTimer::new())
         .header_read_timeout(None)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    let result = match ended {
+        Some(ended) => tokio::select! {
+            result = conn.as_mut() => result,
+            () = ended.notified() => {
+                conn.as_mut().graceful_shutdown();
+                conn.await
+            }
+        },
+        None => conn.await,
+    };
     if let Err(e) = result {
         tracing::debug!(error = %e, "sim server: connection ended");
+    }
+}
+
+/// A response body that, once hyper has its last frame, notifies `ended` (when set).
+#[derive(Debug)]
+struct Ending {
+    body: SimBody,
+    ended: Option<Arc<Notify>>,
+}
+
+impl Ending {
+    fn notify(&self) {
+        if let Some(ended) = &self.ended {
+            ended.notify_one();
+        }
+    }
+}
+
+impl Body for Ending {
+    type Data = Bytes;
+    type Error = Aborted;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
+        let this = self.get_mut();
+        let frame = Pin::new(&mut this.body).poll_frame(cx);
+        if matches!(frame, Poll::Ready(None)) || this.body.is_end_stream() {
+            this.notify();
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.body.is_end_stream();
+        if end {
+            self.notify();
+        }
+        end
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }

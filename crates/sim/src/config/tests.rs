@@ -81,3 +81,65 @@ fn validation_names_the_field() {
         assert!(err.contains(field), "{json}: {err}");
     }
 }
+
+#[test]
+fn wire_switches_decode_and_validate() {
+    let config = SimConfig::from_json(
+        r#"{"wire": {"close_after_response": true, "events_per_write": 3, "usage": "scaled",
+            "usage_scale": 2.0, "empty_text_every": 4, "tool_calls": true,
+            "reasoning_tokens": 5}}"#,
+    )
+    .unwrap();
+    assert!(config.wire.close_after_response && config.wire.tool_calls);
+    assert_eq!(config.wire.events_per_write, 3);
+    assert_eq!(config.wire.usage, crate::UsageMode::Scaled);
+    assert_eq!(config.wire.usage_scale, 2.0);
+    assert_eq!(
+        (config.wire.empty_text_every, config.wire.reasoning_tokens),
+        (4, 5)
+    );
+    let err = SimConfig::from_json(r#"{"wire": {"usage": "wrong"}}"#).unwrap_err();
+    assert!(err.to_string().contains("wire.usage"), "{err}");
+    let err = SimConfig::from_json(r#"{"wire": {"events_per_writes": 2}}"#).unwrap_err();
+    assert!(err.to_string().contains("wire.events_per_writes"), "{err}");
+
+    let cases: [(&str, &str); 7] = [
+        (
+            r#"{"wire": {"events_per_write": 0}}"#,
+            "wire.events_per_write",
+        ),
+        (
+            r#"{"wire": {"events_per_write": 2, "whole_stream_at_end": true}}"#,
+            "more than one of",
+        ),
+        (
+            r#"{"wire": {"burst_after_first": true, "whole_stream_at_end": true}}"#,
+            "more than one of",
+        ),
+        (
+            r#"{"wire": {"burst_after_first": true, "events_per_write": 3}}"#,
+            "more than one of",
+        ),
+        (
+            r#"{"keepalive_ms": 10, "wire": {"whole_stream_at_end": true}}"#,
+            "keepalive_ms",
+        ),
+        (
+            r#"{"wire": {"usage_scale": 2.0}}"#,
+            "only applies with usage",
+        ),
+        (
+            r#"{"wire": {"usage": "scaled", "usage_scale": -1}}"#,
+            "wire.usage_scale",
+        ),
+    ];
+    for (json, message) in cases {
+        let err = SimConfig::from_json(json).unwrap_err().to_string();
+        assert!(err.contains(message), "{json}: {err}");
+    }
+    // Switches that are orthogonal combine.
+    let fine = r#"{"keepalive_ms": 10, "tokens_per_chunk": 2, "wire": {"burst_after_first": true,
+        "close_after_response": true, "usage": "none", "empty_text_every": 2,
+        "tool_calls": true, "reasoning_tokens": 1}}"#;
+    assert!(SimConfig::from_json(fine).is_ok());
+}

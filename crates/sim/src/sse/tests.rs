@@ -5,11 +5,16 @@ use rand::SeedableRng;
 use serde_json::Value;
 
 fn writer(api: Api, usage: (bool, bool)) -> Writer {
+    shaped(api, usage, &WireConfig::default())
+}
+
+fn shaped(api: Api, usage: (bool, bool), wire: &WireConfig) -> Writer {
     Writer::new(
         api,
         "org/m\"1",
         12,
         usage,
+        Shape::new(api, wire),
         1_700_000_000,
         ChaCha8Rng::seed_from_u64(5),
     )
@@ -137,6 +142,107 @@ fn full_bodies() {
     assert_eq!(cmpl["object"], "text_completion");
     assert_eq!(cmpl["model"], "org/m\"1");
     assert_eq!(cmpl["choices"][0]["finish_reason"], "stop");
+}
+
+/// Words in a generated text (each starts with a space).
+fn words(text: &Value) -> usize {
+    text.as_str().unwrap().matches(' ').count()
+}
+
+#[test]
+fn reasoning_ending_inside_a_chunk_splits_it_in_two_events() {
+    let wire = WireConfig {
+        reasoning_tokens: 2,
+        ..WireConfig::default()
+    };
+    let mut w = shaped(Api::Chat, (false, true), &wire);
+    let mut out = w.content_chunk(1);
+    out.extend(w.content_chunk(3)); // token 2 is reasoning, 3 and 4 are content
+    let ev: Vec<Value> = events(&out).iter().map(|e| json(e)).collect();
+    assert_eq!(ev.len(), 3);
+    let delta = |i: usize, key: &str| words(&ev[i]["choices"][0]["delta"][key]);
+    assert_eq!(
+        (
+            delta(0, "reasoning_content"),
+            delta(1, "reasoning_content"),
+            delta(2, "content")
+        ),
+        (1, 1, 2)
+    );
+    let usage: Vec<(u64, u64)> = ev
+        .iter()
+        .map(|e| {
+            let u = &e["usage"];
+            let r = &u["completion_tokens_details"]["reasoning_tokens"];
+            (
+                u["completion_tokens"].as_u64().unwrap(),
+                r.as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(usage, [(1, 1), (2, 2), (4, 2)]);
+}
+
+#[test]
+fn empty_tokens_inside_chunks_and_scaled_usage() {
+    let wire = WireConfig {
+        empty_text_every: 2,
+        usage: UsageMode::Scaled,
+        usage_scale: 1.5,
+        ..WireConfig::default()
+    };
+    let mut w = shaped(Api::Completions, (true, false), &wire);
+    let mut out = w.content_chunk(1);
+    out.extend(w.content_chunk(4)); // tokens 2 and 4 have no text
+    w.finish(&mut out, false);
+    let ev: Vec<Value> = events(&out)[..3].iter().map(|e| json(e)).collect();
+    assert_eq!(words(&ev[0]["choices"][0]["text"]), 1);
+    assert_eq!(words(&ev[1]["choices"][0]["text"]), 2);
+    // 5 tokens x 1.5 = 7.5, reported as 8.
+    assert_eq!(
+        json(&events(&out)[3])["usage"],
+        json(r#"{"prompt_tokens":12,"total_tokens":20,"completion_tokens":8}"#)
+    );
+}
+
+#[test]
+fn chat_only_switches_leave_completions_alone() {
+    let wire = WireConfig {
+        reasoning_tokens: 2,
+        tool_calls: true,
+        ..WireConfig::default()
+    };
+    let mut w = shaped(Api::Completions, (true, false), &wire);
+    let mut out = w.content_chunk(3);
+    w.finish(&mut out, false);
+    let ev: Vec<Value> = events(&out)[..3].iter().map(|e| json(e)).collect();
+    assert_eq!(words(&ev[0]["choices"][0]["text"]), 3);
+    assert_eq!(ev[1]["choices"][0]["finish_reason"], "length");
+    assert_eq!(
+        ev[2]["usage"],
+        json(r#"{"prompt_tokens":12,"total_tokens":15,"completion_tokens":3}"#)
+    );
+}
+
+#[test]
+fn usage_none_overrides_the_request() {
+    let wire = WireConfig {
+        usage: UsageMode::None,
+        ..WireConfig::default()
+    };
+    let mut w = shaped(Api::Chat, (true, true), &wire);
+    let mut out = Vec::new();
+    w.role_chunk(&mut out);
+    out.extend(w.content_chunk(2));
+    w.finish(&mut out, true);
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("usage"), "{text}");
+    let body = shaped(Api::Chat, (false, false), &wire).full_body(3, true);
+    assert!(
+        json(std::str::from_utf8(&body).unwrap())
+            .get("usage")
+            .is_none()
+    );
 }
 
 /// The per-chunk hot path: one buffer per chunk, no parsing, no locks. Prints its cost; the

@@ -132,3 +132,21 @@ async fn faulty_preset_mixes_outcomes() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn disconnect_writes_buffered_tokens_before_cutting() {
+    // Every token is buffered until the cut (after 1..19 of 20): they must still arrive.
+    let mut config = with_fault(|f| f.disconnect_rate = 1.0);
+    config.wire.whole_stream_at_end = true;
+    let server = start(config).await;
+    let http = client();
+    for _ in 0..5 {
+        let reply = post(&http, server.addr(), "/v1/chat/completions", chat(true)).await;
+        assert!(reply.error.is_some(), "the body must end in an error");
+        let n = reply.content_chunks().len();
+        assert!((1..20).contains(&n), "{n} content chunks before the cut");
+        assert_eq!(reply.frames.len(), 1, "one write, then the cut");
+        assert!(!reply.text().contains("[DONE]"));
+    }
+    server.shutdown().await;
+}

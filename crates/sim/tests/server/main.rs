@@ -7,5 +7,7 @@
 
 mod client;
 mod faults;
+mod raw;
+mod switches;
 mod timing;
 mod wire;
