@@ -103,9 +103,8 @@ impl Client {
         let fetch = async {
             let origin = Origin::of(&parts.uri)
                 .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
-            let transport = |e: &(dyn std::error::Error + 'static)| {
-                ClientError::Transport(error_chain(e))
-            };
+            let transport =
+                |e: &(dyn std::error::Error + 'static)| ClientError::Transport(error_chain(e));
             let Checkout { mut conn, .. } = self
                 .pool
                 .checkout(&origin, false)
@@ -159,7 +158,9 @@ impl Client {
         };
         let (parts, body) = req.into_parts();
         let (resp, conn) = match self
-            .send(&origin, &parts, &body, &mut ex, clock, deadline, timeout, cancel)
+            .send(
+                &origin, &parts, &body, &mut ex, clock, deadline, timeout, cancel,
+            )
             .await
         {
             Ok(sent) => sent,

@@ -134,8 +134,7 @@ pub fn finalize(
     let usage = ex.usage.unwrap_or_default();
     let has_content = !ex.chunks.is_empty();
     let text_events: u32 = ex.chunks.iter().map(|c| c.text_events).sum();
-    let n_out_client =
-        has_content.then(|| count(counter, &ex.text.all).max(text_events));
+    let n_out_client = has_content.then(|| count(counter, &ex.text.all).max(text_events));
 
     let per_chunk_usage: Option<Vec<u32>> = ex
         .chunks

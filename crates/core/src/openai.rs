@@ -223,7 +223,10 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
     let before = text.all.len();
     for choice in &chunk.choices {
         for part in [&choice.delta, &choice.message].into_iter().flatten() {
-            for piece in [&part.reasoning_content, &part.reasoning].into_iter().flatten() {
+            for piece in [&part.reasoning_content, &part.reasoning]
+                .into_iter()
+                .flatten()
+            {
                 text.reasoning.push_str(piece);
                 text.all.push_str(piece);
                 d.reasoning_len += piece.len();
@@ -236,7 +239,11 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
             for call in part.tool_calls.iter().flatten() {
                 d.tool_call = true;
                 let f = call.function.as_ref();
-                for piece in f.into_iter().flat_map(|f| [&f.name, &f.arguments]).flatten() {
+                for piece in f
+                    .into_iter()
+                    .flat_map(|f| [&f.name, &f.arguments])
+                    .flatten()
+                {
                     text.all.push_str(piece);
                 }
             }

@@ -123,7 +123,10 @@ fn the_tokenizer_counts_the_whole_text_not_chunk_by_chunk() {
     let tokens: Vec<u32> = s.chunks.iter().map(|c| c.tokens).collect();
     assert_eq!(tokens.iter().sum::<u32>(), 3);
     // Never fewer tokens than events that carried text: "a", "b", "c" glued are one word.
-    let ex = exchange(&[(200, "a", None), (300, "b", None), (400, "c", None)], None);
+    let ex = exchange(
+        &[(200, "a", None), (300, "b", None), (400, "c", None)],
+        None,
+    );
     let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
     assert_eq!((s.n_out, s.text_events), (Some(3), 3));
 }
@@ -149,7 +152,10 @@ fn events_of_one_read_are_one_chunk() {
     assert_eq!(ex.chunks.len(), 2);
     assert_eq!((ex.chunks[1].t_us, ex.chunks[1].events), (120_000, 3));
     let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
-    assert_eq!(s.chunks, vec![Chunk::from((60_000, 3)), Chunk::from((120_000, 3))]);
+    assert_eq!(
+        s.chunks,
+        vec![Chunk::from((60_000, 3)), Chunk::from((120_000, 3))]
+    );
     assert_eq!((s.events, s.multi_event_reads), (6, 2));
 }
 
@@ -157,8 +163,14 @@ fn events_of_one_read_are_one_chunk() {
 fn reasoning_is_output_but_not_history() {
     let mut ex = Exchange::new(0);
     for (t, data) in [
-        (10, r#"{"choices":[{"delta":{"reasoning_content":" think"}}]}"#),
-        (20, r#"{"choices":[{"delta":{"reasoning_content":" more"}}]}"#),
+        (
+            10,
+            r#"{"choices":[{"delta":{"reasoning_content":" think"}}]}"#,
+        ),
+        (
+            20,
+            r#"{"choices":[{"delta":{"reasoning_content":" more"}}]}"#,
+        ),
         (30, r#"{"choices":[{"delta":{"content":" answer"}}]}"#),
         (40, r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#),
     ] {

@@ -221,7 +221,10 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
             ("tpot_ms", tpot_ms.is_some()),
             ("itl_chunk_ms", itl_chunk_ms.is_some()),
             ("itl_token_ms", itl_token_ms.is_some()),
-            ("generation_throughput_tps", generation_throughput_tps.is_some()),
+            (
+                "generation_throughput_tps",
+                generation_throughput_tps.is_some(),
+            ),
         ],
     );
 

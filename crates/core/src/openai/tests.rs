@@ -143,10 +143,16 @@ fn decodes_role_chunk_as_empty_and_finish_chunk() {
 #[test]
 fn decodes_reasoning_and_completions_text() {
     let (d, t) = dec_text(r#"{"choices":[{"delta":{"reasoning_content":"hmm"}}]}"#);
-    assert_eq!((t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()), ("hmm", "hmm", ""));
+    assert_eq!(
+        (t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()),
+        ("hmm", "hmm", "")
+    );
     assert_eq!((d.reasoning_len, d.answer_len), (3, 0));
     let (_, t) = dec_text(r#"{"choices":[{"delta":{"reasoning":"so","content":"yes"}}]}"#);
-    assert_eq!((t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()), ("soyes", "so", "yes"));
+    assert_eq!(
+        (t.all.as_str(), t.reasoning.as_str(), t.answer.as_str()),
+        ("soyes", "so", "yes")
+    );
     let (_, t) = dec_text(
         r#"{"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":4}}}"#,
     );

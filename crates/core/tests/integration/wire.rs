@@ -83,7 +83,12 @@ async fn a_server_that_closes_after_every_response_fails_no_request() {
     // Every request after a slot's first needed a new connection.
     assert!(c.reconnects > 0 && c.reused <= 2, "{c:?}");
     assert!(c.connect_ms.is_some());
-    near(p50(&s.metrics.ttft_ms), TTFT_MS, 8.0, "TTFT p50 (connect time is not in it)");
+    near(
+        p50(&s.metrics.ttft_ms),
+        TTFT_MS,
+        8.0,
+        "TTFT p50 (connect time is not in it)",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -112,9 +117,17 @@ async fn a_stream_that_arrives_at_once_has_no_tpot() {
     let s = cell("whole", json!({"whole_stream_at_end": true}), json!({})).await;
     no_failures(&s);
     let m = &s.metrics;
-    assert_eq!((&m.tpot_ms, &m.itl_chunk_ms, &m.itl_token_ms), (&None, &None, &None));
+    assert_eq!(
+        (&m.tpot_ms, &m.itl_chunk_ms, &m.itl_token_ms),
+        (&None, &None, &None)
+    );
     assert_eq!(m.jitter.token, None);
-    for key in ["tpot_ms", "itl_chunk_ms", "itl_token_ms", "generation_throughput_tps"] {
+    for key in [
+        "tpot_ms",
+        "itl_chunk_ms",
+        "itl_token_ms",
+        "generation_throughput_tps",
+    ] {
         assert!(m.unmeasured.contains_key(key), "{key}: {:?}", m.unmeasured);
     }
     // All of it arrives when generation ends.
@@ -131,7 +144,10 @@ async fn without_streaming_ttft_is_labelled_and_tpot_absent() {
     let s = cell("nostream", json!({}), json!({"stream": false})).await;
     no_failures(&s);
     let m = &s.metrics;
-    assert_eq!(m.ttft_basis, plateau_core::metrics::TtftBasis::WholeResponse);
+    assert_eq!(
+        m.ttft_basis,
+        plateau_core::metrics::TtftBasis::WholeResponse
+    );
     assert_eq!(m.tpot_ms, None);
     assert!(m.unmeasured["tpot_ms"].contains("stream: false"));
 }
@@ -141,7 +157,10 @@ async fn without_usage_the_whole_text_is_counted() {
     let s = cell("nousage", json!({"usage": "none"}), json!({})).await;
     no_failures(&s);
     let m = &s.metrics;
-    assert_eq!(m.tokens.n_out_sources.get("tokenizer"), Some(&m.requests.measured_ok));
+    assert_eq!(
+        m.tokens.n_out_sources.get("tokenizer"),
+        Some(&m.requests.measured_ok)
+    );
     let out = m.output_tokens.as_ref().unwrap();
     assert_eq!((out.min, out.max), (f64::from(TOKENS), f64::from(TOKENS)));
     near(p50(&m.tpot_ms), ITL_MS, 3.0, "TPOT p50");
@@ -149,7 +168,12 @@ async fn without_usage_the_whole_text_is_counted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_that_disagrees_with_the_content_fails_the_cell() {
-    let s = cell("scaled", json!({"usage": "scaled", "usage_scale": 3.0}), json!({})).await;
+    let s = cell(
+        "scaled",
+        json!({"usage": "scaled", "usage_scale": 3.0}),
+        json!({}),
+    )
+    .await;
     assert!(
         checks(&s).contains(&("usage_mismatch", Severity::Fail)),
         "{:?}",
@@ -189,7 +213,12 @@ async fn reasoning_has_its_own_time_to_first_answer() {
     let s = cell("reasoning", json!({"reasoning_tokens": 4}), json!({})).await;
     no_failures(&s);
     let m = &s.metrics;
-    near(p50(&m.ttft_ms), TTFT_MS, 8.0, "TTFT p50 (first token of any kind)");
+    near(
+        p50(&m.ttft_ms),
+        TTFT_MS,
+        8.0,
+        "TTFT p50 (first token of any kind)",
+    );
     near(
         p50(&m.time_to_first_answer_ms),
         TTFT_MS + 4.0 * ITL_MS,
@@ -225,7 +254,14 @@ async fn requests_that_time_out_produce_no_throughput() {
     .await;
     let m = &s.metrics;
     assert_eq!(m.requests.measured_ok, 0);
-    assert!(m.requests.measured_errors_by_kind.get("timeout").copied().unwrap_or(0) > 0);
+    assert!(
+        m.requests
+            .measured_errors_by_kind
+            .get("timeout")
+            .copied()
+            .unwrap_or(0)
+            > 0
+    );
     assert_eq!(m.throughput.output_tokens, 0);
     assert_eq!(m.throughput.server_direct_tps, 0.0);
     assert!(!m.steady.steady, "{:?}", m.steady);
