@@ -1,9 +1,9 @@
 """A real llama.cpp HTTP server for plateau's tests, on 127.0.0.1, with a tiny random model.
 
 Writes (once; reused when already there) into --dir:
-  tiny-llama-<VERSION>.gguf   a 2-layer llama with random weights and a byte-level BPE
-  tokenizer-<VERSION>.json    the same tokenizer for Hugging Face `tokenizers` (plateau's
-                              `tokenizer` key), so both sides count prompt tokens alike
+  tiny-llama.gguf   a 2-layer llama with random weights and a byte-level BPE
+  tokenizer.json    the same tokenizer for Hugging Face `tokenizers` (plateau's
+                    `tokenizer` key), so both sides count prompt tokens alike
 then serves llama.cpp's OpenAI-compatible server (the `xllamacpp` wheel) with --parallel
 slots, continuous batching and the prompt cache on, prints one line
 `plateau-llamacpp ready http://127.0.0.1:PORT ...` (the port bound; --port 0 picks a free
@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-VERSION = "v1"
+VERSION = "2"
 SEED = 20240607
 
 # Model shape: small enough that a 2,500-token prefill takes tens of milliseconds on one core.
@@ -47,6 +47,7 @@ CHAT_TEMPLATE = (
 
 # Text the merges are learned from: plain English, like plateau's built-in prompts.
 SAMPLE = """
+The user asked the assistant and the system answered the user, then the assistant answered.
 The benchmark keeps a fixed number of requests in flight and measures the server only once it
 has reached a steady state. Each request sends a prompt and streams the answer back, one token
 at a time, and the time to the first token, the time per output token and the end to end
@@ -206,27 +207,47 @@ def write_gguf(path, tokens, merges):
     w.add_add_eos_token(False)
     w.add_chat_template(CHAT_TEMPLATE)
 
-    def t(name, *shape, scale=0.5):
-        w.add_tensor(name, (rng.standard_normal(shape) * scale).astype(np.float32))
+    def rand(*shape, scale):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    def t(name, *shape, scale):
+        w.add_tensor(name, rand(*shape, scale=scale))
 
     def ones(name, n):
         w.add_tensor(name, np.ones(n, dtype=np.float32))
 
+    # Channel 0 of the residual stream is a constant (set by the embedding, written by no
+    # layer), so output.weight's column 0 acts as a per-token bias: it keeps the model from
+    # sampling bytes that are not printable ASCII on their own (llama.cpp would hold back
+    # half a UTF-8 character and send empty chunks) and special tokens.
+    emb = rand(n_vocab, N_EMBD, scale=0.5)
+    emb[:, 0] = 4.0
+    w.add_tensor("token_embd.weight", emb)
     kv = N_HEAD_KV * head_dim
-    t("token_embd.weight", n_vocab, N_EMBD)
     for i in range(N_LAYER):
         p = f"blk.{i}."
         ones(p + "attn_norm.weight", N_EMBD)
         t(p + "attn_q.weight", N_EMBD, N_EMBD, scale=N_EMBD**-0.5)
         t(p + "attn_k.weight", kv, N_EMBD, scale=N_EMBD**-0.5)
         t(p + "attn_v.weight", kv, N_EMBD, scale=N_EMBD**-0.5)
-        t(p + "attn_output.weight", N_EMBD, N_EMBD, scale=N_EMBD**-0.5)
+        attn_out = rand(N_EMBD, N_EMBD, scale=N_EMBD**-0.5)
+        attn_out[0, :] = 0.0
+        w.add_tensor(p + "attn_output.weight", attn_out)
         ones(p + "ffn_norm.weight", N_EMBD)
         t(p + "ffn_gate.weight", N_FF, N_EMBD, scale=N_EMBD**-0.5)
         t(p + "ffn_up.weight", N_FF, N_EMBD, scale=N_EMBD**-0.5)
-        t(p + "ffn_down.weight", N_EMBD, N_FF, scale=N_FF**-0.5)
+        down = rand(N_EMBD, N_FF, scale=N_FF**-0.5)
+        down[0, :] = 0.0
+        w.add_tensor(p + "ffn_down.weight", down)
     ones("output_norm.weight", N_EMBD)
-    t("output.weight", n_vocab, N_EMBD, scale=N_EMBD**-0.5)
+    u2b = {u: b for b, u in bytes_to_unicode().items()}
+    printable = [
+        i < n_normal and all(u2b[c] == 10 or 32 <= u2b[c] < 127 for c in tok)
+        for i, tok in enumerate(tokens)
+    ]
+    out = rand(n_vocab, N_EMBD, scale=N_EMBD**-0.5)
+    out[:, 0] = np.where(printable, 0.0, -4.0)
+    w.add_tensor("output.weight", out)
 
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -235,20 +256,32 @@ def write_gguf(path, tokens, merges):
 
 
 def ensure_files(directory):
-    """The model and tokenizer.json in `directory`, written atomically unless already there."""
+    """The model and tokenizer.json in `directory`, written unless this VERSION is there."""
     os.makedirs(directory, exist_ok=True)
-    model = os.path.join(directory, f"tiny-llama-{VERSION}.gguf")
-    tok = os.path.join(directory, f"tokenizer-{VERSION}.json")
-    if os.path.isfile(model) and os.path.isfile(tok):
-        return model, tok
+    model = os.path.join(directory, "tiny-llama.gguf")
+    tok = os.path.join(directory, "tokenizer.json")
+    stamp = os.path.join(directory, "VERSION")
+    if os.path.isfile(stamp):
+        with open(stamp, encoding="utf-8") as f:
+            if f.read() == VERSION:
+                return model, tok
     tokens, merges = vocabulary()
-    tmp = f"{tok}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(tokenizer_json(tokens, merges), f, ensure_ascii=False)
-    os.replace(tmp, tok)
-    tmp = f"{model}.{os.getpid()}.tmp"
-    write_gguf(tmp, tokens, merges)
-    os.replace(tmp, model)
+
+    def write_text(text):
+        def write(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+
+        return write
+
+    for path, write in [
+        (tok, write_text(json.dumps(tokenizer_json(tokens, merges), ensure_ascii=False))),
+        (model, lambda f: write_gguf(f, tokens, merges)),
+        (stamp, write_text(VERSION)),
+    ]:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        write(tmp)
+        os.replace(tmp, path)
     return model, tok
 
 
