@@ -179,6 +179,8 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         String::from_utf8_lossy(&out.stderr),
     );
     eprintln!("plateau run took {:.1} s", t0.elapsed().as_secs_f64());
+    // Exit 1 (a cell failed validation) is allowed: 6-second windows on a loaded 2-core
+    // machine may be judged unsteady. The requirements below are checked one by one.
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "plateau run: {}\n{stdout}\n{}\nserver log (end):\n{}",
@@ -252,8 +254,9 @@ fn six_scenarios_at_n4_against_llama_cpp() {
     }
     assert!(
         failed.is_empty(),
-        "{} requirement(s) failed:\n  {}\nplateau stderr (end):\n{}",
+        "{} requirement(s) failed (results kept in {}):\n  {}\nplateau stderr (end):\n{}",
         failed.len(),
+        dir.display(),
         failed.join("\n  "),
         tail(&stderr, 30)
     );
