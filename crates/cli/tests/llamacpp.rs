@@ -1,0 +1,264 @@
+//! `plateau run` against a real llama.cpp server: `tools/llamacpp/serve.py` (the `xllamacpp`
+//! wheel's llama-server with a tiny random-weight llama and a matching `tokenizer.json`) on
+//! 127.0.0.1, all six scenarios at N = 4. Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
+//! `tools/llamacpp/requirements.txt` (`.ci/run` makes one); without it the test says why and
+//! passes, unless `PLATEAU_REQUIRE_LLAMACPP=1`.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SCENARIOS: [&str; 6] = ["A1", "A2", "B1", "B2", "C", "D"];
+const N: u32 = 4;
+/// Generating the model and loading llama.cpp takes seconds; this bounds a hang.
+const READY_WITHIN: Duration = Duration::from_secs(120);
+
+/// The server child process: killed on drop. Its stdin is a pipe held here, so if the test
+/// process dies without dropping it, `serve.py --exit-on-stdin-eof` still stops.
+struct Server {
+    child: Child,
+    _stdin: ChildStdin,
+    url: String,
+    log: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The Python to run `serve.py` with, or `None` (after saying why) when the test may skip.
+fn python() -> Option<PathBuf> {
+    let required = std::env::var("PLATEAU_REQUIRE_LLAMACPP").is_ok_and(|v| v == "1");
+    match std::env::var_os("PLATEAU_LLAMACPP_PYTHON") {
+        Some(p) if Path::new(&p).is_file() => Some(PathBuf::from(p)),
+        found => {
+            let why = match found {
+                Some(p) => format!("PLATEAU_LLAMACPP_PYTHON={} is not a file", p.display()),
+                None => "PLATEAU_LLAMACPP_PYTHON is not set".into(),
+            };
+            assert!(
+                !required,
+                "PLATEAU_REQUIRE_LLAMACPP=1 but {why}; make a venv from tools/llamacpp/requirements.txt"
+            );
+            eprintln!("skipping the llama.cpp test: {why} (see tools/llamacpp/README.md)");
+            None
+        }
+    }
+}
+
+/// Starts `serve.py` on a free port and waits (bounded) for its ready line.
+fn start(python: &Path, models: &Path, dir: &Path) -> Server {
+    let log = dir.join("server.log");
+    let out = fs::File::create(&log).unwrap();
+    let mut child = Command::new(python)
+        .arg(root().join("tools/llamacpp/serve.py"))
+        .args(["--dir", models.to_str().unwrap(), "--port", "0"])
+        .args(["--parallel", &N.to_string(), "--exit-on-stdin-eof"])
+        .stdin(Stdio::piped())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut server = Server {
+        child,
+        _stdin: stdin,
+        url: String::new(),
+        log,
+    };
+    let t0 = Instant::now();
+    loop {
+        let text = server.log();
+        if let Some(url) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("plateau-llamacpp ready "))
+            .and_then(|rest| rest.split_whitespace().next())
+        {
+            server.url = url.to_owned();
+            eprintln!(
+                "llama.cpp ready at {url} after {:.1} s",
+                t0.elapsed().as_secs_f64()
+            );
+            return server;
+        }
+        if let Some(status) = server.child.try_wait().unwrap() {
+            panic!("serve.py exited ({status}) before it was ready:\n{text}");
+        }
+        assert!(
+            t0.elapsed() < READY_WITHIN,
+            "serve.py not ready within {READY_WITHIN:?}:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn config(dir: &Path, url: &str, tokenizer: &Path) -> PathBuf {
+    let datasets = dir.join("no-datasets");
+    fs::create_dir_all(&datasets).unwrap();
+    let config = json!({
+        "endpoints": [{"name": "llamacpp", "url": format!("{url}/v1"), "engine": "llamacpp"}],
+        "models": [{"id": "tiny", "name": "tiny-llama"}],
+        "scenarios": SCENARIOS,
+        "batch_sizes": [N],
+        "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 6, "drain_seconds": 20,
+        "max_tokens": 16,
+        "request_timeout_seconds": 30,
+        "tokenizer": tokenizer,
+        "datasets_dir": datasets,
+        "output_dir": dir.join("results"),
+    });
+    let path = dir.join("config.json");
+    fs::write(&path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+    path
+}
+
+fn summary(dir: &Path, scenario: &str) -> Value {
+    let path = dir.join(format!(
+        "results/llamacpp/tiny/{scenario}/c{N}/summary.json"
+    ));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn f64_at(v: &Value, pointer: &str) -> Option<f64> {
+    v.pointer(pointer).and_then(Value::as_f64)
+}
+
+fn show(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |x| format!("{x:.1}"))
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[test]
+fn six_scenarios_at_n4_against_llama_cpp() {
+    let Some(python) = python() else { return };
+    let dir = std::env::temp_dir().join(format!("plateau-llamacpp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    // The model and tokenizer are cached beside the build, written once.
+    let models = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llamacpp-model");
+    let server = start(&python, &models, &dir);
+    let tokenizer = models.join("tokenizer.json");
+    let config = config(&dir, &server.url, &tokenizer);
+
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .current_dir(root())
+        .args(["run", "--config", config.to_str().unwrap()])
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    eprintln!("plateau run took {:.1} s", t0.elapsed().as_secs_f64());
+    // Exit 1 (a cell failed validation) is allowed: 6-second windows on a loaded 2-core
+    // machine may be judged unsteady. The requirements below are checked one by one.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "plateau run: {}\n{stdout}\n{}\nserver log (end):\n{}",
+        out.status,
+        tail(&stderr, 60),
+        tail(&server.log(), 60)
+    );
+
+    // Every check is collected, so one run names every requirement that does not hold.
+    let mut failed = Vec::new();
+    let mut ttft_p50 = std::collections::BTreeMap::new();
+    eprintln!("cell  total  measured  ttft_p50_ms  prompt_tokens_server  target  errors_by_kind");
+    for scenario in SCENARIOS {
+        let s = summary(&dir, scenario);
+        let requests = &s["requests"];
+        let errors = &requests["errors_by_kind"];
+        let (target, server_in) = (
+            f64_at(&s, "/tokens/input/mean_target"),
+            f64_at(&s, "/tokens/input/mean_server"),
+        );
+        let ttft = f64_at(&s, "/ttft_ms/p50");
+        eprintln!(
+            "{scenario:<4}  {:>5}  {:>8}  {:>11}  {:>20}  {:>6}  {errors}",
+            requests["total"],
+            requests["measured"],
+            show(ttft),
+            show(server_in),
+            show(target),
+        );
+        if s["status"] != "complete" {
+            failed.push(format!("{scenario}: status {}", s["status"]));
+        }
+        if requests["measured"].as_u64().unwrap_or(0) == 0 {
+            failed.push(format!("{scenario}: no measured requests"));
+        }
+        if requests["measured_errors"] != 0 || errors.as_object().is_none_or(|m| !m.is_empty()) {
+            failed.push(format!(
+                "{scenario}: failed requests: measured {}, all phases by kind {errors}",
+                requests["measured_errors"]
+            ));
+        }
+        for side in ["n_in_sources", "n_out_sources"] {
+            let sources = s["tokens"][side].as_object().cloned().unwrap_or_default();
+            if sources.keys().any(|k| k != "usage") || sources.is_empty() {
+                failed.push(format!(
+                    "{scenario}: {side} {sources:?}, expected only `usage`"
+                ));
+            }
+        }
+        if f64_at(&s, "/output_tokens/p50") != Some(16.0) {
+            failed.push(format!(
+                "{scenario}: output tokens p50 {:?}, expected max_tokens 16 (ignore_eos)",
+                f64_at(&s, "/output_tokens/p50")
+            ));
+        }
+        if matches!(scenario, "A2" | "B2") {
+            match (server_in, target) {
+                (Some(got), Some(want)) if (got - want).abs() <= 0.1 * want => {}
+                _ => failed.push(format!(
+                    "{scenario}: server prompt tokens {server_in:?} not within 10% of the target {target:?}"
+                )),
+            }
+        }
+        ttft_p50.insert(scenario, ttft);
+    }
+    match (ttft_p50["A2"], ttft_p50["B2"]) {
+        (Some(a2), Some(b2)) if a2 < 0.5 * b2 => {}
+        (a2, b2) => failed.push(format!(
+            "TTFT p50: A2 {a2:?} ms is not far below B2 {b2:?} ms (prompt cache)"
+        )),
+    }
+    assert!(
+        failed.is_empty(),
+        "{} requirement(s) failed (results kept in {}):\n  {}\nplateau stderr (end):\n{}",
+        failed.len(),
+        dir.display(),
+        failed.join("\n  "),
+        tail(&stderr, 30)
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
