@@ -246,6 +246,24 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         }
         ttft_p50.insert(scenario, ttft);
     }
+    // What validate says of the wire: llama.cpp's usage describes what it sent, and its
+    // stream is not buffered.
+    let validate = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .args([
+            "validate",
+            "--results-dir",
+            dir.join("results").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let findings = String::from_utf8_lossy(&validate.stdout).into_owned()
+        + &String::from_utf8_lossy(&validate.stderr);
+    eprintln!("plateau validate:\n{findings}");
+    for check in ["usage_mismatch", "buffered_stream", "ignore_eos"] {
+        if findings.contains(check) {
+            failed.push(format!("validate reports {check}"));
+        }
+    }
     match (ttft_p50["A2"], ttft_p50["B2"]) {
         (Some(a2), Some(b2)) if a2 < 0.5 * b2 => {}
         (a2, b2) => failed.push(format!(
