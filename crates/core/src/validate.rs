@@ -196,6 +196,15 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             ),
         );
     }
+    if m.ttft_basis == crate::metrics::TtftBasis::WholeResponse {
+        add(
+            "not_streamed",
+            Severity::Warn,
+            "stream: false: TTFT is the time to the whole response; TPOT, ITL and jitter \
+             cannot be measured"
+                .into(),
+        );
+    }
     if let Some(r) = &m.reads
         && r.multi_event_fraction > BUFFERED_READS
     {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use plateau_core::metrics::Distribution;
+use plateau_core::metrics::{Distribution, TtftBasis};
 use plateau_core::plan::Plan;
 use plateau_core::results::summary::{CellStatus, CellSummary};
 use plateau_core::validate::cell_label;
@@ -15,8 +15,8 @@ const COLUMNS: &[Column] = &[
     ("cell", 0, cell_label),
     ("ok", 6, |s| s.metrics.requests.measured_ok.to_string()),
     ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
-    ("TTFT p50", 9, |s| ms(&s.metrics.ttft_ms, |d| d.p50)),
-    ("TTFT p99", 9, |s| ms(&s.metrics.ttft_ms, |d| d.p99)),
+    ("TTFT p50", 9, |s| ttft(s, |d| d.p50)),
+    ("TTFT p99", 9, |s| ttft(s, |d| d.p99)),
     ("TPOT p50", 9, |s| ms(&s.metrics.tpot_ms, |d| d.p50)),
     ("ITL p50", 8, |s| ms(&s.metrics.itl_chunk_ms, |d| d.p50)),
     ("jitter", 7, |s| {
@@ -67,14 +67,27 @@ pub fn text(summaries: &[CellSummary]) -> String {
         out.push('\n');
     }
     out.push_str("times in ms; t/s = output tokens per second; conc = mean achieved concurrency in Measure\n");
+    if summaries.iter().any(whole_response) {
+        out.push_str("* stream: false: TTFT is the time to the whole response\n");
+    }
     out
+}
+
+fn whole_response(s: &CellSummary) -> bool {
+    s.metrics.ttft_basis == TtftBasis::WholeResponse
+}
+
+/// A TTFT value, marked `*` where it is the time to the whole response.
+fn ttft(s: &CellSummary, f: fn(&Distribution) -> f64) -> String {
+    let v = ms(&s.metrics.ttft_ms, f);
+    if whole_response(s) { v + "*" } else { v }
 }
 
 /// One cell in one line.
 pub fn one_line(s: &CellSummary) -> String {
     format!(
         "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, {}",
-        ms(&s.metrics.ttft_ms, |d| d.p50),
+        ttft(s, |d| d.p50),
         ms(&s.metrics.tpot_ms, |d| d.p50),
         num(Some(s.metrics.throughput.server_direct_tps)),
         s.metrics.requests.measured_ok,

@@ -150,6 +150,7 @@ async fn without_streaming_ttft_is_labelled_and_tpot_absent() {
     );
     assert_eq!(m.tpot_ms, None);
     assert!(m.unmeasured["tpot_ms"].contains("stream: false"));
+    assert!(checks(&s).contains(&("not_streamed", Severity::Warn)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
