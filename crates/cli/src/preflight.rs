@@ -6,9 +6,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use plateau_core::client::{self, Client, ClientError};
+use plateau_core::client::{Client, ClientError};
 use plateau_core::plan::{BaseUrl, Endpoint, Plan, Target};
 use plateau_core::results::run_info::EndpointInfo;
+use plateau_core::wire;
 use plateau_sim::{Server, SimConfig};
 
 use crate::exit::Failure;
@@ -89,8 +90,9 @@ pub async fn check(
         let uri = base
             .join("models")
             .map_err(|err| Failure::bad_input(anyhow!("endpoint {}: {err}", e.name)))?;
+        let wire = wire::of(e);
         let models = match client
-            .get_json(uri, &client::auth_headers(e), Duration::from_secs(15))
+            .get_json(uri, &wire.auth_headers(e), wire, Duration::from_secs(15))
             .await
         {
             Ok(v) => Some(v),

@@ -5,7 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use plateau_core::{openai, sse};
+use plateau_core::sse;
+use plateau_core::wire::{OpenAi, Text, Wire};
 
 fn stream(tokens: usize) -> Vec<u8> {
     let mut s = String::new();
@@ -27,13 +28,13 @@ fn bench(c: &mut Criterion) {
     group.bench_function("parse+decode 512 chunks, 1 KiB frames", |b| {
         b.iter(|| {
             let mut parser = sse::Parser::new();
-            let mut response = openai::Text::default();
+            let mut response = Text::default();
             let mut n = 0usize;
             for frame in data.chunks(1024) {
                 parser
                     .feed(frame, &mut |ev| {
-                        if !ev.is_done()
-                            && openai::decode(ev.data.as_bytes(), &mut response).is_ok()
+                        if !OpenAi.is_end(&ev)
+                            && OpenAi.decode(ev.data.as_bytes(), &mut response).is_ok()
                         {
                             n += 1;
                         }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
+use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
 use http::request::Parts;
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
@@ -23,9 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::exchange::Exchange;
-use crate::openai;
-use crate::plan::Endpoint;
 use crate::sample::Outcome;
+use crate::wire::Wire;
 use pool::{Checkout, Origin, Pool};
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with `decode`).
@@ -87,11 +86,13 @@ impl Client {
         })
     }
 
-    /// GETs `uri` and decodes the JSON body (for `/v1/models` at preflight).
+    /// GETs `uri` and decodes the JSON body (for `/v1/models` at preflight); `wire` reads
+    /// an error body.
     pub async fn get_json(
         &self,
         uri: Uri,
         headers: &HeaderMap,
+        wire: &dyn Wire,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
         let (mut parts, body) = Request::builder()
@@ -126,7 +127,7 @@ impl Client {
             if !status.is_success() {
                 return Err(ClientError::Status {
                     status: status.as_u16(),
-                    message: openai::error_message(&body),
+                    message: wire.error_message(&body),
                 });
             }
             Ok(serde_json::from_slice(&body)?)
@@ -136,12 +137,13 @@ impl Client {
             .map_err(|_| ClientError::Timeout(timeout))?
     }
 
-    /// Sends `req` and reads the whole response. Never fails: every failure is an
-    /// [`Outcome`] in the returned exchange. `cancel` ends it early with
+    /// Sends `req` and reads the whole response, its body decoded by `wire`. Never fails:
+    /// every failure is an [`Outcome`] in the returned exchange. `cancel` ends it early with
     /// [`Outcome::Cancelled`], keeping what arrived.
     pub async fn exchange(
         &self,
         req: Request<Full<Bytes>>,
+        wire: &dyn Wire,
         clock: &Clock,
         timeout: Duration,
         cancel: &CancellationToken,
@@ -203,7 +205,7 @@ impl Client {
                     };
                     match &mut reader {
                         Reader::Sse(state) => {
-                            if let Err(e) = state.feed(data, t_us, read, &mut ex) {
+                            if let Err(e) = state.feed(wire, data, t_us, read, &mut ex) {
                                 return end(ex, clock, Outcome::Decode, Some(e));
                             }
                             if let Some((outcome, msg)) = state.failure.take() {
@@ -230,7 +232,7 @@ impl Client {
         self.pool.checkin(&origin, conn);
         match reader {
             Reader::Sse(mut state) => {
-                state.finish(t_end, &mut ex);
+                state.finish(wire, t_end, &mut ex);
                 if let Some((outcome, msg)) = state.failure.take() {
                     return end(ex, clock, outcome, Some(msg));
                 }
@@ -245,7 +247,7 @@ impl Client {
             }
             Reader::Whole(buf) => {
                 if !status.is_success() {
-                    let msg = openai::error_message(&buf);
+                    let msg = wire.error_message(&buf);
                     return end(
                         ex,
                         clock,
@@ -255,7 +257,7 @@ impl Client {
                         Some(msg),
                     );
                 }
-                match openai::decode(&buf, &mut ex.text) {
+                match wire.decode(&buf, &mut ex.text) {
                     Err(e) => {
                         return end(
                             ex,
@@ -395,10 +397,10 @@ fn rebuild(parts: &Parts, body: &Full<Bytes>) -> Request<Full<Bytes>> {
     req
 }
 
-/// Builds the POST for one request body.
+/// Builds the POST of one request body with the API's `headers` (auth and extras).
 pub fn post(
     uri: &Uri,
-    endpoint: &Endpoint,
+    headers: HeaderMap,
     stream: bool,
     body: Vec<u8>,
 ) -> Result<Request<Full<Bytes>>, http::Error> {
@@ -416,23 +418,8 @@ pub fn post(
             "application/json"
         }),
     );
-    h.extend(auth_headers(endpoint));
+    h.extend(headers);
     Ok(req)
-}
-
-/// The endpoint's extra headers and bearer token, values marked sensitive where secret.
-pub fn auth_headers(endpoint: &Endpoint) -> HeaderMap {
-    let mut h = HeaderMap::new();
-    if let Some(key) = &endpoint.api_key
-        && let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-    {
-        v.set_sensitive(true);
-        h.insert(AUTHORIZATION, v);
-    }
-    for (name, value) in &endpoint.headers {
-        h.append(name.clone(), value.clone());
-    }
-    h
 }
 
 fn end(mut ex: Exchange, clock: &Clock, outcome: Outcome, error: Option<String>) -> Exchange {

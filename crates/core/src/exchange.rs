@@ -2,10 +2,10 @@
 //! response text, the server's usage, the outcome) and its finalisation into a
 //! [`Sample`] with token counts and their sources. Finalising runs off the request path.
 
-use crate::openai::{Decoded, Text, Usage};
 use crate::phase::Phase;
 use crate::sample::{Chunk, Outcome, Sample, TokenSource};
 use crate::tokens::TokenCounter;
+use crate::wire::{Decoded, Text, Usage};
 use crate::workload::Prompt;
 
 /// An observed chunk: the token-bearing events of one socket read, with that read's

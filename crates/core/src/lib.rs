@@ -4,7 +4,8 @@
 //! The flow: [`config::RunConfig`] (serde) -> [`plan::Plan`] (validated) -> for each
 //! [`plan::Cell`], a [`workload::Workload`] gives each of N slots a [`workload::Session`];
 //! the closed-loop runner keeps the N slots busy through the four [`phase::Phase`]s; each
-//! request goes through the client ([`openai`] bodies, [`sse`] parsing) and comes back as a
+//! request goes through the client (HTTP and [`sse`] framing; the API's bodies and events
+//! behind the [`wire`] seam) and comes back as a
 //! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
 //! turn samples into a summary. Measuring never prints; reporting never measures.
 
@@ -15,7 +16,6 @@ pub mod driver;
 pub mod exchange;
 pub mod live;
 pub mod metrics;
-pub mod openai;
 pub mod phase;
 pub mod plan;
 pub mod recorder;
@@ -27,4 +27,5 @@ pub mod sse;
 pub mod tokens;
 pub mod transport;
 pub mod validate;
+pub mod wire;
 pub mod workload;

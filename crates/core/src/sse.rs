@@ -12,13 +12,6 @@ pub struct Event {
     pub data: String,
 }
 
-impl Event {
-    /// Whether this is OpenAI's end-of-stream marker `data: [DONE]`.
-    pub fn is_done(&self) -> bool {
-        self.data.trim() == "[DONE]"
-    }
-}
-
 /// Why a stream cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SseError {

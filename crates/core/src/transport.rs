@@ -11,9 +11,9 @@ use tokio_util::sync::CancellationToken;
 use crate::client::{self, Client};
 use crate::clock::Clock;
 use crate::exchange::Exchange;
-use crate::openai;
 use crate::plan::{BaseUrl, Endpoint, RequestOptions};
 use crate::sample::Outcome;
+use crate::wire::{self, Wire};
 use crate::workload::Prompt;
 
 /// Sends one prompt and reports what happened; never fails (failures are outcomes).
@@ -27,9 +27,10 @@ pub trait Transport: Send + Sync + 'static {
     ) -> impl Future<Output = Exchange> + Send;
 }
 
-/// OpenAI-compatible HTTP.
+/// HTTP in the endpoint's wire format.
 pub struct HttpTransport {
     client: Client,
+    wire: &'static dyn Wire,
     uri: Uri,
     endpoint: Arc<Endpoint>,
     model: String,
@@ -45,9 +46,11 @@ impl HttpTransport {
         model: String,
         options: RequestOptions,
     ) -> Result<Self, http::uri::InvalidUri> {
-        let uri = base.join(openai::path(endpoint.api))?;
+        let wire = wire::of(&endpoint);
+        let uri = base.join(wire.path(endpoint.api))?;
         Ok(HttpTransport {
             client,
+            wire,
             uri,
             endpoint,
             model,
@@ -63,11 +66,14 @@ impl Transport for HttpTransport {
         clock: &Clock,
         cancel: &CancellationToken,
     ) -> Exchange {
-        let body = openai::request_body(&self.endpoint, &self.model, prompt, &self.options);
-        let mut ex = match client::post(&self.uri, &self.endpoint, self.options.stream, body) {
+        let body = self
+            .wire
+            .body(&self.endpoint, &self.model, prompt, &self.options);
+        let headers = self.wire.auth_headers(&self.endpoint);
+        let mut ex = match client::post(&self.uri, headers, self.options.stream, body) {
             Ok(req) => {
                 self.client
-                    .exchange(req, clock, self.options.timeout, cancel)
+                    .exchange(req, self.wire, clock, self.options.timeout, cancel)
                     .await
             }
             Err(e) => {

@@ -3,9 +3,9 @@
 //! observed chunk), and the first failure (error event, undecodable chunk) kept.
 
 use crate::exchange::Exchange;
-use crate::openai::{self, Usage};
 use crate::sample::Outcome;
 use crate::sse;
+use crate::wire::{Usage, Wire};
 
 /// Stream progress: the SSE parser and what the events said so far.
 #[derive(Default)]
@@ -21,13 +21,14 @@ pub(super) struct SseState {
 impl SseState {
     pub(super) fn feed(
         &mut self,
+        wire: &dyn Wire,
         data: &[u8],
         t_us: u64,
         read: u64,
         ex: &mut Exchange,
     ) -> Result<(), String> {
         self.last_read = read;
-        self.with_events(t_us, read, ex, |parser, emit| {
+        self.with_events(wire, t_us, read, ex, |parser, emit| {
             parser
                 .feed(data, &mut |e| emit(e))
                 .map_err(|e| e.to_string())
@@ -36,9 +37,9 @@ impl SseState {
 
     /// Ends the stream at `t_us`: an event still in the parser (no blank line after it)
     /// arrived with the last read.
-    pub(super) fn finish(&mut self, t_us: u64, ex: &mut Exchange) {
+    pub(super) fn finish(&mut self, wire: &dyn Wire, t_us: u64, ex: &mut Exchange) {
         let read = self.last_read;
-        self.with_events(t_us, read, ex, |parser, emit| {
+        self.with_events(wire, t_us, read, ex, |parser, emit| {
             parser.finish(&mut |e| emit(e))
         });
     }
@@ -46,6 +47,7 @@ impl SseState {
     /// Runs a parser operation with every event it completes handled by [`on_event`].
     fn with_events<R>(
         &mut self,
+        wire: &dyn Wire,
         t_us: u64,
         read: u64,
         ex: &mut Exchange,
@@ -59,12 +61,14 @@ impl SseState {
             failure,
         } = self;
         op(parser, &mut |ev| {
-            on_event(ev, t_us, read, ex, done, finished, failure)
+            on_event(wire, ev, t_us, read, ex, done, finished, failure)
         })
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn on_event(
+    wire: &dyn Wire,
     ev: sse::Event,
     t_us: u64,
     read: u64,
@@ -76,11 +80,11 @@ fn on_event(
     if failure.is_some() || *done {
         return;
     }
-    if ev.is_done() {
+    if wire.is_end(&ev) {
         *done = true;
         return;
     }
-    match openai::decode(ev.data.as_bytes(), &mut ex.text) {
+    match wire.decode(ev.data.as_bytes(), &mut ex.text) {
         Err(e) => {
             *failure = Some((
                 Outcome::Decode,

@@ -135,7 +135,7 @@ fn the_tokenizer_counts_the_whole_text_not_chunk_by_chunk() {
 fn events_of_one_read_are_one_chunk() {
     let mut ex = Exchange::new(100);
     let event = |ex: &mut Exchange, t, read, text: &str| {
-        let d = crate::openai::decode(
+        let d = crate::wire::openai::decode(
             format!(r#"{{"choices":[{{"delta":{{"content":"{text}"}}}}]}}"#).as_bytes(),
             &mut ex.text,
         )
@@ -174,7 +174,7 @@ fn reasoning_is_output_but_not_history() {
         (30, r#"{"choices":[{"delta":{"content":" answer"}}]}"#),
         (40, r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#),
     ] {
-        let d = crate::openai::decode(data.as_bytes(), &mut ex.text).unwrap();
+        let d = crate::wire::openai::decode(data.as_bytes(), &mut ex.text).unwrap();
         ex.record(t, t, &d);
     }
     assert_eq!(ex.text.answer, " answer");

@@ -126,12 +126,6 @@ fn byte_at_a_time() {
 }
 
 #[test]
-fn done_marker() {
-    assert!(ev("[DONE]").is_done());
-    assert!(!ev("{\"x\":1}").is_done());
-}
-
-#[test]
 fn overlong_line_is_an_error() {
     let mut p = Parser::new();
     let big = vec![b'a'; MAX_LINE + 1];

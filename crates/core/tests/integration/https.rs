@@ -7,6 +7,7 @@ use plateau_core::client::{self, Client};
 use plateau_core::clock::Clock;
 use plateau_core::plan::{BaseUrl, Endpoint, Target};
 use plateau_core::sample::Outcome;
+use plateau_core::wire::{OpenAi, Wire};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
@@ -35,7 +36,7 @@ async fn https_to_a_plain_tcp_server_fails_the_handshake() {
     };
     let req = client::post(
         &base.join("chat/completions").unwrap(),
-        &endpoint,
+        OpenAi.auth_headers(&endpoint),
         true,
         b"{}".to_vec(),
     )
@@ -44,6 +45,7 @@ async fn https_to_a_plain_tcp_server_fails_the_handshake() {
         .unwrap()
         .exchange(
             req,
+            &OpenAi,
             &Clock::start(),
             Duration::from_secs(10),
             &CancellationToken::new(),

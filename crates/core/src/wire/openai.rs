@@ -1,15 +1,69 @@
-//! The OpenAI wire format: request bodies for chat and completions (with engine extras and
-//! `extra_body`), and decoding of stream chunks, whole responses and error bodies. Pure: no
-//! I/O, no clock.
+//! The OpenAI wire format ([`OpenAi`]): paths, request bodies for chat and completions
+//! (with engine extras and `extra_body`), bearer auth, decoding of stream chunks, whole
+//! responses and error bodies, and the `[DONE]` end of stream. Pure: no I/O, no clock.
 
 use std::borrow::Cow;
 
+use http::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::{Decoded, Text, Usage, Wire};
 use crate::config::{Api, Engine};
 use crate::plan::{Endpoint, RequestOptions};
+use crate::sse;
 use crate::workload::{Prompt, Role};
+
+/// OpenAI's HTTP API, as vLLM, SGLang, NIM, TGI, llama.cpp and hosted providers serve it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenAi;
+
+impl Wire for OpenAi {
+    fn path(&self, api: Api) -> &'static str {
+        path(api)
+    }
+
+    fn body(
+        &self,
+        endpoint: &Endpoint,
+        model: &str,
+        prompt: &Prompt,
+        opts: &RequestOptions,
+    ) -> Vec<u8> {
+        request_body(endpoint, model, prompt, opts)
+    }
+
+    fn auth_headers(&self, endpoint: &Endpoint) -> HeaderMap {
+        auth_headers(endpoint)
+    }
+
+    fn decode(&self, data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error> {
+        decode(data, text)
+    }
+
+    fn is_end(&self, event: &sse::Event) -> bool {
+        event.data.trim() == "[DONE]"
+    }
+
+    fn error_message(&self, body: &[u8]) -> String {
+        error_message(body)
+    }
+}
+
+/// The endpoint's extra headers and bearer token, values marked sensitive where secret.
+pub fn auth_headers(endpoint: &Endpoint) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    if let Some(key) = &endpoint.api_key
+        && let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+    {
+        v.set_sensitive(true);
+        h.insert(AUTHORIZATION, v);
+    }
+    for (name, value) in &endpoint.headers {
+        h.append(name.clone(), value.clone());
+    }
+    h
+}
 
 /// The path under the endpoint's base URL for `api`.
 pub fn path(api: Api) -> &'static str {
@@ -89,74 +143,6 @@ pub fn completion_prompt(prompt: &Prompt) -> String {
         }
     }
     out
-}
-
-/// Token counts from a `usage` object.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens.
-    #[serde(default)]
-    pub prompt_tokens: Option<u32>,
-    /// Completion tokens (cumulative, on per-chunk usage), reasoning tokens included.
-    #[serde(default)]
-    pub completion_tokens: Option<u32>,
-    /// The breakdown of the completion tokens, where the server gives one.
-    #[serde(default)]
-    pub completion_tokens_details: Option<CompletionDetails>,
-}
-
-impl Usage {
-    /// Reasoning tokens among the completion tokens, where the server says.
-    pub fn reasoning_tokens(&self) -> Option<u32> {
-        self.completion_tokens_details?.reasoning_tokens
-    }
-}
-
-/// `usage.completion_tokens_details`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct CompletionDetails {
-    /// Reasoning tokens.
-    #[serde(default)]
-    pub reasoning_tokens: Option<u32>,
-}
-
-/// The generated text of one response, as it arrives.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Text {
-    /// Every generated piece in arrival order: answer, reasoning and tool-call text (what
-    /// output tokens are counted over).
-    pub all: String,
-    /// The answer alone (`content` / `text`): what a conversation sends back as history.
-    pub answer: String,
-    /// Reasoning text (`reasoning_content` / `reasoning` deltas).
-    pub reasoning: String,
-}
-
-/// What one stream event or whole body carried.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Decoded {
-    /// Bytes of generated text appended to [`Text::all`].
-    pub content_len: usize,
-    /// Bytes of answer text among them.
-    pub answer_len: usize,
-    /// Bytes of reasoning text among them.
-    pub reasoning_len: usize,
-    /// Whether a choice carried a tool-call delta (output, even with no argument text).
-    pub tool_call: bool,
-    /// The `usage` object, if present.
-    pub usage: Option<Usage>,
-    /// Whether a choice carried a `finish_reason`.
-    pub finished: bool,
-    /// The server's error message, if this was an error object.
-    pub error: Option<String>,
-}
-
-impl Decoded {
-    /// Whether this event is token-bearing on its own: generated text, a tool-call delta,
-    /// or the `finish_reason` that ends the output (its token may decode to no text).
-    pub fn carries_output(&self) -> bool {
-        self.content_len > 0 || self.tool_call || self.finished
-    }
 }
 
 #[derive(Deserialize)]

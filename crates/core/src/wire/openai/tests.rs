@@ -214,6 +214,17 @@ fn decodes_tool_call_deltas_as_output() {
 }
 
 #[test]
+fn done_marker_ends_the_stream() {
+    let ev = |data: &str| sse::Event {
+        event: None,
+        data: data.into(),
+    };
+    assert!(OpenAi.is_end(&ev("[DONE]")));
+    assert!(OpenAi.is_end(&ev(" [DONE] ")));
+    assert!(!OpenAi.is_end(&ev("{\"x\":1}")));
+}
+
+#[test]
 fn decode_rejects_non_json() {
     let mut s = Text::default();
     assert!(decode(b"not json", &mut s).is_err());

@@ -1,0 +1,112 @@
+//! The wire-format seam: everything one HTTP API decides — the path, the request body,
+//! the auth headers, how one stream event or whole body decodes, which event ends the
+//! stream, what an error body says — behind [`Wire`]. The client knows only HTTP and
+//! framing (connections, body frames, SSE); a new API is one file beside [`openai`].
+
+pub mod openai;
+
+use http::HeaderMap;
+use serde::Deserialize;
+
+pub use openai::OpenAi;
+
+use crate::config::Api;
+use crate::plan::{Endpoint, RequestOptions};
+use crate::sse;
+use crate::workload::Prompt;
+
+/// The wire format of `endpoint`'s API (OpenAI's for every engine plateau speaks today).
+pub fn of(_endpoint: &Endpoint) -> &'static dyn Wire {
+    &OpenAi
+}
+
+/// One HTTP API's wire format. Pure: no I/O, no clock.
+pub trait Wire: Send + Sync {
+    /// The path under the endpoint's base URL for `api`.
+    fn path(&self, api: Api) -> &'static str;
+    /// The JSON body of one request.
+    fn body(
+        &self,
+        endpoint: &Endpoint,
+        model: &str,
+        prompt: &Prompt,
+        opts: &RequestOptions,
+    ) -> Vec<u8>;
+    /// Auth and extra headers, values marked sensitive where secret.
+    fn auth_headers(&self, endpoint: &Endpoint) -> HeaderMap;
+    /// Decodes one stream event's data (or a whole non-streaming body), appending what it
+    /// generated to `text`.
+    fn decode(&self, data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error>;
+    /// Whether `event` ends the stream.
+    fn is_end(&self, event: &sse::Event) -> bool;
+    /// A readable message from an error response body.
+    fn error_message(&self, body: &[u8]) -> String;
+}
+
+/// Token counts from a `usage` object (OpenAI's shape, which other APIs map onto).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub prompt_tokens: Option<u32>,
+    /// Completion tokens (cumulative, on per-chunk usage), reasoning tokens included.
+    #[serde(default)]
+    pub completion_tokens: Option<u32>,
+    /// The breakdown of the completion tokens, where the server gives one.
+    #[serde(default)]
+    pub completion_tokens_details: Option<CompletionDetails>,
+}
+
+impl Usage {
+    /// Reasoning tokens among the completion tokens, where the server says.
+    pub fn reasoning_tokens(&self) -> Option<u32> {
+        self.completion_tokens_details?.reasoning_tokens
+    }
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct CompletionDetails {
+    /// Reasoning tokens.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u32>,
+}
+
+/// The generated text of one response, as it arrives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    /// Every generated piece in arrival order: answer, reasoning and tool-call text (what
+    /// output tokens are counted over).
+    pub all: String,
+    /// The answer alone (`content` / `text`): what a conversation sends back as history.
+    pub answer: String,
+    /// Reasoning text (`reasoning_content` / `reasoning` deltas).
+    pub reasoning: String,
+}
+
+/// What one stream event or whole body carried.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decoded {
+    /// Bytes of generated text appended to [`Text::all`].
+    pub content_len: usize,
+    /// Bytes of answer text among them.
+    pub answer_len: usize,
+    /// Bytes of reasoning text among them.
+    pub reasoning_len: usize,
+    /// Whether a choice carried a tool-call delta (output, even with no argument text).
+    pub tool_call: bool,
+    /// The `usage` object, if present.
+    pub usage: Option<Usage>,
+    /// Whether a choice carried a `finish_reason`.
+    pub finished: bool,
+    /// The server's error message, if this was an error object.
+    pub error: Option<String>,
+}
+
+impl Decoded {
+    /// Whether this event is token-bearing on its own: generated text, a tool-call delta,
+    /// or the `finish_reason` that ends the output (its token may decode to no text).
+    pub fn carries_output(&self) -> bool {
+        self.content_len > 0 || self.tool_call || self.finished
+    }
+}
