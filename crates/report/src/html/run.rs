@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use plateau_core::metrics::{MIN_BLOCKS, TREND_SIGNIFICANCE};
+use plateau_core::metrics::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, TREND_SIGNIFICANCE};
 use plateau_core::results::run_info::RunInfo;
 
 use super::escape;
@@ -109,7 +109,8 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
             "steady when",
             format!(
                 "≥ {MIN_BLOCKS} blocks of one request lifetime; block cv ≤ {}; \
-                 |trend| ≤ {} (or its p ≥ {TREND_SIGNIFICANCE}); mean concurrency ≥ {} × N",
+                 |trend| ≤ {} (or, from {MIN_BLOCKS_FOR_SIGNIFICANCE} blocks, its p ≥ \
+                 {TREND_SIGNIFICANCE}); mean concurrency ≥ {} × N",
                 c.steady.max_cv, c.steady.max_trend, c.steady.min_concurrency_ratio
             ),
         ),
