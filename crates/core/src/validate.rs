@@ -10,7 +10,8 @@ use std::fmt;
 
 pub use dir::{RUN, Records, check_dir, check_records};
 
-use crate::results::summary::{CellStatus, CellSummary};
+use crate::phase::DrainSource;
+use crate::results::summary::{CellStatus, CellSummary, PhaseBounds};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -133,10 +134,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         add(
             "drain_timeout",
             Severity::Fail,
-            format!(
-                "measured requests still ran after drain_seconds ({}s)",
-                s.phases.drain_max_s
-            ),
+            drain_timeout_message(&s.phases),
         );
     }
     if let Some(d) = &m.ttft_ms
@@ -187,4 +185,25 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// Why Drain ended with measured requests running, and what to change.
+fn drain_timeout_message(p: &PhaseBounds) -> String {
+    match &p.drain_limit {
+        DrainSource::Configured => format!(
+            "measured requests still ran after drain_seconds ({} s); raise it, or remove it \
+             to derive the limit from the cell's requests",
+            p.drain_max_s
+        ),
+        DrainSource::Derived {
+            longest_request_ms,
+            requests,
+        } => format!(
+            "measured requests still ran after the derived Drain limit ({} s, from the longest \
+             of {requests} requests before m1: {}); requests grew longer during Measure, or \
+             request_timeout_seconds bounds the limit; set drain_seconds",
+            p.drain_max_s,
+            longest_request_ms.map_or("none ended".into(), |ms| format!("{:.1} s", ms / 1e3))
+        ),
+    }
 }

@@ -87,8 +87,12 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
         (
             "phases",
             format!(
-                "Fill {} s, Stabilize {} s, Measure {} s, Drain up to {} s",
-                c.fill_seconds, c.stabilize_seconds, c.measure_seconds, c.drain_seconds
+                "Fill {} s, Stabilize {} s, Measure {} s, Drain up to {}",
+                c.fill_seconds,
+                c.stabilize_seconds,
+                c.measure_seconds,
+                c.drain_seconds
+                    .map_or("a limit derived per cell".into(), |d| format!("{d} s"))
             ),
         ),
         (
