@@ -317,6 +317,7 @@ async fn run_one(
             count: out.recorded.samples.len() as u64,
             write_error,
         },
+        client: out.client.clone(),
         metrics,
     };
     results::write_json(&dir.join(SUMMARY_FILE), &summary)?;

@@ -20,6 +20,7 @@ use crate::clock::{Clock, micros};
 use crate::live::Live;
 use crate::phase::{DrainLimit, DrainSource, Phase, Schedule};
 use crate::recorder::{Recorded, Recorder};
+use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
 
@@ -81,6 +82,8 @@ pub struct CellOutput {
     pub ending: Ending,
     /// The Drain limit, decided at `m1` (or at the interrupt).
     pub drain: DrainDecision,
+    /// The client's own lag and CPU over Measure; `None` if Measure never began.
+    pub client: Option<ClientHealth>,
 }
 
 /// State the coordinator and the slots share.
@@ -165,6 +168,8 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
     }
 
     let mut ending = Ending::Complete;
+    let mut self_check = None;
+    let mut client = None;
     for (phase, from) in [
         (Phase::Fill, Duration::ZERO),
         (Phase::Stabilize, schedule.fill),
@@ -176,6 +181,14 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
             break;
         }
         live.set_phase(Some(phase));
+        match phase {
+            Phase::Measure => self_check = Some(SelfCheck::start()),
+            Phase::Drain => client = finish(self_check.take()).await,
+            Phase::Fill | Phase::Stabilize => {}
+        }
+    }
+    if client.is_none() {
+        client = finish(self_check.take()).await;
     }
     let drain_decision = shared.decide_drain();
     if ending == Ending::Complete {
@@ -199,6 +212,15 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         bounds,
         ending,
         drain: drain_decision,
+        client,
+    }
+}
+
+/// The self-check's findings, if it was started.
+async fn finish(check: Option<SelfCheck>) -> Option<ClientHealth> {
+    match check {
+        Some(c) => Some(c.finish().await),
+        None => None,
     }
 }
 

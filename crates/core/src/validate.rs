@@ -1,13 +1,16 @@
 //! Checks of a cell's summary against what makes its numbers trustworthy: ran to its end,
-//! few errors, a steady measure window, enough samples, token counts that agree. Used by
+//! few errors, a steady measure window, a client that kept up, enough samples, token counts
+//! that agree. Used by
 //! `plateau run` (exit 1 on a failure), `plateau validate` and the report's warnings.
 //! [`check_dir`] adds what only a whole results directory shows: missing cells, a run that
 //! did not finish, files that cannot be read, records that disagree with their summary.
 
+mod client;
 mod dir;
 
 use std::fmt;
 
+pub use client::{REMEDY, client_bottleneck};
 pub use dir::{RUN, Records, check_dir, check_records};
 
 use crate::phase::DrainSource;
@@ -31,6 +34,13 @@ pub struct Thresholds {
     pub max_output_token_diff: f64,
     /// Largest mean relative difference between target and server prompt lengths.
     pub max_input_token_diff: f64,
+    /// Largest p99 of the client's scheduling lag, ms. A client with spare CPU shows about
+    /// 1 ms (the timer's resolution); 5 ms is half the 10 ms ITL of a 100 tok/s stream, so
+    /// past it the client's own delay is a visible part of every ITL it reports.
+    pub max_client_lag_p99_ms: f64,
+    /// Largest share of the available cores the plateau process may use: near all of them,
+    /// a ready task waits for a thread.
+    pub max_client_cpu_share: f64,
 }
 
 impl Default for Thresholds {
@@ -39,6 +49,8 @@ impl Default for Thresholds {
             max_error_rate: 0.01,
             max_output_token_diff: 0.05,
             max_input_token_diff: 0.25,
+            max_client_lag_p99_ms: 5.0,
+            max_client_cpu_share: 0.9,
         }
     }
 }
@@ -136,6 +148,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             Severity::Fail,
             drain_timeout_message(&s.phases),
         );
+    }
+    if let Some(message) = s.client.as_ref().and_then(|c| client_bottleneck(c, t)) {
+        add("client_bottleneck", Severity::Fail, message);
     }
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")

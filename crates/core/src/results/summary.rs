@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Api, Engine};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
+use crate::selfcheck::ClientHealth;
 use crate::workload::WorkloadInfo;
 
 /// Version of the `summary.json` layout; bumped on any incompatible change.
@@ -46,6 +47,10 @@ pub struct CellSummary {
     pub ended_at: DateTime<Utc>,
     /// The request records file.
     pub records: RecordsInfo,
+    /// The client's own scheduling lag and CPU use over the measure window; absent when
+    /// the cell never reached Measure.
+    #[serde(default)]
+    pub client: Option<ClientHealth>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
