@@ -76,7 +76,7 @@ impl Observer for RunProgress<'_> {
         let schedule = self.plan.schedule(cell.concurrency);
         let planned = schedule.m1();
         let remaining_cells = u32::try_from(total - index - 1).unwrap_or(0);
-        let after = (schedule.m1() + schedule.drain_max / 4) * remaining_cells;
+        let after = (schedule.m1() + schedule.drain.typical() / 4) * remaining_cells;
         let label = self.label(cell);
         if !self.display.visible {
             tracing::info!(

@@ -30,9 +30,11 @@ pub struct RunConfig {
     /// Measure window length.
     #[serde(default = "default_measure")]
     pub measure_seconds: f64,
-    /// Longest wait in Drain for measured requests to finish.
-    #[serde(default = "default_drain")]
-    pub drain_seconds: f64,
+    /// Longest wait in Drain for measured requests to finish. Absent: derived per cell at
+    /// the end of Measure as `max(30 s, 2 x the longest request that succeeded at full load
+    /// before it)`, at most `request_timeout_seconds`.
+    #[serde(default)]
+    pub drain_seconds: Option<f64>,
     /// `max_tokens` of every request.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
@@ -240,9 +242,6 @@ fn default_stabilize() -> f64 {
 fn default_measure() -> f64 {
     120.0
 }
-fn default_drain() -> f64 {
-    30.0
-}
 fn default_max_tokens() -> u32 {
     512
 }
@@ -289,7 +288,7 @@ mod tests {
         }"#;
         let c: RunConfig = serde_json::from_str(json).unwrap();
         assert_eq!(c.fill_seconds, 30.0);
-        assert_eq!(c.drain_seconds, 30.0);
+        assert_eq!(c.drain_seconds, None, "derived per cell");
         assert!(c.stream);
         assert_eq!(c.endpoints[0].api, Api::Chat);
         assert_eq!(c.endpoints[0].engine, Engine::Vllm);

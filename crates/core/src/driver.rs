@@ -297,7 +297,8 @@ async fn run_one(
             fill_s: schedule.fill.as_secs_f64(),
             stabilize_s: schedule.stabilize.as_secs_f64(),
             measure_s: schedule.measure.as_secs_f64(),
-            drain_max_s: schedule.drain_max.as_secs_f64(),
+            drain_max_s: out.drain.limit.as_secs_f64(),
+            drain_limit: out.drain.source.clone(),
             m0_us: micros(schedule.m0()),
             m1_us: micros(schedule.m1()),
             drain_end_us: out.bounds.drain_end_us,
@@ -317,6 +318,7 @@ async fn run_one(
             count: out.recorded.samples.len() as u64,
             write_error,
         },
+        client: out.client.clone(),
         metrics,
     };
     results::write_json(&dir.join(SUMMARY_FILE), &summary)?;

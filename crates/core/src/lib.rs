@@ -7,7 +7,8 @@
 //! request goes through the client (HTTP and [`sse`] framing; the API's bodies and events
 //! behind the [`wire`] seam) and comes back as a
 //! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
-//! turn samples into a summary. Measuring never prints; reporting never measures.
+//! turn samples into a summary. Measuring never prints; reporting never measures. Over the
+//! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU).
 
 pub mod client;
 pub mod clock;
@@ -23,6 +24,7 @@ pub mod results;
 pub mod runner;
 pub mod sample;
 pub mod secret;
+pub mod selfcheck;
 pub mod sse;
 pub mod tokens;
 pub mod transport;

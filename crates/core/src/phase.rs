@@ -1,6 +1,8 @@
-//! The four phases of a cell (Fill, Stabilize, Measure, Drain) and the pure schedule that
-//! places slots and phase boundaries in time.
+//! The four phases of a cell (Fill, Stabilize, Measure, Drain), the pure schedule that
+//! places slots and phase boundaries in time, and the Drain limit ([`DrainLimit`]): set by
+//! the user, or derived at `m1` from how long the cell's requests have been taking.
 
+use std::fmt;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -40,7 +42,8 @@ impl Phase {
 /// Phase lengths of one cell and its slot count: a pure function of elapsed time.
 ///
 /// Offsets are durations since the cell's start. The end of Drain is not part of the
-/// schedule: it comes when the last measured request ends, or at [`Schedule::drain_deadline`].
+/// schedule: it comes when the last measured request ends, or when the Drain limit
+/// ([`DrainLimit::decide`], decided at `m1`) passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
     /// Number of slots (the target concurrency N).
@@ -51,8 +54,8 @@ pub struct Schedule {
     pub stabilize: Duration,
     /// Length of Measure.
     pub measure: Duration,
-    /// Longest wait in Drain for measured requests to finish.
-    pub drain_max: Duration,
+    /// Longest wait in Drain for measured requests to finish, or how to derive it.
+    pub drain: DrainLimit,
 }
 
 impl Schedule {
@@ -75,11 +78,6 @@ impl Schedule {
         self.m0() + self.measure
     }
 
-    /// The latest moment Drain may end.
-    pub fn drain_deadline(&self) -> Duration {
-        self.m1() + self.drain_max
-    }
-
     /// The phase at `elapsed` since the cell's start (Drain from `m1` on).
     pub fn phase_at(&self, elapsed: Duration) -> Phase {
         if elapsed < self.fill {
@@ -93,10 +91,97 @@ impl Schedule {
         }
     }
 
-    /// The longest a cell can run: Fill + Stabilize + Measure + the Drain limit.
+    /// The longest a cell can run: Fill + Stabilize + Measure + the longest Drain limit.
     pub fn max_duration(&self) -> Duration {
-        self.drain_deadline()
+        self.m1() + self.drain.max()
     }
+}
+
+/// Shortest derived Drain limit: the old fixed default, ample for replies of a few seconds.
+pub const DRAIN_FLOOR: Duration = Duration::from_secs(30);
+
+/// A derived Drain limit allows this many times the longest request seen at full load.
+///
+/// A request sent just before `m1` needs about one lifetime after it. The longest of those
+/// seen before `m1` is a sample maximum, not the tail, and queues may still be growing;
+/// twice it covers a lifetime that stretches by up to 100% before the cell is cut, while a
+/// cell whose requests double in length is already unsteady.
+pub const DRAIN_FACTOR: u32 = 2;
+
+/// How long Drain may wait for measured requests to finish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrainLimit {
+    /// `drain_seconds`, as the user set it.
+    Configured(Duration),
+    /// Derived at `m1`: `max(30 s, 2 x the longest request that succeeded and ended at
+    /// full load before m1)`, at most `ceiling` (the request timeout, past which no request
+    /// runs); `ceiling` itself when no request has ended yet.
+    Derived {
+        /// The request timeout.
+        ceiling: Duration,
+    },
+}
+
+impl DrainLimit {
+    /// The limit for a cell whose longest request (send to end) among those that succeeded
+    /// and ended at full load before `m1` took `longest`.
+    pub fn decide(self, longest: Option<Duration>) -> Duration {
+        match (self, longest) {
+            (DrainLimit::Configured(limit), _) => limit,
+            (DrainLimit::Derived { ceiling }, None) => ceiling,
+            (DrainLimit::Derived { ceiling }, Some(longest)) => {
+                (longest * DRAIN_FACTOR).max(DRAIN_FLOOR).min(ceiling)
+            }
+        }
+    }
+
+    /// The longest the limit can be.
+    pub fn max(self) -> Duration {
+        match self {
+            DrainLimit::Configured(limit) | DrainLimit::Derived { ceiling: limit } => limit,
+        }
+    }
+
+    /// A typical limit, for wall-time estimates: the configured one, or the derived floor
+    /// (what a cell whose requests take up to 15 s gets).
+    pub fn typical(self) -> Duration {
+        match self {
+            DrainLimit::Configured(limit) => limit,
+            DrainLimit::Derived { ceiling } => DRAIN_FLOOR.min(ceiling),
+        }
+    }
+}
+
+impl fmt::Display for DrainLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DrainLimit::Configured(limit) => write!(f, "{limit:?}"),
+            DrainLimit::Derived { ceiling } => write!(
+                f,
+                "max({} s, {DRAIN_FACTOR} x longest request before m1), at most {} s",
+                DRAIN_FLOOR.as_secs(),
+                ceiling.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// Where a cell's Drain limit came from, as written in `summary.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum DrainSource {
+    /// `drain_seconds` from the configuration.
+    #[default]
+    Configured,
+    /// No `drain_seconds`: `max(30 s, 2 x longest_request_ms)`, at most
+    /// `request_timeout_seconds` (all of it when no request had ended).
+    Derived {
+        /// The longest request, send to end, among those that succeeded and ended after
+        /// Fill and before `m1` (all N slots busy), ms; absent when none had.
+        longest_request_ms: Option<f64>,
+        /// How many requests that maximum was taken over.
+        requests: u64,
+    },
 }
 
 #[cfg(test)]
@@ -108,7 +193,7 @@ impl Schedule {
             fill: Duration::from_secs(fill),
             stabilize: Duration::from_secs(stabilize),
             measure: Duration::from_secs(measure),
-            drain_max: Duration::from_secs(drain),
+            drain: DrainLimit::Configured(Duration::from_secs(drain)),
         }
     }
 }
@@ -170,7 +255,42 @@ mod tests {
         }
         assert_eq!(sched.m0(), Duration::from_secs(90));
         assert_eq!(sched.m1(), Duration::from_secs(210));
-        assert_eq!(sched.drain_deadline(), Duration::from_secs(240));
+        assert_eq!(sched.max_duration(), Duration::from_secs(240));
+    }
+
+    #[test]
+    fn the_drain_limit_fits_the_requests() {
+        let s = Duration::from_secs_f64;
+        let derived = DrainLimit::Derived { ceiling: s(600.0) };
+        // (limit, longest request before m1 in s, expected limit in s)
+        let rows: &[(DrainLimit, Option<f64>, f64)] = &[
+            // Configured: whatever the requests did.
+            (DrainLimit::Configured(s(30.0)), Some(41.0), 30.0),
+            (DrainLimit::Configured(s(5.0)), None, 5.0),
+            // Short requests: the 30 s floor.
+            (derived, Some(0.4), 30.0),
+            (derived, Some(15.0), 30.0),
+            // The cell: N = 256, 512 tokens at 80 ms TPOT is a ~41 s E2E.
+            (derived, Some(41.0), 82.0),
+            // Bounded by the request timeout, past which no request runs.
+            (derived, Some(400.0), 600.0),
+            (DrainLimit::Derived { ceiling: s(10.0) }, Some(0.4), 10.0),
+            // Nothing ended before m1: wait as long as a request may run.
+            (derived, None, 600.0),
+        ];
+        for &(limit, longest, want) in rows {
+            assert_eq!(
+                limit.decide(longest.map(s)),
+                s(want),
+                "{limit:?} {longest:?}"
+            );
+        }
+        assert_eq!((derived.max(), derived.typical()), (s(600.0), s(30.0)));
+        assert_eq!(
+            derived.to_string(),
+            "max(30 s, 2 x longest request before m1), at most 600 s"
+        );
+        assert_eq!(DrainLimit::Configured(s(30.0)).to_string(), "30s");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 
 use crate::config::{Api, Engine, RunConfig, SloConfig, SteadyConfig};
-use crate::phase::Schedule;
+use crate::phase::{DrainLimit, Schedule};
 use crate::secret::Secret;
 
 /// Everything wrong with a configuration, one line per problem.
@@ -96,8 +96,8 @@ pub struct Phases {
     pub stabilize: Duration,
     /// Measure.
     pub measure: Duration,
-    /// Longest Drain.
-    pub drain_max: Duration,
+    /// The Drain limit, or how to derive it.
+    pub drain: DrainLimit,
 }
 
 /// Request settings shared by every cell.
@@ -203,17 +203,26 @@ impl Plan {
         if sorted.windows(2).any(|w| w[0] == w[1]) {
             v.problem("batch_sizes".into(), "expected each concurrency once");
         }
-        let phases = Phases {
-            fill: v.seconds("fill_seconds", config.fill_seconds, false),
-            stabilize: v.seconds("stabilize_seconds", config.stabilize_seconds, false),
-            measure: v.seconds("measure_seconds", config.measure_seconds, true),
-            drain_max: v.seconds("drain_seconds", config.drain_seconds, false),
-        };
+        let fill = v.seconds("fill_seconds", config.fill_seconds, false);
+        let stabilize = v.seconds("stabilize_seconds", config.stabilize_seconds, false);
+        let measure = v.seconds("measure_seconds", config.measure_seconds, true);
+        let drain = config
+            .drain_seconds
+            .map(|d| v.seconds("drain_seconds", d, false));
         let timeout = v.seconds(
             "request_timeout_seconds",
             config.request_timeout_seconds,
             true,
         );
+        let phases = Phases {
+            fill,
+            stabilize,
+            measure,
+            drain: drain.map_or(
+                DrainLimit::Derived { ceiling: timeout },
+                DrainLimit::Configured,
+            ),
+        };
         if config.max_tokens == 0 {
             v.problem("max_tokens".into(), "expected at least 1");
         }
@@ -284,16 +293,18 @@ impl Plan {
             fill: self.phases.fill,
             stabilize: self.phases.stabilize,
             measure: self.phases.measure,
-            drain_max: self.phases.drain_max,
+            drain: self.phases.drain,
         }
     }
 
-    /// The run's shortest and longest wall time: Drain takes between nothing and its limit.
+    /// The run's shortest and longest wall time: Drain takes between nothing and its limit
+    /// (for a derived limit, its typical value, 30 s: longer only for cells whose requests
+    /// take over 15 s).
     pub fn estimated_duration(&self) -> (Duration, Duration) {
         let cells = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
         let p = self.phases;
         let base = p.fill + p.stabilize + p.measure;
-        (base * cells, (base + p.drain_max) * cells)
+        (base * cells, (base + p.drain.typical()) * cells)
     }
 
     /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`.

@@ -1,13 +1,15 @@
 //! The closed loop of one cell: N slots, each sending its next request the instant the
 //! previous one ends, through Fill (evenly spaced starts), Stabilize, Measure `[m0, m1)` and
-//! Drain (load held at N until every measured request has ended or `drain_max` passes;
-//! then in-flight padding is cancelled). Ctrl-C (the `interrupt` token) ends the cell early,
-//! keeping every record.
+//! Drain (load held at N until every measured request has ended or the Drain limit passes;
+//! then in-flight padding is cancelled). The limit is decided at `m1`: configured, or
+//! derived from the longest request the slots saw at full load ([`DrainLimit::decide`]).
+//! Ctrl-C (the `interrupt` token) ends the cell early, keeping every record.
 
 mod slot;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
@@ -16,8 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, micros};
 use crate::live::Live;
-use crate::phase::{Phase, Schedule};
+use crate::phase::{DrainLimit, DrainSource, Phase, Schedule};
 use crate::recorder::{Recorded, Recorder};
+use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
 
@@ -59,6 +62,15 @@ pub enum Ending {
     Interrupted,
 }
 
+/// The Drain limit a cell used and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrainDecision {
+    /// The limit.
+    pub limit: Duration,
+    /// Configured, or derived from what.
+    pub source: DrainSource,
+}
+
 /// A finished cell: its records and bounds.
 #[derive(Debug)]
 pub struct CellOutput {
@@ -68,6 +80,10 @@ pub struct CellOutput {
     pub bounds: Bounds,
     /// How it ended.
     pub ending: Ending,
+    /// The Drain limit, decided at `m1` (or at the interrupt).
+    pub drain: DrainDecision,
+    /// The client's own lag and CPU over Measure; `None` if Measure never began.
+    pub client: Option<ClientHealth>,
 }
 
 /// State the coordinator and the slots share.
@@ -85,6 +101,40 @@ struct Shared<T> {
     measured_in_flight: AtomicU64,
     measured_done: Notify,
     seq: AtomicU64,
+    /// Longest request (send to end, us) that succeeded and ended after Fill, before m1.
+    longest_full_load_us: AtomicU64,
+    /// How many requests that maximum is over.
+    full_load_ended: AtomicU64,
+}
+
+impl<T> Shared<T> {
+    /// Notes a request that ended, for the derived Drain limit: counted when it succeeded
+    /// and ended with all slots busy, before `m1`.
+    fn request_ended(&self, t_sent_us: u64, t_end_us: u64, ok: bool) {
+        let full_load = micros(self.schedule.fill)..micros(self.schedule.m1());
+        if ok && full_load.contains(&t_end_us) {
+            self.longest_full_load_us
+                .fetch_max(t_end_us.saturating_sub(t_sent_us), Ordering::Relaxed);
+            self.full_load_ended.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The Drain limit from what the slots have seen so far.
+    fn decide_drain(&self) -> DrainDecision {
+        let requests = self.full_load_ended.load(Ordering::Relaxed);
+        let longest = (requests > 0)
+            .then(|| Duration::from_micros(self.longest_full_load_us.load(Ordering::Relaxed)));
+        DrainDecision {
+            limit: self.schedule.drain.decide(longest),
+            source: match self.schedule.drain {
+                DrainLimit::Configured(_) => DrainSource::Configured,
+                DrainLimit::Derived { .. } => DrainSource::Derived {
+                    longest_request_ms: longest.map(|d| d.as_secs_f64() * 1e3),
+                    requests,
+                },
+            },
+        }
+    }
 }
 
 /// Runs one cell to its end; `recorder` receives every request.
@@ -108,6 +158,8 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         measured_in_flight: AtomicU64::new(0),
         measured_done: Notify::new(),
         seq: AtomicU64::new(0),
+        longest_full_load_us: AtomicU64::new(0),
+        full_load_ended: AtomicU64::new(0),
     });
     let mut slots = JoinSet::new();
     for slot in 0..schedule.slots {
@@ -116,8 +168,10 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
     }
 
     let mut ending = Ending::Complete;
+    let mut self_check = None;
+    let mut client = None;
     for (phase, from) in [
-        (Phase::Fill, std::time::Duration::ZERO),
+        (Phase::Fill, Duration::ZERO),
         (Phase::Stabilize, schedule.fill),
         (Phase::Measure, schedule.m0()),
         (Phase::Drain, schedule.m1()),
@@ -127,9 +181,18 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
             break;
         }
         live.set_phase(Some(phase));
+        match phase {
+            Phase::Measure => self_check = Some(SelfCheck::start()),
+            Phase::Drain => client = finish(self_check.take()).await,
+            Phase::Fill | Phase::Stabilize => {}
+        }
     }
+    if client.is_none() {
+        client = finish(self_check.take()).await;
+    }
+    let drain_decision = shared.decide_drain();
     if ending == Ending::Complete {
-        ending = drain(&shared).await;
+        ending = drain(&shared, drain_decision.limit).await;
     }
     let drain_end_us = clock.now_us();
     shared.stop.store(true, Ordering::SeqCst);
@@ -148,20 +211,30 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         recorded,
         bounds,
         ending,
+        drain: drain_decision,
+        client,
+    }
+}
+
+/// The self-check's findings, if it was started.
+async fn finish(check: Option<SelfCheck>) -> Option<ClientHealth> {
+    match check {
+        Some(c) => Some(c.finish().await),
+        None => None,
     }
 }
 
 /// Sleeps until `offset` after the cell's start; false if interrupted first.
-async fn wait_until<T>(shared: &Shared<T>, offset: std::time::Duration) -> bool {
+async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> bool {
     tokio::select! {
         _ = shared.interrupt.cancelled() => false,
         _ = sleep_until(shared.clock.at(offset)) => true,
     }
 }
 
-/// Holds load until every measured request has ended or the drain limit passes.
-async fn drain<T>(shared: &Shared<T>) -> Ending {
-    let deadline = shared.clock.at(shared.schedule.drain_deadline());
+/// Holds load until every measured request has ended or `limit` after `m1` passes.
+async fn drain<T>(shared: &Shared<T>, limit: Duration) -> Ending {
+    let deadline = shared.clock.at(shared.schedule.m1() + limit);
     loop {
         if shared.measured_in_flight.load(Ordering::SeqCst) == 0 {
             return Ending::Complete;

@@ -1,16 +1,20 @@
 //! Checks of a cell's summary against what makes its numbers trustworthy: ran to its end,
-//! few errors, a steady measure window, enough samples, token counts that agree. Used by
+//! few errors, a steady measure window, a client that kept up, enough samples, token counts
+//! that agree. Used by
 //! `plateau run` (exit 1 on a failure), `plateau validate` and the report's warnings.
 //! [`check_dir`] adds what only a whole results directory shows: missing cells, a run that
 //! did not finish, files that cannot be read, records that disagree with their summary.
 
+mod client;
 mod dir;
 
 use std::fmt;
 
+pub use client::{REMEDY, client_bottleneck};
 pub use dir::{RUN, Records, check_dir, check_records};
 
-use crate::results::summary::{CellStatus, CellSummary};
+use crate::phase::DrainSource;
+use crate::results::summary::{CellStatus, CellSummary, PhaseBounds};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,6 +34,13 @@ pub struct Thresholds {
     pub max_output_token_diff: f64,
     /// Largest mean relative difference between target and server prompt lengths.
     pub max_input_token_diff: f64,
+    /// Largest p99 of the client's scheduling lag, ms. A client with spare CPU shows about
+    /// 1 ms (the timer's resolution); 5 ms is half the 10 ms ITL of a 100 tok/s stream, so
+    /// past it the client's own delay is a visible part of every ITL it reports.
+    pub max_client_lag_p99_ms: f64,
+    /// Largest share of the available cores the plateau process may use: near all of them,
+    /// a ready task waits for a thread.
+    pub max_client_cpu_share: f64,
 }
 
 impl Default for Thresholds {
@@ -38,6 +49,8 @@ impl Default for Thresholds {
             max_error_rate: 0.01,
             max_output_token_diff: 0.05,
             max_input_token_diff: 0.25,
+            max_client_lag_p99_ms: 5.0,
+            max_client_cpu_share: 0.9,
         }
     }
 }
@@ -136,11 +149,11 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         add(
             "drain_timeout",
             Severity::Fail,
-            format!(
-                "measured requests still ran after drain_seconds ({}s)",
-                s.phases.drain_max_s
-            ),
+            drain_timeout_message(&s.phases),
         );
+    }
+    if let Some(message) = s.client.as_ref().and_then(|c| client_bottleneck(c, t)) {
+        add("client_bottleneck", Severity::Fail, message);
     }
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")
@@ -244,4 +257,25 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// Why Drain ended with measured requests running, and what to change.
+fn drain_timeout_message(p: &PhaseBounds) -> String {
+    match &p.drain_limit {
+        DrainSource::Configured => format!(
+            "measured requests still ran after drain_seconds ({} s); raise it, or remove it \
+             to derive the limit from the cell's requests",
+            p.drain_max_s
+        ),
+        DrainSource::Derived {
+            longest_request_ms,
+            requests,
+        } => format!(
+            "measured requests still ran after the derived Drain limit ({} s, from the longest \
+             of {requests} requests before m1: {}); requests grew longer during Measure, or \
+             request_timeout_seconds bounds the limit; set drain_seconds",
+            p.drain_max_s,
+            longest_request_ms.map_or("none ended".into(), |ms| format!("{:.1} s", ms / 1e3))
+        ),
+    }
 }

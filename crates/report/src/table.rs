@@ -104,12 +104,12 @@ pub fn plan(plan: &Plan) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {:?}",
+        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {}",
         cells.len(),
         p.fill,
         p.stabilize,
         p.measure,
-        p.drain_max
+        p.drain
     );
     let _ = writeln!(
         out,

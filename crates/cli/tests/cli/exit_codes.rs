@@ -21,7 +21,10 @@ fn every_example_config_plans() {
         let (code, out, err) = run(&mut cmd);
         assert_eq!(code, 0, "{}: {err}", path.display());
         assert!(
-            out.contains("Fill 30s, Stabilize 60s, Measure 120s, Drain up to 30s"),
+            out.contains(
+                "Fill 30s, Stabilize 60s, Measure 120s, \
+                 Drain up to max(30 s, 2 x longest request before m1)"
+            ),
             "{}: {out}",
             path.display()
         );

@@ -48,7 +48,7 @@ pub use distribution::{Distribution, percentile, quantile_ci_ranks};
 pub use errors::RequestCounts;
 pub use goodput::Goodput;
 pub use request::{Gap, us_to_ms};
-pub use steady::{MIN_BLOCKS, Steady, TREND_SIGNIFICANCE};
+pub use steady::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, Steady, TREND_SIGNIFICANCE, TrendTest};
 pub use throughput::{Throughput, output_tokens_by_bucket};
 pub use timeline::{TimelinePoint, timeline};
 pub use turns::TurnMetrics;

@@ -1,6 +1,7 @@
 //! The steady-state verdict ([`Steady`]): was the server in a steady state during the
 //! measure window? Judged on the per-second output-token series (its coefficient of
-//! variation and linear trend) and on the achieved concurrency.
+//! variation and linear trend) and on the achieved concurrency. Below six blocks the trend
+//! is judged by its size alone, since a t-test on so few points cannot see a real drift.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,25 @@ const SECOND_US: u64 = 1_000_000;
 /// Fewest blocks the series needs for a verdict.
 pub const MIN_BLOCKS: usize = 3;
 
+/// Fewest blocks for the trend's p-value to decide whether it is drift. Below this, a
+/// trend is judged by its size alone: with four blocks the t-test has 2 degrees of freedom
+/// and needs `|t| > 4.30` at 5%, so a 30% fall through noisy blocks (1000, 800, 900, 700
+/// tok/s: p = 0.20) would pass as steady. With six blocks (4 dof, `|t| > 2.78`) the test
+/// has power against the drifts `max_trend` is meant to catch.
+pub const MIN_BLOCKS_FOR_SIGNIFICANCE: usize = 6;
+
+/// How a trend above `max_trend` was judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrendTest {
+    /// By its size alone: fewer than [`MIN_BLOCKS_FOR_SIGNIFICANCE`] blocks, too few for
+    /// the p-value to mean anything; `|trend| > max_trend` is drift.
+    Size,
+    /// By size and significance: drift when `|trend| > max_trend` and the slope's p-value
+    /// is below [`TREND_SIGNIFICANCE`].
+    Significance,
+}
+
 /// Steady-state verdict over the measure window.
 ///
 /// The series is judged in blocks of whole seconds at least one request lifetime (E2E p50)
@@ -25,8 +45,8 @@ pub const MIN_BLOCKS: usize = 3;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Steady {
     /// Whether every criterion held: at least 3 blocks; block cv `<= max_cv`; no drift
-    /// (`|trend| <= max_trend`, or a slope not significant at the 5% level); mean
-    /// concurrency `>= min_concurrency_ratio x N`.
+    /// (`|trend| <= max_trend`, or, with at least 6 blocks, a slope not significant at the
+    /// 5% level); mean concurrency `>= min_concurrency_ratio x N`.
     pub steady: bool,
     /// Each failed criterion with its numbers (e.g. `"block cv 0.41 > 0.25"`); empty when
     /// steady.
@@ -42,6 +62,9 @@ pub struct Steady {
     /// Block length in seconds: the measured requests' E2E p50 rounded up, at least 1.
     #[serde(default = "one_second")]
     pub block_s: u64,
+    /// Mean output tokens/s of each block, in order: the points the trend is fitted to.
+    #[serde(default)]
+    pub block_means_tps: Vec<f64>,
     /// Coefficient of variation of the block means; absent with no block or a mean of 0.
     #[serde(default)]
     pub block_cv: Option<f64>,
@@ -52,6 +75,10 @@ pub struct Steady {
     /// a slope this steep is from noise alone; absent with fewer than 3 blocks.
     #[serde(default)]
     pub trend_p_value: Option<f64>,
+    /// How the trend was judged: `size` below 6 blocks (the p-value is reported but not
+    /// used), else `significance`; absent without a trend.
+    #[serde(default)]
+    pub trend_judged_by: Option<TrendTest>,
 }
 
 fn one_second() -> u64 {
@@ -79,7 +106,8 @@ impl Steady {
 
         let block_s = lifetime_s.map_or(1, |l| (l.ceil() as u64).max(1));
         let blocks = blocks(&series, block_s as usize);
-        let block_dist = Distribution::from_values(&blocks.iter().map(|p| p.1).collect::<Vec<_>>());
+        let block_means_tps: Vec<f64> = blocks.iter().map(|p| p.1).collect();
+        let block_dist = Distribution::from_values(&block_means_tps);
         let block_cv = block_dist
             .as_ref()
             .filter(|d| d.mean > 0.0)
@@ -112,13 +140,33 @@ impl Steady {
             }
             _ => {}
         }
-        let significant = trend_p_value.is_none_or(|p| p < TREND_SIGNIFICANCE);
-        if let Some(trend) = trend.filter(|t| t.abs() > config.max_trend && significant) {
-            reasons.push(format!(
-                "trend {trend:+.2}, |trend| > {:.2} (p = {})",
-                config.max_trend,
-                trend_p_value.map_or("n/a".into(), |p| format!("{p:.3}"))
-            ));
+        let trend_judged_by = trend.map(|_| {
+            if blocks.len() < MIN_BLOCKS_FOR_SIGNIFICANCE {
+                TrendTest::Size
+            } else {
+                TrendTest::Significance
+            }
+        });
+        let p_text = trend_p_value.map_or("n/a".into(), |p| format!("{p:.3}"));
+        match (trend, trend_judged_by) {
+            (Some(t), Some(TrendTest::Size)) if t.abs() > config.max_trend => {
+                reasons.push(format!(
+                    "trend {t:+.2}, |trend| > {:.2}; judged by size: only {} blocks (< {MIN_BLOCKS_FOR_SIGNIFICANCE}), \
+                     too few for a significance test (p = {p_text})",
+                    config.max_trend,
+                    blocks.len()
+                ));
+            }
+            (Some(t), Some(TrendTest::Significance))
+                if t.abs() > config.max_trend
+                    && trend_p_value.is_none_or(|p| p < TREND_SIGNIFICANCE) =>
+            {
+                reasons.push(format!(
+                    "trend {t:+.2}, |trend| > {:.2} (p = {p_text})",
+                    config.max_trend
+                ));
+            }
+            _ => {}
         }
         let wanted = config.min_concurrency_ratio * f64::from(window.concurrency);
         if mean_concurrency < wanted {
@@ -134,9 +182,11 @@ impl Steady {
             mean_tps,
             cv,
             block_s,
+            block_means_tps,
             block_cv,
             trend,
             trend_p_value,
+            trend_judged_by,
         }
     }
 }

@@ -102,7 +102,8 @@ fn window_edges_choose_the_measured_requests() {
         [
             "window too short: 2 one-second buckets < 3",
             "block cv 0.71 > 0.25",
-            "trend -2.86, |trend| > 0.15 (p = n/a)"
+            "trend -2.86, |trend| > 0.15; judged by size: only 2 blocks (< 6), too few for a \
+             significance test (p = n/a)"
         ]
     );
     assert_eq!(m.goodput, None);

@@ -46,6 +46,27 @@ fn a_good_config_builds_a_plan() {
 }
 
 #[test]
+fn without_drain_seconds_the_drain_limit_is_derived() {
+    let mut v = base();
+    v.as_object_mut().unwrap().remove("drain_seconds");
+    v["request_timeout_seconds"] = serde_json::json!(120);
+    let plan = build(&v).unwrap();
+    let ceiling = Duration::from_secs(120);
+    assert_eq!(plan.phases.drain, DrainLimit::Derived { ceiling });
+    assert_eq!(plan.schedule(4).drain, DrainLimit::Derived { ceiling });
+    // The estimate takes the derived limit's floor, 30 s, not the 120 s ceiling:
+    // 2 cells x (1 + 2 + 3 s) and 2 x (6 + 30 s).
+    let (lo, hi) = plan.estimated_duration();
+    assert_eq!((lo, hi), (Duration::from_secs(12), Duration::from_secs(72)));
+    // A configured limit stays as written.
+    let plan = build(&base()).unwrap();
+    assert_eq!(
+        plan.phases.drain,
+        DrainLimit::Configured(Duration::from_secs(4))
+    );
+}
+
+#[test]
 fn each_invalid_field_is_named() {
     // (json pointer, value, expected text in the problem)
     let rows: &[(&str, serde_json::Value, &str)] = &[

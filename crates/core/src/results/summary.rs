@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Api, Engine};
 use crate::metrics::Metrics;
+use crate::phase::DrainSource;
+use crate::selfcheck::ClientHealth;
 use crate::workload::WorkloadInfo;
 
 /// Version of the `summary.json` layout; bumped on any incompatible change.
@@ -45,6 +47,10 @@ pub struct CellSummary {
     pub ended_at: DateTime<Utc>,
     /// The request records file.
     pub records: RecordsInfo,
+    /// The client's own scheduling lag and CPU use over the measure window; absent when
+    /// the cell never reached Measure.
+    #[serde(default)]
+    pub client: Option<ClientHealth>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
@@ -78,7 +84,7 @@ pub struct CellInfo {
 }
 
 /// Configured phase lengths and the bounds as they happened (us since cell start).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PhaseBounds {
     /// Fill length, s.
     pub fill_s: f64,
@@ -86,8 +92,12 @@ pub struct PhaseBounds {
     pub stabilize_s: f64,
     /// Measure length, s.
     pub measure_s: f64,
-    /// Drain limit, s.
+    /// Drain limit used, s: configured, or derived at `m1` (see `drain_limit`).
     pub drain_max_s: f64,
+    /// Where the Drain limit came from: `configured` (`drain_seconds`), or `derived` from
+    /// the longest request seen at full load before `m1`.
+    #[serde(default)]
+    pub drain_limit: DrainSource,
     /// Start of Measure.
     pub m0_us: u64,
     /// End of Measure.

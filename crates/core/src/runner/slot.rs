@@ -55,6 +55,11 @@ pub(super) async fn run<T: Transport>(
         shared
             .live
             .request_ended(exchange.outcome.is_ok(), exchange.outcome.is_error());
+        shared.request_ended(
+            exchange.t_sent_us,
+            exchange.t_end_us,
+            exchange.outcome.is_ok(),
+        );
         session.reply(
             exchange
                 .outcome

@@ -191,6 +191,54 @@ async fn drain_limit_cancels_measured_requests_as_drain_timeout() {
     assert!(samples.iter().all(|s| s.t_end_us == 4_000_000));
 }
 
+/// The case: requests of about 41 s, which a 30 s limit would cut. One slot, no
+/// Fill, Stabilize 50 s, Measure 60 s: requests run 0-41, 41-82 (both end before m1 =
+/// 110 s, so the longest seen is 41 s), then 82-123, the measured one, 13 s past m1.
+#[tokio::test(start_paused = true)]
+async fn a_derived_drain_limit_waits_for_long_requests() {
+    let fake = || Fake {
+        ttft: Duration::from_secs(1),
+        itl: Duration::from_secs(10),
+        tokens: 5,
+    };
+    // Configured at 10 s: the measured request is cut.
+    let (out, _) = run(
+        fake(),
+        Schedule::secs(1, [0, 50, 60, 10]),
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::DrainTimedOut);
+    assert_eq!(out.drain.source, DrainSource::Configured);
+    assert_eq!(out.drain.limit, Duration::from_secs(10));
+    // Derived: 2 x 41 s = 82 s, and the cell completes.
+    let schedule = Schedule {
+        drain: DrainLimit::Derived {
+            ceiling: Duration::from_secs(600),
+        },
+        ..Schedule::secs(1, [0, 50, 60, 0])
+    };
+    let (out, _) = run(fake(), schedule, CancellationToken::new()).await;
+    assert_eq!(out.ending, Ending::Complete);
+    assert_eq!(out.drain.limit, Duration::from_secs(82));
+    assert_eq!(
+        out.drain.source,
+        DrainSource::Derived {
+            longest_request_ms: Some(41_000.0),
+            requests: 2
+        }
+    );
+    assert_eq!(out.bounds.drain_end_us, 123_000_000);
+    let measured: Vec<&Sample> = out
+        .recorded
+        .samples
+        .iter()
+        .filter(|s| s.phase == Phase::Measure)
+        .collect();
+    assert_eq!(measured.len(), 1);
+    assert_eq!(measured[0].outcome, Outcome::Ok);
+}
+
 #[tokio::test(start_paused = true)]
 async fn interrupt_ends_the_cell_and_keeps_every_record() {
     let fake = Fake {

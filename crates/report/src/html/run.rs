@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use plateau_core::metrics::{MIN_BLOCKS, TREND_SIGNIFICANCE};
+use plateau_core::metrics::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, TREND_SIGNIFICANCE};
 use plateau_core::results::run_info::RunInfo;
 
 use super::escape;
@@ -87,8 +87,12 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
         (
             "phases",
             format!(
-                "Fill {} s, Stabilize {} s, Measure {} s, Drain up to {} s",
-                c.fill_seconds, c.stabilize_seconds, c.measure_seconds, c.drain_seconds
+                "Fill {} s, Stabilize {} s, Measure {} s, Drain up to {}",
+                c.fill_seconds,
+                c.stabilize_seconds,
+                c.measure_seconds,
+                c.drain_seconds
+                    .map_or("a limit derived per cell".into(), |d| format!("{d} s"))
             ),
         ),
         (
@@ -109,7 +113,8 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
             "steady when",
             format!(
                 "≥ {MIN_BLOCKS} blocks of one request lifetime; block cv ≤ {}; \
-                 |trend| ≤ {} (or its p ≥ {TREND_SIGNIFICANCE}); mean concurrency ≥ {} × N",
+                 |trend| ≤ {} (or, from {MIN_BLOCKS_FOR_SIGNIFICANCE} blocks, its p ≥ \
+                 {TREND_SIGNIFICANCE}); mean concurrency ≥ {} × N",
                 c.steady.max_cv, c.steady.max_trend, c.steady.min_concurrency_ratio
             ),
         ),

@@ -1,5 +1,6 @@
 //! Tests of `steady.rs`: the verdict on flat, ramping, noisy, under-loaded and too-short
-//! windows, and the per-second series' partial last second.
+//! windows, the trend judged by size below six blocks and by significance from six, and the
+//! per-second series' partial last second.
 
 use super::*;
 use crate::metrics::fixtures::{ok, sample, window};
@@ -41,9 +42,11 @@ fn a_flat_series_is_steady() {
             mean_tps: Some(100.0),
             cv: Some(0.0),
             block_s: 1,
+            block_means_tps: vec![100.0; 5],
             block_cv: Some(0.0),
             trend: Some(0.0),
             trend_p_value: Some(1.0),
+            trend_judged_by: Some(TrendTest::Size),
         }
     );
 }
@@ -52,15 +55,81 @@ fn a_flat_series_is_steady() {
 fn a_ramp_of_fifty_percent_is_not() {
     // 80 90 100 110 120 at centres 0.5 .. 4.5 s: slope 10 tok/s per s, x 5 s / mean 100
     // = +0.50. cv = sqrt((400 + 100 + 0 + 100 + 400) / 5) / 100 = 0.1414 (within 0.25).
-    // The points lie on the line, so the slope's p-value is 0: significant.
+    // Five blocks: judged by size (the points lie on the line, so p is 0 anyway).
     let s = judge(&[80, 90, 100, 110, 120], 5, 1.0, 1);
     assert!(!s.steady);
-    assert_eq!(s.reasons, ["trend +0.50, |trend| > 0.15 (p = 0.000)"]);
+    assert_eq!(
+        s.reasons,
+        [
+            "trend +0.50, |trend| > 0.15; judged by size: only 5 blocks (< 6), too few for a \
+             significance test (p = 0.000)"
+        ]
+    );
     assert!((s.trend.expect("5 buckets") - 0.5).abs() < 1e-12, "{s:?}");
     assert!((s.cv.expect("mean > 0") - 200f64.sqrt() / 100.0).abs() < 1e-12);
     // The same ramp downwards.
     let s = judge(&[120, 110, 100, 90, 80], 5, 1.0, 1);
-    assert_eq!(s.reasons, ["trend -0.50, |trend| > 0.15 (p = 0.000)"]);
+    assert!(s.reasons[0].starts_with("trend -0.50, |trend| > 0.15; judged by size"));
+    // Six points on the same kind of line: judged by significance.
+    let s = judge(&[75, 85, 95, 105, 115, 125], 6, 1.0, 1);
+    assert_eq!(s.trend_judged_by, Some(TrendTest::Significance));
+    assert_eq!(s.reasons, ["trend +0.60, |trend| > 0.15 (p = 0.000)"]);
+}
+
+/// Per-second series whose blocks of `block_s` seconds have the means `means`, judged with
+/// a request lifetime of exactly `block_s` seconds (so blocks are `block_s` long).
+fn judge_blocks(means: &[u32], block_s: u64) -> Steady {
+    let tokens: Vec<u32> = means
+        .iter()
+        .flat_map(|&m| std::iter::repeat_n(m, block_s as usize))
+        .collect();
+    let seconds = tokens.len() as u64;
+    Steady::judge(
+        &per_second(&tokens),
+        &window(M0, M0 + seconds * S, 1),
+        1.0,
+        Some(block_s as f64),
+        &SteadyConfig::default(),
+    )
+}
+
+/// The issue's example: 30 s blocks in a 120 s window falling 1000, 800, 900, 700 tok/s.
+/// Centres 15 45 75 105 s, mean 850: Sxy = -12000, Sxx = 4500, slope -8/3 tok/s per s,
+/// trend -8/3 x 120 / 850 = -0.376. Residuals 30 -90 90 -30, SSE 18000, se = sqrt(18000 /
+/// 2 / 4500) = sqrt 2, t = 1.886 on 2 dof: p = 1 - t / sqrt(2 + t^2) = 0.200, so the
+/// significance test called this 30% fall steady. Block cv 111.8 / 850 = 0.13 passes.
+#[test]
+fn a_fall_over_four_blocks_is_judged_by_its_size() {
+    let s = judge_blocks(&[1000, 800, 900, 700], 30);
+    assert_eq!(s.block_s, 30);
+    assert_eq!(s.block_means_tps, [1000.0, 800.0, 900.0, 700.0]);
+    assert!(
+        (s.trend.expect("4 blocks") + 0.376_470_6).abs() < 1e-6,
+        "{s:?}"
+    );
+    assert!(
+        (s.trend_p_value.expect("4 blocks") - 0.2).abs() < 1e-9,
+        "{s:?}"
+    );
+    assert_eq!(s.trend_judged_by, Some(TrendTest::Size));
+    assert!(!s.steady);
+    assert_eq!(
+        s.reasons,
+        [
+            "trend -0.38, |trend| > 0.15; judged by size: only 4 blocks (< 6), too few for a \
+             significance test (p = 0.200)"
+        ]
+    );
+}
+
+/// Four blocks within a few percent of each other: a trend of +0.008, steady.
+#[test]
+fn four_level_blocks_are_steady() {
+    let s = judge_blocks(&[1000, 960, 1010, 990], 30);
+    assert_eq!(s.block_means_tps, [1000.0, 960.0, 1010.0, 990.0]);
+    assert_eq!(s.trend_judged_by, Some(TrendTest::Size));
+    assert!(s.trend.expect("4 blocks").abs() < 0.01, "{s:?}");
+    assert!(s.steady, "{:?}", s.reasons);
 }
 
 #[test]
@@ -74,28 +143,25 @@ fn high_variation_is_not() {
     );
 }
 
+/// From six blocks on the p-value decides: a steep slope through noise is not drift.
 #[test]
-fn a_steep_but_insignificant_slope_through_noise_is_not_drift() {
-    // 140 60 120 70 80 at centres 0.5 .. 4.5: mean 94, Sxy = -110, Sxx = 10, slope -11,
-    // trend -11 x 5 / 94 = -0.585. Residuals about the line 121.5 - 11x: 24 -45 26 -13 8,
-    // SSE 3510, se = sqrt(3510 / 3 / 10) = 10.82, t = 1.017 on 3 dof: p = 0.384.
-    // cv = sqrt(4720 / 5) / 94 = 0.327: too bursty for one-second blocks, but no drift.
-    let s = judge(&[140, 60, 120, 70, 80], 5, 1.0, 1);
-    assert_eq!(s.reasons, ["block cv 0.33 > 0.25"]);
+fn from_six_blocks_an_insignificant_slope_is_not_drift() {
+    // 20 s blocks 1100 800 1050 850 1000 800 at centres 10 .. 110 s: mean 933.3, trend
+    // -0.202, p = 0.380 on 4 dof; block cv 0.13.
+    let s = judge_blocks(&[1100, 800, 1050, 850, 1000, 800], 20);
+    assert_eq!(s.trend_judged_by, Some(TrendTest::Significance));
     assert!(
-        (s.trend.expect("5 buckets") + 0.585_106).abs() < 1e-5,
+        (s.trend.expect("6 blocks") + 0.202_04).abs() < 1e-4,
         "{s:?}"
     );
-    let p = s.trend_p_value.expect("5 buckets");
-    assert!((p - 0.384).abs() < 0.002, "p = {p}");
-    // The same spread around a real ramp is drift: 60 100 140 180 220 + noise.
-    let s = judge(&[64, 95, 146, 176, 224], 5, 1.0, 1);
+    let p = s.trend_p_value.expect("6 blocks");
+    assert!((p - 0.380).abs() < 0.002, "p = {p}");
+    assert!(s.steady, "{:?}", s.reasons);
+    // The same spread around a real ramp is drift: 620 700 840 880 1010 1090, trend +0.66,
+    // p = 5e-5.
+    let s = judge_blocks(&[620, 700, 840, 880, 1010, 1090], 20);
     assert!(!s.steady);
-    assert!(
-        s.reasons.iter().any(|r| r.starts_with("trend +")),
-        "{:?}",
-        s.reasons
-    );
+    assert_eq!(s.reasons, ["trend +0.66, |trend| > 0.15 (p = 0.000)"]);
 }
 
 /// A cohort oscillation with a 2-second period: bursty per second, steady per lifetime.

@@ -1,0 +1,125 @@
+//! The client checks itself ([`SelfCheck`] -> [`ClientHealth`]): over the measure window, a
+//! 1 ms ticker on the client's own runtime records how late it wakes, and the process's CPU
+//! time is read at both ends. A client out of CPU wakes every task late, so it stretches
+//! every gap it stamps (TTFT, ITL, E2E) and says nothing; these two numbers let `validate`
+//! say it (`client_bottleneck`).
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, sleep_until};
+use tokio_util::sync::CancellationToken;
+
+use crate::metrics::Distribution;
+
+/// The ticker's period.
+pub const TICK: Duration = Duration::from_millis(1);
+
+/// How the client itself fared over the measure window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientHealth {
+    /// Scheduling lag, ms: how late a task asking to wake 1 ms later woke (actual minus
+    /// intended), over every tick of the window. tokio's timer rounds wake-ups up to its
+    /// 1 ms resolution, so a client with spare CPU shows up to about 1 ms; anything above
+    /// is time a ready task waited for a thread, and every gap the client stamped may be
+    /// stretched by as much. Absent when the window held no tick.
+    pub sched_lag_ms: Option<Distribution>,
+    /// CPU time (user + system) of the plateau process over the window, s; it includes the
+    /// in-process simulator for `sim://` endpoints. Absent where the platform does not
+    /// report it.
+    pub cpu_s: Option<f64>,
+    /// `cpu_s / window_s`: how many cores' worth of CPU the process used on average.
+    pub cpu_cores_used: Option<f64>,
+    /// Cores available to the process (`std::thread::available_parallelism`).
+    pub cores: u32,
+    /// Length of the window checked (the measure window, or up to an interrupt), s.
+    pub window_s: f64,
+}
+
+/// A running self-check: started at `m0`, finished at `m1`.
+pub struct SelfCheck {
+    ticker: JoinHandle<Vec<f64>>,
+    stop: CancellationToken,
+    started: Instant,
+    cpu_at_start: Option<Duration>,
+}
+
+impl SelfCheck {
+    /// Starts the ticker on the current tokio runtime and reads the CPU clock.
+    pub fn start() -> SelfCheck {
+        let stop = CancellationToken::new();
+        SelfCheck {
+            ticker: tokio::spawn(tick(stop.clone())),
+            stop,
+            started: Instant::now(),
+            cpu_at_start: process_cpu(),
+        }
+    }
+
+    /// Stops the ticker and summarizes the window since [`SelfCheck::start`].
+    pub async fn finish(self) -> ClientHealth {
+        let cpu_at_end = process_cpu();
+        let window = self.started.elapsed();
+        self.stop.cancel();
+        // The ticker only ends by `stop`; a panic in it loses the lags, not the cell.
+        let lags = self.ticker.await.unwrap_or_default();
+        let cpu = self
+            .cpu_at_start
+            .zip(cpu_at_end)
+            .map(|(a, b)| b.saturating_sub(a));
+        let window_s = window.as_secs_f64();
+        ClientHealth {
+            sched_lag_ms: Distribution::from_values(&lags),
+            cpu_s: cpu.map(|c| c.as_secs_f64()),
+            cpu_cores_used: cpu
+                .filter(|_| window_s > 0.0)
+                .map(|c| c.as_secs_f64() / window_s),
+            cores: std::thread::available_parallelism()
+                .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX)),
+            window_s,
+        }
+    }
+}
+
+/// Sleeps [`TICK`] after [`TICK`] until `stop`, returning each wake-up's lag in ms.
+async fn tick(stop: CancellationToken) -> Vec<f64> {
+    let mut lags = Vec::new();
+    loop {
+        let intended = Instant::now() + TICK;
+        tokio::select! {
+            biased;
+            _ = stop.cancelled() => return lags,
+            _ = sleep_until(intended) => {}
+        }
+        let lag = Instant::now().saturating_duration_since(intended);
+        lags.push(lag.as_secs_f64() * 1e3);
+    }
+}
+
+/// CPU time (user + system) of this process so far.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn process_cpu() -> Option<Duration> {
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `getrusage` writes one `rusage` through a pointer to one we own, and
+    // RUSAGE_SELF is a valid `who`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).ok()?)
+            .checked_add(Duration::from_micros(u64::try_from(t.tv_usec).ok()?))
+    };
+    (rc == 0).then_some(())?;
+    time(usage.ru_utime)?.checked_add(time(usage.ru_stime)?)
+}
+
+/// CPU time is not read on this platform.
+#[cfg(not(unix))]
+fn process_cpu() -> Option<Duration> {
+    None
+}
+
+#[cfg(test)]
+mod tests;
