@@ -11,5 +11,6 @@ mod common;
 mod faults;
 mod https;
 mod realistic;
+mod resend;
 mod schema;
 mod wire;
