@@ -1,4 +1,4 @@
-//! The HTTP client: HTTP/1.1 connections of its own ([`pool`]: one per in-flight request,
+//! The HTTP client: HTTP/1.1 connections of its own (`pool`: one per in-flight request,
 //! TCP_NODELAY, https via rustls, reused while the server keeps them open) and
 //! [`Client::exchange`], which sends one request and reads its body frame by frame,
 //! stamping each frame's arrival before any parsing.
