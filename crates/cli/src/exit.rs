@@ -16,7 +16,7 @@ pub const VALIDATION: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// A target did not answer at preflight.
 pub const UNREACHABLE: u8 = 3;
-/// Ctrl-C (128 + SIGINT).
+/// Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, for all three: SPEC.md section 2).
 pub const INTERRUPTED: u8 = 130;
 
 impl Failure {
@@ -36,7 +36,7 @@ impl Failure {
         }
     }
 
-    /// Ctrl-C ended the run: exit 130.
+    /// A stopping signal ended the run: exit 130.
     pub fn interrupted() -> Self {
         Failure {
             code: INTERRUPTED,

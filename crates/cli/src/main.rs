@@ -9,6 +9,7 @@ mod preflight;
 mod progress;
 mod report;
 mod run;
+mod signals;
 mod sim;
 mod validate;
 

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
-use crate::{load, preflight};
+use crate::{load, preflight, signals};
 
 /// Runs the benchmark matrix.
 pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> {
@@ -52,18 +52,7 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
     };
 
     let interrupt = CancellationToken::new();
-    let on_signal = interrupt.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            tracing::warn!(
-                "interrupted: writing what the current cell recorded (Ctrl-C again to abort at once)"
-            );
-            on_signal.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(i32::from(exit::INTERRUPTED));
-            }
-        }
-    });
+    signals::cancel_on_stop(interrupt.clone());
 
     let live = Arc::new(Live::default());
     let progress = RunProgress::new(display, &plan, live.clone());

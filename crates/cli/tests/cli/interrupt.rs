@@ -1,5 +1,5 @@
-//! Ctrl-C ends the cell cleanly: its records and summary are written, marked
-//! `interrupted`, and plateau exits 130.
+//! Ctrl-C, SIGTERM and SIGHUP end the cell cleanly: its records and summary are written,
+//! marked `interrupted`, run.json is closed, and plateau exits 130.
 
 use std::time::{Duration, Instant};
 
@@ -7,7 +7,22 @@ use crate::common::{plateau, temp, tiny_config};
 
 #[test]
 fn ctrl_c_writes_the_cell_marked_interrupted() {
-    let dir = temp("interrupt");
+    stop_mid_cell("INT");
+}
+
+#[test]
+fn sigterm_writes_the_cell_marked_interrupted() {
+    stop_mid_cell("TERM");
+}
+
+#[test]
+fn sighup_writes_the_cell_marked_interrupted() {
+    stop_mid_cell("HUP");
+}
+
+/// Sends `signal` to a run in its first cell and checks what it left.
+fn stop_mid_cell(signal: &str) {
+    let dir = temp(&format!("interrupt-{signal}"));
     let config = tiny_config(
         &dir,
         serde_json::json!({"measure_seconds": 60, "batch_sizes": [4, 8]}),
@@ -26,7 +41,7 @@ fn ctrl_c_writes_the_cell_marked_interrupted() {
     }
     std::thread::sleep(Duration::from_millis(1500));
     let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
@@ -37,11 +52,11 @@ fn ctrl_c_writes_the_cell_marked_interrupted() {
         }
         assert!(
             Instant::now() < deadline,
-            "plateau did not stop after Ctrl-C"
+            "plateau did not stop after SIG{signal}"
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(code, Some(130));
+    assert_eq!(code, Some(130), "SIG{signal}");
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(cell.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "interrupted");
