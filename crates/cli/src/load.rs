@@ -25,6 +25,8 @@ pub fn load(
             file.display()
         );
     }
+    let text = std::fs::read_to_string(file).with_context(|| format!("{}", file.display()))?;
+    unique::check(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut environment = Environment::with_prefix("PLATEAU")
         .prefix_separator("__")
         .separator("__")
@@ -51,6 +53,27 @@ pub fn load(
     let merged = builder
         .build()
         .with_context(|| format!("{}", file.display()))?;
+    // Through JSON, whose numbers keep their kind: `2.5` for an integer is an error, not a
+    // silent rounding to 3.
+    let mut merged: serde_json::Value = merged
+        .try_deserialize()
+        .with_context(|| format!("{}", file.display()))?;
+    // Environment lists arrive as text: `PLATEAU__BATCH_SIZES=4,8` holds "4" and "8".
+    for key in LIST_KEYS {
+        for item in merged
+            .get_mut(*key)
+            .and_then(|v| v.as_array_mut())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = item
+                .as_str()
+                .and_then(|s| s.parse::<serde_json::Number>().ok())
+            {
+                *item = serde_json::Value::Number(n);
+            }
+        }
+    }
     serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
@@ -89,6 +112,8 @@ fn to_config(json: serde_json::Value) -> Value {
     };
     Value::new(None, kind)
 }
+
+mod unique;
 
 #[cfg(test)]
 mod tests;

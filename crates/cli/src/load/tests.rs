@@ -151,3 +151,71 @@ fn bad_json_and_missing_file_name_the_file() {
     .to_string();
     assert!(err.contains("expected KEY=VALUE"), "{err}");
 }
+
+#[test]
+fn integers_must_be_integers() {
+    // `config` would round these: 2.5 -> c3, 16.7 -> 17 tokens.
+    for (name, text, key) in [
+        (
+            "float-n",
+            BASE.replace("[1, 2]", "[1, 2.5]"),
+            "batch_sizes[1]",
+        ),
+        (
+            "float-tokens",
+            BASE.replace("\"measure_seconds\": 120", "\"max_tokens\": 16.7"),
+            "max_tokens",
+        ),
+    ] {
+        let err = format!(
+            "{:#}",
+            load(&write(name, &text), &[], no_env()).unwrap_err()
+        );
+        assert!(err.contains(key) && err.contains("floating point"), "{err}");
+    }
+    let err = format!(
+        "{:#}",
+        load(
+            &write("float-set", BASE),
+            &["max_tokens=3.5".into()],
+            no_env()
+        )
+        .unwrap_err()
+    );
+    assert!(
+        err.contains("max_tokens") && err.contains("floating point"),
+        "{err}"
+    );
+    // Whole numbers written as integers still load, into float fields too.
+    assert_eq!(
+        load(&write("ints", BASE), &[], no_env())
+            .unwrap()
+            .measure_seconds,
+        120.0
+    );
+}
+
+#[test]
+fn duplicate_keys_are_an_error_naming_the_path() {
+    let text = BASE.replace(
+        "\"engine\": \"vllm\",",
+        "\"engine\": \"vllm\", \"url\": \"http://other:8000/v1\",",
+    );
+    let err = format!(
+        "{:#}",
+        load(&write("dup", &text), &[], no_env()).unwrap_err()
+    );
+    assert!(
+        err.contains("duplicate key `endpoints[0].url`") && err.contains("line 2"),
+        "{err}"
+    );
+    let top = BASE.replace(
+        "\"measure_seconds\": 120",
+        "\"measure_seconds\": 120, \"measure_seconds\": 5",
+    );
+    let err = format!(
+        "{:#}",
+        load(&write("dup-top", &top), &[], no_env()).unwrap_err()
+    );
+    assert!(err.contains("duplicate key `measure_seconds`"), "{err}");
+}
