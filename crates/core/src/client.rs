@@ -1,7 +1,7 @@
 //! The HTTP client: HTTP/1.1 connections of its own (`pool`: one per in-flight request,
-//! TCP_NODELAY, https via rustls, reused while the server keeps them open) and
-//! [`Client::exchange`], which sends one request and reads its body frame by frame,
-//! stamping each frame's arrival before any parsing.
+//! `send`: getting one and sending on it; TCP_NODELAY, https via rustls, reused while the
+//! server keeps them open) and [`Client::exchange`], which sends one request and reads its
+//! body frame by frame, stamping each frame's arrival before any parsing.
 //!
 //! `t_sent` is stamped once a usable connection is in hand, so connection set-up is never
 //! part of TTFT; it is recorded as the request's `connect_us`. A request is resent, once and
@@ -13,11 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderValue};
-use http::request::Parts;
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +24,7 @@ use crate::exchange::Exchange;
 use crate::sample::Outcome;
 use crate::wire::Wire;
 use pool::{Checkout, Origin, Pool};
+use send::rebuild;
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with `decode`).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -286,115 +285,6 @@ impl Client {
         let msg = (outcome == Outcome::Empty).then(|| "the response carried no content".to_owned());
         end(ex, clock, outcome, msg)
     }
-
-    /// Gets a connection and sends the request: stamps `t_sent` once the connection is in
-    /// hand, records its set-up time, and resends as the module documentation says.
-    #[allow(clippy::too_many_arguments)]
-    async fn send(
-        &self,
-        origin: &Origin,
-        parts: &Parts,
-        body: &Full<Bytes>,
-        ex: &mut Exchange,
-        clock: &Clock,
-        deadline: Instant,
-        timeout: Duration,
-        cancel: &CancellationToken,
-    ) -> Result<(http::Response<Incoming>, pool::Conn), (Outcome, Option<String>)> {
-        let mut fresh = false;
-        for _ in 0..MAX_ATTEMPTS {
-            let checkout = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err((Outcome::Cancelled, None)),
-                _ = sleep_until(deadline) => return Err((Outcome::Timeout, Some(format!("no connection within {timeout:?}")))),
-                c = self.pool.checkout(origin, fresh) => c,
-            };
-            let Checkout {
-                mut conn,
-                reused,
-                connect_us,
-                idle_for,
-            } = checkout.map_err(|e| (Outcome::Connect, Some(error_chain(&e))))?;
-            if connect_us.is_some() {
-                ex.connect_us = connect_us;
-            }
-            ex.t_sent_us = clock.now_us();
-            let reads_before = conn.reads();
-            let sent = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err((Outcome::Cancelled, None)),
-                _ = sleep_until(deadline) => return Err((Outcome::Timeout, Some(format!("no response headers within {timeout:?}")))),
-                r = conn.sender.try_send_request(rebuild(parts, body)) => r,
-            };
-            match sent {
-                Ok(resp) => return Ok((resp, conn)),
-                // Closed before a byte of the request was written: any connection will do.
-                Err(e) if e.message().is_some() => fresh = true,
-                // Written to a reused connection the server had closed: not one byte of
-                // response came back. Resend once, on a new connection.
-                Err(e)
-                    if reused
-                        && ex.resends == 0
-                        && conn.reads() == reads_before
-                        && closed_by_peer(e.error()) =>
-                {
-                    if idle_for < pool::CLOSE_AFTER_RESPONSE {
-                        self.pool.learn_closes(origin);
-                    }
-                    ex.resends += 1;
-                    fresh = true;
-                }
-                Err(e) => return Err((Outcome::Stream, Some(error_chain(e.error())))),
-            }
-        }
-        Err((
-            Outcome::Connect,
-            Some(format!(
-                "the server closed {MAX_ATTEMPTS} connections in a row before answering"
-            )),
-        ))
-    }
-}
-
-/// Whether `e` says the peer closed the connection (EOF before a complete message, reset,
-/// broken pipe).
-fn closed_by_peer(e: &hyper::Error) -> bool {
-    if e.is_incomplete_message() || e.is_closed() {
-        return true;
-    }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            return matches!(
-                io.kind(),
-                std::io::ErrorKind::ConnectionReset
-                    | std::io::ErrorKind::BrokenPipe
-                    | std::io::ErrorKind::UnexpectedEof
-            );
-        }
-        source = s.source();
-    }
-    false
-}
-
-/// A new request from the parts of one: origin-form target and a `Host` header, as
-/// HTTP/1.1 on a connection of our own wants.
-fn rebuild(parts: &Parts, body: &Full<Bytes>) -> Request<Full<Bytes>> {
-    let mut req = Request::new(body.clone());
-    *req.method_mut() = parts.method.clone();
-    *req.headers_mut() = parts.headers.clone();
-    let target = parts
-        .uri
-        .path_and_query()
-        .map_or("/", http::uri::PathAndQuery::as_str);
-    *req.uri_mut() = target.parse().unwrap_or_else(|_| Uri::from_static("/"));
-    if let Some(authority) = parts.uri.authority()
-        && !req.headers().contains_key(HOST)
-        && let Ok(host) = HeaderValue::from_str(authority.as_str())
-    {
-        req.headers_mut().insert(HOST, host);
-    }
-    req
 }
 
 /// Builds the POST of one request body with the API's `headers` (auth and extras).
@@ -447,6 +337,7 @@ enum Reader {
 }
 
 mod pool;
+mod send;
 mod stream;
 
 use stream::SseState;
