@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use tokio::time::{Instant, sleep_until};
@@ -168,6 +168,13 @@ impl Client {
             Err((outcome, msg)) => return end(ex, clock, outcome, msg),
         };
         let status = resp.status();
+        if !status.is_success() {
+            ex.retry_after = resp
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| crate::backoff::parse_retry_after(v, std::time::SystemTime::now()));
+        }
         let is_sse = resp
             .headers()
             .get(CONTENT_TYPE)

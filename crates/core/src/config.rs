@@ -41,6 +41,11 @@ pub struct RunConfig {
     /// A request not finished after this long fails with `timeout`.
     #[serde(default = "default_request_timeout")]
     pub request_timeout_seconds: f64,
+    /// Give up on a cell once every request has failed for this long (5 s at most when no
+    /// connection could be opened): the cell is marked `failed` with the server's message
+    /// and the endpoint's later cells are skipped.
+    #[serde(default = "default_give_up_after")]
+    pub give_up_after_seconds: f64,
     /// Where results go.
     #[serde(default = "default_output_dir")]
     pub output_dir: PathBuf,
@@ -247,6 +252,9 @@ fn default_max_tokens() -> u32 {
 }
 fn default_request_timeout() -> f64 {
     600.0
+}
+fn default_give_up_after() -> f64 {
+    30.0
 }
 fn default_output_dir() -> PathBuf {
     PathBuf::from("results/latest")

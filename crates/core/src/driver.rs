@@ -1,7 +1,9 @@
 //! Runs a whole plan: for each cell (or its finished summary under `--resume`), build the
 //! workload and transport, run the closed loop, summarize, and write the cell's files
 //! atomically, then `summary.csv` and `run.json`. A crash or Ctrl-C loses at most the cell
-//! in progress, and Ctrl-C still writes it, marked `interrupted`.
+//! in progress, and Ctrl-C still writes it, marked `interrupted`. A cell that gives up (its
+//! endpoint kept failing) is written `failed`, and that endpoint's later cells are skipped
+//! with the reason; other endpoints go on.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,7 +22,7 @@ use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
-use crate::runner::{self, CellInput, Ending};
+use crate::runner::{self, CellInput, Ending, Failures};
 use crate::tokens::TokenCounter;
 use crate::transport::HttpTransport;
 use crate::workload::{Workload, WorkloadFactory};
@@ -42,6 +44,8 @@ pub trait Observer: Send + Sync {
         _resumed: bool,
     ) {
     }
+    /// A cell was not run: an earlier cell of its endpoint gave up.
+    fn cell_skipped(&self, _index: usize, _total: usize, _cell: &Cell, _reason: &str) {}
 }
 
 /// What a run needs besides the plan.
@@ -119,6 +123,7 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
             .map(|c| CellEntry {
                 path: relative(plan, c),
                 state: CellState::Pending,
+                reason: None,
             })
             .collect(),
         config: plan.redacted_config.clone(),
@@ -127,6 +132,8 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     let endpoints: Vec<_> = plan.endpoints.iter().cloned().map(Arc::new).collect();
     let mut summaries = Vec::new();
     let mut interrupted = false;
+    // Why each endpoint is given up on, once one of its cells gave up.
+    let mut failed_endpoints: Vec<Option<String>> = vec![None; plan.endpoints.len()];
     for (index, cell) in cells.iter().enumerate() {
         let dir = plan.cell_dir(cell);
         if ctx.resume
@@ -138,6 +145,13 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
             summaries.push(done);
             continue;
         }
+        if let Some(reason) = &failed_endpoints[cell.endpoint] {
+            ctx.observer
+                .cell_skipped(index, cells.len(), cell, reason.as_str());
+            info.cells[index].state = CellState::Skipped;
+            info.cells[index].reason = Some(reason.clone());
+            continue;
+        }
         let workload =
             ctx.workloads
                 .workload(plan, cell)
@@ -147,13 +161,24 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
                 })?;
         ctx.observer.cell_started(index, cells.len(), cell);
         ctx.live.reset();
-        let summary = run_one(plan, cell, &dir, workload, &ctx, &endpoints).await?;
+        let summary = run_one(plan, cell, &dir, workload, &ctx, &endpoints, index).await?;
         interrupted = summary.status == CellStatus::Interrupted;
-        info.cells[index].state = if interrupted {
-            CellState::Interrupted
-        } else {
-            CellState::Complete
+        info.cells[index].state = match summary.status {
+            CellStatus::Complete => CellState::Complete,
+            CellStatus::Interrupted => CellState::Interrupted,
+            CellStatus::Failed => CellState::Failed,
         };
+        if summary.status == CellStatus::Failed {
+            let why = summary.failure.clone().unwrap_or_default();
+            tracing::error!(
+                "{}: gave up: {why}; skipping the rest of endpoint {}",
+                info.cells[index].path,
+                plan.endpoints[cell.endpoint].name
+            );
+            info.cells[index].reason = Some(why.clone());
+            failed_endpoints[cell.endpoint] =
+                Some(format!("{} gave up: {why}", info.cells[index].path));
+        }
         ctx.observer
             .cell_finished(index, cells.len(), cell, &summary, false);
         summaries.push(summary);
@@ -203,6 +228,7 @@ async fn run_one(
     workload: Arc<dyn Workload>,
     ctx: &RunContext<'_>,
     endpoints: &[Arc<crate::plan::Endpoint>],
+    index: usize,
 ) -> Result<CellSummary, DriverError> {
     let endpoint = &endpoints[cell.endpoint];
     let model = &plan.models[cell.model];
@@ -241,6 +267,10 @@ async fn run_one(
             schedule,
             live: ctx.live.clone(),
             interrupt: ctx.interrupt.clone(),
+            failures: Failures {
+                give_up_after: plan.give_up_after,
+                seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            },
         },
         recorder,
     )
@@ -270,11 +300,12 @@ async fn run_one(
     let summary = CellSummary {
         schema_version: SCHEMA_VERSION,
         plateau_version: VERSION.into(),
-        status: if out.ending == Ending::Interrupted {
-            CellStatus::Interrupted
-        } else {
-            CellStatus::Complete
+        status: match out.ending {
+            Ending::Interrupted => CellStatus::Interrupted,
+            Ending::Failed => CellStatus::Failed,
+            Ending::Complete | Ending::DrainTimedOut => CellStatus::Complete,
         },
+        failure: out.failure.clone(),
         cell: CellInfo {
             endpoint: endpoint.name.clone(),
             engine: endpoint.engine,

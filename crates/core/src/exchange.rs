@@ -51,6 +51,8 @@ pub struct Exchange {
     pub outcome: Outcome,
     /// Error detail for failures.
     pub error: Option<String>,
+    /// How long the server asked the client to wait (`Retry-After` on an error answer).
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl Exchange {
@@ -67,6 +69,7 @@ impl Exchange {
             usage: None,
             outcome: Outcome::Ok,
             error: None,
+            retry_after: None,
         }
     }
 
@@ -118,6 +121,8 @@ pub struct Meta {
     pub slot: u32,
     /// Phase at send time.
     pub phase: Phase,
+    /// The slot's wait after this request before its next, us (see [`Sample::backoff_us`]).
+    pub backoff_us: Option<u64>,
 }
 
 /// Turns an exchange into a sample: token counts from the server's usage where it sent
@@ -217,6 +222,7 @@ pub fn finalize(
         n_in_target: prompt.target_tokens,
         outcome: ex.outcome,
         error: ex.error,
+        backoff_us: meta.backoff_us,
         turn: prompt.turn,
         prompt: store_text.then(prompt_text),
         response: store_text.then_some(ex.text.answer),

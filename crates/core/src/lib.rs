@@ -10,6 +10,7 @@
 //! turn samples into a summary. Measuring never prints; reporting never measures. Over the
 //! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU).
 
+pub mod backoff;
 pub mod client;
 pub mod clock;
 pub mod config;

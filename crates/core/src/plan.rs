@@ -145,6 +145,8 @@ pub struct Plan {
     pub output_dir: PathBuf,
     /// Seed for workloads and the simulator.
     pub seed: u64,
+    /// Give up on a cell after a streak of failures this long.
+    pub give_up_after: Duration,
     /// Goodput objectives.
     pub slo: Option<SloConfig>,
     /// Steady-state thresholds.
@@ -214,6 +216,7 @@ impl Plan {
             config.request_timeout_seconds,
             true,
         );
+        let give_up_after = v.seconds("give_up_after_seconds", config.give_up_after_seconds, true);
         let phases = Phases {
             fill,
             stabilize,
@@ -259,6 +262,7 @@ impl Plan {
             },
             output_dir: config.output_dir.clone(),
             seed: config.seed,
+            give_up_after,
             slo: config.slo.clone(),
             steady: config.steady.clone(),
             redacted_config: redact(config),

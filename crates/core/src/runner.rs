@@ -3,12 +3,15 @@
 //! Drain (load held at N until every measured request has ended or the Drain limit passes;
 //! then in-flight padding is cancelled). The limit is decided at `m1`: configured, or
 //! derived from the longest request the slots saw at full load ([`DrainLimit::decide`]).
-//! Ctrl-C (the `interrupt` token) ends the cell early, keeping every record.
+//! Ctrl-C (the `interrupt` token) ends the cell early, keeping every record. A slot waits
+//! after a failure that asks for time ([`crate::backoff`]), and a cell whose endpoint keeps
+//! failing gives up ([`give_up`]) and ends as failed, with the server's last message.
 
+mod give_up;
 mod slot;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -36,6 +39,17 @@ pub struct CellInput<T> {
     pub live: Arc<Live>,
     /// Ctrl-C: ends the cell early.
     pub interrupt: CancellationToken,
+    /// What the slots do about failures.
+    pub failures: Failures,
+}
+
+/// What the slots do about failures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failures {
+    /// Give up on the cell after a streak of failures this long ([`give_up`]).
+    pub give_up_after: Duration,
+    /// Seeds each slot's backoff jitter.
+    pub seed: u64,
 }
 
 /// The phase bounds as they happened, us since the cell's start.
@@ -60,6 +74,8 @@ pub enum Ending {
     DrainTimedOut,
     /// Ctrl-C.
     Interrupted,
+    /// The endpoint kept failing; the cell gave up (see [`CellOutput::failure`]).
+    Failed,
 }
 
 /// The Drain limit a cell used and where it came from.
@@ -84,6 +100,8 @@ pub struct CellOutput {
     pub drain: DrainDecision,
     /// The client's own lag and CPU over Measure; `None` if Measure never began.
     pub client: Option<ClientHealth>,
+    /// Why the cell gave up ([`Ending::Failed`]).
+    pub failure: Option<String>,
 }
 
 /// State the coordinator and the slots share.
@@ -95,6 +113,12 @@ struct Shared<T> {
     /// Cancels every in-flight request of this cell (a child of `interrupt`).
     cancel: CancellationToken,
     interrupt: CancellationToken,
+    /// Fires when the cell gives up.
+    gave_up: CancellationToken,
+    /// Why it gave up.
+    failure: OnceLock<String>,
+    give_up: give_up::GiveUp,
+    failures: Failures,
     /// No new requests once set.
     stop: AtomicBool,
     /// Measured requests still running (incremented before the phase is read).
@@ -108,6 +132,13 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
+    /// Gives up on the cell: no new requests, in-flight ones cancelled.
+    fn fail(&self, reason: String) {
+        let _ = self.failure.set(reason);
+        self.gave_up.cancel();
+        self.cancel.cancel();
+    }
+
     /// Notes a request that ended, for the derived Drain limit: counted when it succeeded
     /// and ended with all slots busy, before `m1`.
     fn request_ended(&self, t_sent_us: u64, t_end_us: u64, ok: bool) {
@@ -145,6 +176,7 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         schedule,
         live,
         interrupt,
+        failures,
     } = input;
     let clock = Clock::start();
     let shared = Arc::new(Shared {
@@ -154,6 +186,10 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         live: live.clone(),
         cancel: interrupt.child_token(),
         interrupt: interrupt.clone(),
+        gave_up: CancellationToken::new(),
+        failure: OnceLock::new(),
+        give_up: give_up::GiveUp::new(failures.give_up_after),
+        failures,
         stop: AtomicBool::new(false),
         measured_in_flight: AtomicU64::new(0),
         measured_done: Notify::new(),
@@ -176,8 +212,8 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         (Phase::Measure, schedule.m0()),
         (Phase::Drain, schedule.m1()),
     ] {
-        if !wait_until(&shared, from).await {
-            ending = Ending::Interrupted;
+        if let Err(early) = wait_until(&shared, from).await {
+            ending = early;
             break;
         }
         live.set_phase(Some(phase));
@@ -213,6 +249,11 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         ending,
         drain: drain_decision,
         client,
+        failure: shared
+            .failure
+            .get()
+            .filter(|_| ending == Ending::Failed)
+            .cloned(),
     }
 }
 
@@ -224,11 +265,12 @@ async fn finish(check: Option<SelfCheck>) -> Option<ClientHealth> {
     }
 }
 
-/// Sleeps until `offset` after the cell's start; false if interrupted first.
-async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> bool {
+/// Sleeps until `offset` after the cell's start; how the cell ended if it ended first.
+async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> Result<(), Ending> {
     tokio::select! {
-        _ = shared.interrupt.cancelled() => false,
-        _ = sleep_until(shared.clock.at(offset)) => true,
+        _ = shared.interrupt.cancelled() => Err(Ending::Interrupted),
+        _ = shared.gave_up.cancelled() => Err(Ending::Failed),
+        _ = sleep_until(shared.clock.at(offset)) => Ok(()),
     }
 }
 
@@ -241,6 +283,7 @@ async fn drain<T>(shared: &Shared<T>, limit: Duration) -> Ending {
         }
         tokio::select! {
             _ = shared.interrupt.cancelled() => return Ending::Interrupted,
+            _ = shared.gave_up.cancelled() => return Ending::Failed,
             _ = sleep_until(deadline) => return Ending::DrainTimedOut,
             _ = shared.measured_done.notified() => {}
         }

@@ -172,6 +172,11 @@ pub struct Sample {
     /// Error detail (secrets scrubbed), for failed requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How long the slot waited after this request before sending its next one, us: the
+    /// server asked for time (429/503, `Retry-After`) or the connection failed. The wait
+    /// is slot-time, but not in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_us: Option<u64>,
     /// Turn index within a conversation (multi-turn scenarios), from 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
@@ -245,6 +250,7 @@ mod tests {
             n_in_target: Some(50),
             outcome: Outcome::HttpStatus { status: 500 },
             error: Some("boom".into()),
+            backoff_us: None,
             turn: None,
             prompt: None,
             response: None,

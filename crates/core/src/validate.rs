@@ -104,6 +104,16 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             "the cell was interrupted; rerun with --resume".into(),
         );
     }
+    if s.status == CellStatus::Failed {
+        add(
+            "failed",
+            Severity::Fail,
+            format!(
+                "the cell gave up: {}; rerun with --resume once the endpoint works",
+                s.failure.as_deref().unwrap_or("its endpoint kept failing")
+            ),
+        );
+    }
     if let Some(e) = &s.records.write_error {
         add(
             "records",

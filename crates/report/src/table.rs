@@ -145,6 +145,7 @@ fn minutes(s: f64) -> String {
 fn verdict(s: &CellSummary) -> &'static str {
     match (s.status, s.metrics.steady.steady) {
         (CellStatus::Interrupted, _) => "interr.",
+        (CellStatus::Failed, _) => "FAILED",
         (_, true) => "yes",
         (_, false) => "NO",
     }

@@ -74,6 +74,12 @@ pub fn header(q: &Quantity) -> String {
 pub fn verdict(s: &CellSummary) -> (&'static str, String) {
     match (s.status, s.metrics.steady.steady) {
         (CellStatus::Interrupted, _) => ("interrupted", "the cell was interrupted".into()),
+        (CellStatus::Failed, _) => (
+            "failed",
+            s.failure
+                .clone()
+                .unwrap_or_else(|| "the cell gave up".into()),
+        ),
         (_, true) => ("yes", String::new()),
         (_, false) => ("NO", s.metrics.steady.reasons.join("; ")),
     }

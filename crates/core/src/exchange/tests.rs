@@ -17,6 +17,7 @@ fn meta() -> Meta {
         seq: 7,
         slot: 1,
         phase: Phase::Measure,
+        backoff_us: None,
     }
 }
 

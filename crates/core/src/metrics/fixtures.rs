@@ -31,6 +31,7 @@ pub fn sample(t_sent_us: u64, chunks: &[(u64, u32)], t_end_us: u64) -> Sample {
         n_in_target: None,
         outcome: Outcome::Stream,
         error: None,
+        backoff_us: None,
         turn: None,
         prompt: None,
         response: None,

@@ -87,6 +87,7 @@ fn status(s: CellStatus) -> &'static str {
     match s {
         CellStatus::Complete => "complete",
         CellStatus::Interrupted => "interrupted",
+        CellStatus::Failed => "failed",
     }
 }
 

@@ -92,6 +92,9 @@ pub struct CellEntry {
     pub path: String,
     /// What happened to it.
     pub state: CellState,
+    /// Why it failed or was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// What happened to a cell in this run.
@@ -104,8 +107,10 @@ pub enum CellState {
     Interrupted,
     /// Finished in an earlier run; skipped by `--resume`.
     Resumed,
-    /// Could not run (see the log).
+    /// Gave up early: its endpoint kept failing (see `reason`).
     Failed,
+    /// Not run: an earlier cell of its endpoint failed (see `reason`).
+    Skipped,
     /// Not reached.
     Pending,
 }

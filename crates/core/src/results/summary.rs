@@ -22,6 +22,9 @@ pub enum CellStatus {
     Complete,
     /// Ctrl-C ended it; the metrics cover what was recorded.
     Interrupted,
+    /// Its endpoint kept failing and it gave up early (`failure` says why); the metrics
+    /// cover what was recorded.
+    Failed,
 }
 
 /// One cell's summary.
@@ -33,6 +36,9 @@ pub struct CellSummary {
     pub plateau_version: String,
     /// Whether the cell ran to its end.
     pub status: CellStatus,
+    /// Why the cell gave up (status `failed`), with the server's last message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Which cell.
     pub cell: CellInfo,
     /// Where the prompts came from.

@@ -1,6 +1,7 @@
 //! One slot of the closed loop: wait for its start in Fill, then send, wait, record, send
 //! again — with nothing between one request's end and the next's send but handing the
-//! record to the recorder and asking the session for the next prompt.
+//! record to the recorder and asking the session for the next prompt. After a failure that
+//! asks for time the slot waits first ([`Backoff`]), holding no request meanwhile.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -9,6 +10,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::sleep_until;
 
 use super::Shared;
+use crate::backoff::Backoff;
+use crate::clock::micros;
 use crate::exchange::Meta;
 use crate::phase::Phase;
 use crate::recorder::Record;
@@ -22,6 +25,7 @@ pub(super) async fn run<T: Transport>(
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
+    let mut backoff = Backoff::new(shared.failures.seed ^ (u64::from(slot) << 32));
     let start = shared.clock.at(shared.schedule.slot_start(slot));
     tokio::select! {
         _ = shared.cancel.cancelled() => return,
@@ -46,6 +50,8 @@ pub(super) async fn run<T: Transport>(
         if exchange.outcome == Outcome::Cancelled {
             exchange.outcome = if shared.interrupt.is_cancelled() {
                 Outcome::Interrupted
+            } else if shared.gave_up.is_cancelled() {
+                Outcome::Cancelled
             } else if measured {
                 Outcome::DrainTimeout
             } else {
@@ -60,6 +66,14 @@ pub(super) async fn run<T: Transport>(
             exchange.t_end_us,
             exchange.outcome.is_ok(),
         );
+        if let Some(reason) = shared.give_up.ended(
+            exchange.t_end_us,
+            exchange.outcome,
+            exchange.error.as_deref(),
+        ) {
+            shared.fail(reason);
+        }
+        let wait = backoff.after(exchange.outcome, exchange.retry_after);
         session.reply(
             exchange
                 .outcome
@@ -69,11 +83,25 @@ pub(super) async fn run<T: Transport>(
         // The recorder only goes away after every slot has ended; a send cannot fail.
         let _ = records.send(Record {
             exchange,
-            meta: Meta { seq, slot, phase },
+            meta: Meta {
+                seq,
+                slot,
+                phase,
+                backoff_us: wait.map(micros),
+            },
             prompt,
         });
         if measured {
             measured_ended(&shared);
+        }
+        if let Some(wait) = wait {
+            tokio::select! {
+                _ = shared.cancel.cancelled() => return,
+                _ = tokio::time::sleep(wait) => {}
+            }
+            if let Some(reason) = shared.give_up.check(shared.clock.now_us()) {
+                shared.fail(reason);
+            }
         }
     }
 }

@@ -13,6 +13,11 @@ use crate::sample::{Outcome, Sample};
 use crate::tokens::Whitespace;
 use crate::workload::{FixedPrompt, Prompt};
 
+const FAILURES: Failures = Failures {
+    give_up_after: Duration::from_secs(30),
+    seed: 1,
+};
+
 /// A server with exact TTFT and ITL, on tokio's clock.
 struct Fake {
     ttft: Duration,
@@ -73,6 +78,7 @@ async fn run(
         schedule,
         live: live.clone(),
         interrupt,
+        failures: FAILURES,
     };
     (run_cell(input, recorder).await, live)
 }
@@ -288,3 +294,5 @@ async fn interrupt_during_fill_stops_slots_that_have_not_started() {
         "only slots 0 (t=0) and 1 (t=1s) started"
     );
 }
+
+mod failures;

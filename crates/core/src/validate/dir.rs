@@ -58,10 +58,14 @@ pub fn check_dir(dir: &ResultsDir, t: &Thresholds, records: Records) -> Vec<Find
             for entry in &run.cells {
                 if !dir.cells.iter().any(|c| c.rel == entry.path) {
                     let why = match entry.state {
-                        CellState::Pending => "never reached",
-                        CellState::Failed => "could not run",
-                        CellState::Interrupted => "interrupted before writing it",
-                        CellState::Complete | CellState::Resumed => "its files are gone",
+                        CellState::Pending => "never reached".into(),
+                        CellState::Failed => "given up before writing it".into(),
+                        CellState::Skipped => format!(
+                            "skipped: {}",
+                            entry.reason.as_deref().unwrap_or("its endpoint failed")
+                        ),
+                        CellState::Interrupted => "interrupted before writing it".into(),
+                        CellState::Complete | CellState::Resumed => "its files are gone".into(),
                     };
                     add(
                         &entry.path,
