@@ -1,16 +1,23 @@
-//! Before the first cell: start the in-process simulator for `sim` endpoints, then ask each
-//! endpoint for `/v1/models` so a wrong URL or key fails in seconds (exit 3 / 2), not
-//! after the first cell's Fill.
+//! Before the first cell: start the in-process simulator for `sim` endpoints, ask each
+//! endpoint for `/v1/models`, and send one real request per model, so a wrong URL, key or
+//! model name stops the run in seconds (exit 3) with the server's own message, not after
+//! hours of failed cells.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::anyhow;
 use plateau_core::client::{Client, ClientError};
-use plateau_core::plan::{BaseUrl, Endpoint, Plan, Target};
+use plateau_core::clock::Clock;
+use plateau_core::plan::{BaseUrl, Endpoint, Model, Plan, RequestOptions, Target};
 use plateau_core::results::run_info::EndpointInfo;
+use plateau_core::sample::Outcome;
+use plateau_core::transport::{HttpTransport, Transport};
 use plateau_core::wire;
+use plateau_core::workload::{Message, Prompt, Role};
 use plateau_sim::{Server, SimConfig};
+use tokio_util::sync::CancellationToken;
 
 use crate::exit::Failure;
 
@@ -79,7 +86,8 @@ fn sim_config(plan: &Plan, i: usize, e: &Endpoint) -> Result<SimConfig, Failure>
     Ok(config)
 }
 
-/// Asks each endpoint for its models; unreachable endpoints fail the run before it starts.
+/// Asks each endpoint for its models and sends each model one request; an endpoint that is
+/// unreachable or refuses (401/403/404) fails the run before it starts.
 pub async fn check(
     plan: &Plan,
     targets: &[BaseUrl],
@@ -100,7 +108,7 @@ pub async fn check(
                 status: status @ (401 | 403),
                 message,
             }) => {
-                return Err(Failure::bad_input(anyhow!(
+                return Err(Failure::unreachable(anyhow!(
                     "endpoint {} ({}): HTTP {status} from /models: {}; check api_key_env and headers",
                     e.name,
                     base.as_str(),
@@ -136,6 +144,9 @@ pub async fn check(
                 }
             }
         }
+        for model in &plan.models {
+            try_one(plan, e, base, model, client).await?;
+        }
         infos.push(EndpointInfo {
             name: e.name.clone(),
             engine: e.engine,
@@ -144,6 +155,81 @@ pub async fn check(
         });
     }
     Ok(infos)
+}
+
+/// Sends `model` at endpoint `e` one short request, as the cells will (same API, streaming
+/// and extras). 401/403/404 or no connection stop the run; other failures are warned about
+/// and left to the cells (which back off and give up on their own).
+async fn try_one(
+    plan: &Plan,
+    e: &Endpoint,
+    base: &BaseUrl,
+    model: &Model,
+    client: &Client,
+) -> Result<(), Failure> {
+    let options = RequestOptions {
+        max_tokens: 1,
+        ..plan.request
+    };
+    let transport = HttpTransport::new(
+        client.clone(),
+        base,
+        Arc::new(e.clone()),
+        model.name.clone(),
+        options,
+    )
+    .map_err(|err| Failure::bad_input(anyhow!("endpoint {}: {err}", e.name)))?;
+    let prompt = Prompt {
+        messages: vec![Message::new(Role::User, "Hello")],
+        target_tokens: None,
+        turn: None,
+    };
+    let ex = transport
+        .exchange(&prompt, &Clock::start(), &CancellationToken::new())
+        .await;
+    let said = ex.error.as_deref().unwrap_or("no message");
+    match ex.outcome {
+        Outcome::Ok => {
+            tracing::info!(
+                "endpoint {}: model `{}` answered a first request in {:.0} ms",
+                e.name,
+                model.name,
+                ex.t_end_us.saturating_sub(ex.t_sent_us) as f64 / 1e3
+            );
+            Ok(())
+        }
+        Outcome::HttpStatus {
+            status: status @ (401 | 403 | 404),
+        } => {
+            let hint = match status {
+                404 => format!(
+                    "check models[].name `{}` against the server's /models, and the URL's path",
+                    model.name
+                ),
+                _ => "check api_key_env and headers".into(),
+            };
+            Err(Failure::unreachable(anyhow!(
+                "endpoint {} ({}): a request for model `{}` got HTTP {status}: {said}; {hint}",
+                e.name,
+                base.as_str(),
+                model.name
+            )))
+        }
+        Outcome::Connect => Err(Failure::unreachable(anyhow!(
+            "endpoint {} at {} is unreachable: {said}",
+            e.name,
+            base.as_str()
+        ))),
+        other => {
+            tracing::warn!(
+                "endpoint {}: a first request for model `{}` failed ({}: {said}); going on",
+                e.name,
+                model.name,
+                other.key()
+            );
+            Ok(())
+        }
+    }
 }
 
 fn listed_ids(v: &serde_json::Value) -> Option<Vec<String>> {

@@ -149,6 +149,22 @@ impl Observer for RunProgress<'_> {
             if resumed { " (resumed)" } else { "" },
             plateau_report::table::one_line(summary)
         );
+        self.print(line);
+    }
+
+    fn cell_skipped(&self, index: usize, total: usize, cell: &Cell, reason: &str) {
+        self.print(format!(
+            "[{}/{}] {}: skipped ({reason})",
+            index + 1,
+            total,
+            self.label(cell)
+        ));
+    }
+}
+
+impl RunProgress<'_> {
+    /// A line above the progress bar, or a log line when there is no bar.
+    fn print(&self, line: String) {
         if self.display.visible {
             let _ = self.display.bars.println(line);
         } else {

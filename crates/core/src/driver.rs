@@ -22,7 +22,7 @@ use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
-use crate::runner::{self, CellInput, Ending, Failures};
+use crate::runner::{self, CellInput, Ending, Failures, GiveUp};
 use crate::tokens::TokenCounter;
 use crate::transport::HttpTransport;
 use crate::workload::{Workload, WorkloadFactory};
@@ -134,6 +134,12 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     let mut interrupted = false;
     // Why each endpoint is given up on, once one of its cells gave up.
     let mut failed_endpoints: Vec<Option<String>> = vec![None; plan.endpoints.len()];
+    // Each endpoint's failure streak, carried from one of its cells to the next.
+    let watches: Vec<Arc<GiveUp>> = plan
+        .endpoints
+        .iter()
+        .map(|_| Arc::new(GiveUp::new(plan.give_up_after)))
+        .collect();
     for (index, cell) in cells.iter().enumerate() {
         let dir = plan.cell_dir(cell);
         if ctx.resume
@@ -161,21 +167,26 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
                 })?;
         ctx.observer.cell_started(index, cells.len(), cell);
         ctx.live.reset();
-        let summary = run_one(plan, cell, &dir, workload, &ctx, &endpoints, index).await?;
+        let failures = Failures {
+            give_up: watches[cell.endpoint].clone(),
+            seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        };
+        let (summary, gave_up) =
+            run_one(plan, cell, &dir, workload, &ctx, &endpoints, failures).await?;
         interrupted = summary.status == CellStatus::Interrupted;
         info.cells[index].state = match summary.status {
             CellStatus::Complete => CellState::Complete,
             CellStatus::Interrupted => CellState::Interrupted,
             CellStatus::Failed => CellState::Failed,
         };
-        if summary.status == CellStatus::Failed {
+        info.cells[index].reason = summary.failure.clone();
+        if gave_up {
             let why = summary.failure.clone().unwrap_or_default();
             tracing::error!(
                 "{}: gave up: {why}; skipping the rest of endpoint {}",
                 info.cells[index].path,
                 plan.endpoints[cell.endpoint].name
             );
-            info.cells[index].reason = Some(why.clone());
             failed_endpoints[cell.endpoint] =
                 Some(format!("{} gave up: {why}", info.cells[index].path));
         }
@@ -228,8 +239,8 @@ async fn run_one(
     workload: Arc<dyn Workload>,
     ctx: &RunContext<'_>,
     endpoints: &[Arc<crate::plan::Endpoint>],
-    index: usize,
-) -> Result<CellSummary, DriverError> {
+    failures: Failures,
+) -> Result<(CellSummary, bool), DriverError> {
     let endpoint = &endpoints[cell.endpoint];
     let model = &plan.models[cell.model];
     let base = &ctx.targets[cell.endpoint];
@@ -267,10 +278,7 @@ async fn run_one(
             schedule,
             live: ctx.live.clone(),
             interrupt: ctx.interrupt.clone(),
-            failures: Failures {
-                give_up_after: plan.give_up_after,
-                seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            },
+            failures,
         },
         recorder,
     )
@@ -297,15 +305,22 @@ async fn run_one(
             stream: plan.request.stream,
         },
     );
+    let gave_up = out.ending == Ending::Failed;
+    let (status, failure) = match out.ending {
+        Ending::Interrupted => (CellStatus::Interrupted, None),
+        Ending::Failed => (CellStatus::Failed, out.failure.clone()),
+        Ending::Complete | Ending::DrainTimedOut => {
+            match no_success(&metrics, &out.recorded.samples) {
+                Some(why) => (CellStatus::Failed, Some(why)),
+                None => (CellStatus::Complete, None),
+            }
+        }
+    };
     let summary = CellSummary {
         schema_version: SCHEMA_VERSION,
         plateau_version: VERSION.into(),
-        status: match out.ending {
-            Ending::Interrupted => CellStatus::Interrupted,
-            Ending::Failed => CellStatus::Failed,
-            Ending::Complete | Ending::DrainTimedOut => CellStatus::Complete,
-        },
-        failure: out.failure.clone(),
+        status,
+        failure,
         cell: CellInfo {
             endpoint: endpoint.name.clone(),
             engine: endpoint.engine,
@@ -353,5 +368,31 @@ async fn run_one(
         metrics,
     };
     results::write_json(&dir.join(SUMMARY_FILE), &summary)?;
-    Ok(summary)
+    Ok((summary, gave_up))
+}
+
+/// Why a cell that ran its course has no data: every measured request failed. Such a cell
+/// is `failed` (so `--resume` redoes it), but its endpoint is not given up on for it.
+fn no_success(metrics: &metrics::Metrics, samples: &[crate::sample::Sample]) -> Option<String> {
+    let r = &metrics.requests;
+    if r.measured_ok > 0 || r.measured_errors == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = r
+        .measured_errors_by_kind
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    let last = samples
+        .iter()
+        .filter(|s| s.outcome.is_error())
+        .max_by_key(|s| s.t_end_us)
+        .and_then(|s| s.error.as_deref())
+        .map(|e| format!("; last: {e}"))
+        .unwrap_or_default();
+    Some(format!(
+        "no measured request succeeded ({} failed: {}){last}",
+        r.measured_errors,
+        kinds.join(", ")
+    ))
 }

@@ -10,6 +10,8 @@
 mod give_up;
 mod slot;
 
+pub use give_up::GiveUp;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -44,10 +46,10 @@ pub struct CellInput<T> {
 }
 
 /// What the slots do about failures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Failures {
-    /// Give up on the cell after a streak of failures this long ([`give_up`]).
-    pub give_up_after: Duration,
+    /// The endpoint's failure streak, shared by its cells: the cell gives up when it says.
+    pub give_up: Arc<GiveUp>,
     /// Seeds each slot's backoff jitter.
     pub seed: u64,
 }
@@ -117,7 +119,6 @@ struct Shared<T> {
     gave_up: CancellationToken,
     /// Why it gave up.
     failure: OnceLock<String>,
-    give_up: give_up::GiveUp,
     failures: Failures,
     /// No new requests once set.
     stop: AtomicBool,
@@ -188,7 +189,6 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         interrupt: interrupt.clone(),
         gave_up: CancellationToken::new(),
         failure: OnceLock::new(),
-        give_up: give_up::GiveUp::new(failures.give_up_after),
         failures,
         stop: AtomicBool::new(false),
         measured_in_flight: AtomicU64::new(0),

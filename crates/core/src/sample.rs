@@ -46,6 +46,16 @@ impl Outcome {
         self == Outcome::Ok
     }
 
+    /// Whether the server never took the request up: it was turned away (429, 503) or no
+    /// connection could be opened. Rejected requests are not in flight for the achieved
+    /// concurrency.
+    pub fn is_rejected(self) -> bool {
+        matches!(
+            self,
+            Outcome::HttpStatus { status: 429 | 503 } | Outcome::Connect
+        )
+    }
+
     /// Whether this outcome counts as an error (cancelled padding does not).
     pub fn is_error(self) -> bool {
         !matches!(self, Outcome::Ok | Outcome::Cancelled)

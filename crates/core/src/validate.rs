@@ -131,26 +131,26 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             ),
         );
     }
-    if m.requests.measured > 0 {
-        let rate = m.requests.measured_errors as f64 / m.requests.measured as f64;
-        if rate > t.max_error_rate {
-            let kinds: Vec<String> = m
-                .requests
-                .measured_errors_by_kind
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            add(
-                "error_rate",
-                Severity::Fail,
-                format!(
-                    "{:.1}% of measured requests failed (> {:.1}%): {}",
-                    rate * 100.0,
-                    t.max_error_rate * 100.0,
-                    kinds.join(", ")
-                ),
-            );
-        }
+    if let Some(rate) = m.requests.error_rate
+        && rate > t.max_error_rate
+    {
+        let kinds: Vec<String> = m
+            .requests
+            .measured_errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        add(
+            "error_rate",
+            Severity::Fail,
+            format!(
+                "{:.1}% of measured requests failed (> {:.1}%), {:.1}% of slot-time: {}",
+                rate * 100.0,
+                t.max_error_rate * 100.0,
+                m.requests.error_time_fraction.unwrap_or(0.0) * 100.0,
+                kinds.join(", ")
+            ),
+        );
     }
     if !m.steady.steady {
         add("unsteady", Severity::Fail, m.steady.reasons.join("; "));

@@ -7,6 +7,7 @@
 
 mod common;
 mod exit_codes;
+mod failing;
 mod interrupt;
 mod resume;
 mod secrets;

@@ -9,7 +9,9 @@ use super::Window;
 use crate::sample::Sample;
 
 /// Achieved concurrency over the measure window `[m0, m1]`, from the intervals
-/// `[t_sent_us, t_end_us]` of all requests (any phase, any outcome).
+/// `[t_sent_us, t_end_us]` of the requests the server took up (any phase and outcome, but
+/// not those it turned away with 429/503 or that found no connection: a slot waiting to
+/// retry is not in flight).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Concurrency {
     /// Target concurrency N.
@@ -47,9 +49,9 @@ pub(crate) struct Segment {
 impl InFlight {
     /// The step function of `samples` (O(n log n)). Requests with `t_end_us <= t_sent_us`
     /// are never in flight.
-    pub fn from_samples(samples: &[Sample]) -> InFlight {
+    pub fn from_samples<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> InFlight {
         let mut events: Vec<(u64, i64)> = samples
-            .iter()
+            .into_iter()
             .filter(|s| s.t_end_us > s.t_sent_us)
             .flat_map(|s| [(s.t_sent_us, 1), (s.t_end_us, -1)])
             .collect();

@@ -1,5 +1,7 @@
 //! Request counts and errors by kind ([`RequestCounts`]), for the measured requests and
-//! for the whole cell. Cancelled padding is counted, but is not an error.
+//! for the whole cell. Cancelled padding is counted, but is not an error. Errors are also
+//! weighed by the slot-time they took: one slot failing fast for seconds is many failed
+//! requests but little of the cell's time.
 
 use std::collections::BTreeMap;
 
@@ -28,6 +30,17 @@ pub struct RequestCounts {
     pub errors_by_kind: BTreeMap<String, u64>,
     /// Padding requests cancelled when Drain ended (not errors).
     pub cancelled: u64,
+    /// `measured_errors / measured`; absent when nothing was measured.
+    #[serde(default)]
+    pub error_rate: Option<f64>,
+    /// Share of the window's slot-time (N x Measure) spent in failed requests and the waits
+    /// after them (`backoff_us`), any phase, clipped to the window.
+    #[serde(default)]
+    pub error_time_fraction: Option<f64>,
+    /// Requests the server turned away (429, 503) or that found no connection, any phase:
+    /// not in flight for the achieved concurrency.
+    #[serde(default)]
+    pub rejected: u64,
 }
 
 impl RequestCounts {
@@ -37,8 +50,15 @@ impl RequestCounts {
             total: samples.len() as u64,
             ..RequestCounts::default()
         };
+        let mut error_us: u128 = 0;
         for s in samples {
             let measured = window.measures(s);
+            counts.rejected += u64::from(s.outcome.is_rejected());
+            if s.outcome.is_error() {
+                let end = s.t_end_us.saturating_add(s.backoff_us.unwrap_or(0));
+                let (from, to) = (s.t_sent_us.max(window.m0_us), end.min(window.m1_us));
+                error_us += u128::from(to.saturating_sub(from));
+            }
             counts.measured += u64::from(measured);
             counts.cancelled += u64::from(s.outcome == Outcome::Cancelled);
             if s.outcome.is_ok() {
@@ -54,6 +74,12 @@ impl RequestCounts {
                 }
             }
         }
+        counts.error_rate =
+            (counts.measured > 0).then(|| counts.measured_errors as f64 / counts.measured as f64);
+        let slot_us =
+            u128::from(window.concurrency) * u128::from(window.m1_us.saturating_sub(window.m0_us));
+        counts.error_time_fraction =
+            (slot_us > 0).then(|| (error_us as f64 / slot_us as f64).min(1.0));
         counts
     }
 }
@@ -64,7 +90,7 @@ mod tests {
     use crate::metrics::fixtures::{ok, sample, window};
 
     #[test]
-    fn errors_by_kind_leave_out_cancelled_padding() {
+    fn errors_by_kind_leave_out_cancelled_padding_and_weigh_slot_time() {
         let w = window(1_000, 2_000, 4);
         let failed = |t_sent, outcome| Sample {
             outcome,
@@ -73,12 +99,15 @@ mod tests {
         let samples = [
             ok(sample(500, &[(600, 1)], 600)), // before the window: not measured
             ok(sample(1_000, &[(1_100, 1)], 1_100)), // measured, ok
-            failed(1_200, Outcome::HttpStatus { status: 503 }), // measured
+            Sample {
+                backoff_us: Some(500), // the slot then waited until 1,710
+                ..failed(1_200, Outcome::HttpStatus { status: 503 })  // measured
+            },
             failed(1_300, Outcome::HttpStatus { status: 503 }), // measured
-            failed(1_400, Outcome::Timeout),   // measured
-            failed(800, Outcome::Timeout),     // Stabilize: all phases only
-            failed(2_000, Outcome::Cancelled), // Drain padding: not an error
-            failed(2_100, Outcome::DrainTimeout), // Drain padding, still an error
+            failed(1_400, Outcome::Timeout),                    // measured
+            failed(800, Outcome::Timeout),                      // Stabilize: all phases only
+            failed(2_000, Outcome::Cancelled),                  // Drain padding: not an error
+            failed(2_100, Outcome::DrainTimeout),               // Drain padding, still an error
         ];
         let c = RequestCounts::count(&samples, &w);
         let map = |pairs: &[(&str, u64)]| -> BTreeMap<String, u64> {
@@ -94,6 +123,10 @@ mod tests {
                 measured_errors_by_kind: map(&[("http_503", 2), ("timeout", 1)]),
                 errors_by_kind: map(&[("drain_timeout", 1), ("http_503", 2), ("timeout", 2)]),
                 cancelled: 1,
+                error_rate: Some(0.75),
+                // 510 + 10 + 10 us of failure (and waiting) in 4 slots x 1,000 us.
+                error_time_fraction: Some(530.0 / 4_000.0),
+                rejected: 2,
             }
         );
     }

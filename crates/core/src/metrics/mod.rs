@@ -228,7 +228,8 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         ],
     );
 
-    let concurrency = Concurrency::over(&InFlight::from_samples(samples), window);
+    let admitted = samples.iter().filter(|s| !s.outcome.is_rejected());
+    let concurrency = Concurrency::over(&InFlight::from_samples(admitted), window);
     let mean_user_tps = user_throughput_tps.as_ref().map(|d| d.mean);
     let lifetime_s = e2e_ms.as_ref().map(|d| d.p50 / 1000.0);
     Metrics {

@@ -57,6 +57,10 @@ fn window_edges_choose_the_measured_requests() {
             measured_errors_by_kind: BTreeMap::from([("timeout".to_owned(), 1)]),
             errors_by_kind: BTreeMap::from([("timeout".to_owned(), 1)]),
             cancelled: 1,
+            error_rate: Some(1.0 / 3.0),
+            // The timeout held the one slot for 0.1 s of the 2 s window.
+            error_time_fraction: Some(0.05),
+            rejected: 0,
         }
     );
     // TTFT: R1 1.4 - 1.2 = 200 ms, R2 2.2 - 1.7 = 500 ms.

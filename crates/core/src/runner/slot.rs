@@ -66,11 +66,11 @@ pub(super) async fn run<T: Transport>(
             exchange.t_end_us,
             exchange.outcome.is_ok(),
         );
-        if let Some(reason) = shared.give_up.ended(
-            exchange.t_end_us,
-            exchange.outcome,
-            exchange.error.as_deref(),
-        ) {
+        if let Some(reason) = shared
+            .failures
+            .give_up
+            .ended(exchange.outcome, exchange.error.as_deref())
+        {
             shared.fail(reason);
         }
         let wait = backoff.after(exchange.outcome, exchange.retry_after);
@@ -99,7 +99,7 @@ pub(super) async fn run<T: Transport>(
                 _ = shared.cancel.cancelled() => return,
                 _ = tokio::time::sleep(wait) => {}
             }
-            if let Some(reason) = shared.give_up.check(shared.clock.now_us()) {
+            if let Some(reason) = shared.failures.give_up.check() {
                 shared.fail(reason);
             }
         }

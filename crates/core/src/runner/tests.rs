@@ -13,10 +13,12 @@ use crate::sample::{Outcome, Sample};
 use crate::tokens::Whitespace;
 use crate::workload::{FixedPrompt, Prompt};
 
-const FAILURES: Failures = Failures {
-    give_up_after: Duration::from_secs(30),
-    seed: 1,
-};
+fn failures(give_up_after: Duration) -> Failures {
+    Failures {
+        give_up: Arc::new(GiveUp::new(give_up_after)),
+        seed: 1,
+    }
+}
 
 /// A server with exact TTFT and ITL, on tokio's clock.
 struct Fake {
@@ -78,7 +80,7 @@ async fn run(
         schedule,
         live: live.clone(),
         interrupt,
-        failures: FAILURES,
+        failures: failures(Duration::from_secs(30)),
     };
     (run_cell(input, recorder).await, live)
 }

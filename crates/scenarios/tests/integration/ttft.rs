@@ -11,7 +11,7 @@ use plateau_core::live::Live;
 use plateau_core::phase::Phase;
 use plateau_core::plan::{BaseUrl, Plan};
 use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, Failures, run_cell};
+use plateau_core::runner::{CellInput, Failures, GiveUp, run_cell};
 use plateau_core::sample::Sample;
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
@@ -55,7 +55,7 @@ async fn run(catalog: &Catalog, plan: &Plan, scenario: &str) -> Vec<Sample> {
         live,
         interrupt: CancellationToken::new(),
         failures: Failures {
-            give_up_after: plan.give_up_after,
+            give_up: Arc::new(GiveUp::new(plan.give_up_after)),
             seed: 0,
         },
     };

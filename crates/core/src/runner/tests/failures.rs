@@ -58,10 +58,7 @@ async fn run_failing(server: Failing, schedule: Schedule, give_up_after: Duratio
         schedule,
         live,
         interrupt: CancellationToken::new(),
-        failures: Failures {
-            give_up_after,
-            seed: 9,
-        },
+        failures: failures(give_up_after),
     };
     run_cell(input, recorder).await
 }
