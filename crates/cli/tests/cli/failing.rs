@@ -188,7 +188,10 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
     sim.wait().unwrap();
     // Cells this short may fail the steady check (exit 1), but none is missing or failed.
     assert!(code == 0 || code == 1, "{err}");
-    assert!(!err.contains("gave up") && !err.contains("failed:"), "{err}");
+    assert!(
+        !err.contains("gave up") && !err.contains("failed:"),
+        "{err}"
+    );
     for (path, state, _) in states(&dir) {
         let redone = path.starts_with("dying/") && path != "dying/m/A1/c1";
         assert_eq!(state, if redone { "complete" } else { "resumed" }, "{path}");

@@ -22,6 +22,10 @@ pub const COLUMNS: &[Column] = &[
     ("measured", |s| s.metrics.requests.measured.to_string()),
     ("ok", |s| s.metrics.requests.measured_ok.to_string()),
     ("errors", |s| s.metrics.requests.measured_errors.to_string()),
+    ("error_rate", |s| opt(s.metrics.requests.error_rate)),
+    ("error_time_fraction", |s| {
+        opt(s.metrics.requests.error_time_fraction)
+    }),
     ("ttft_ms_p50", |s| dist(&s.metrics.ttft_ms, |d| d.p50)),
     ("ttft_ms_p90", |s| dist(&s.metrics.ttft_ms, |d| d.p90)),
     ("ttft_ms_p99", |s| dist(&s.metrics.ttft_ms, |d| d.p99)),
