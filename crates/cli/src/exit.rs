@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+use crate::redact::Redactions;
+
 /// A command that did not succeed, with the exit code it earns.
 #[derive(Debug)]
 pub struct Failure {
@@ -53,9 +55,10 @@ impl Failure {
     }
 }
 
-/// Prints `failure` and returns its exit code.
-pub fn report(failure: Failure) -> ExitCode {
-    eprintln!("error: {:#}", failure.error);
+/// Prints `failure`, scrubbed of `redactions`, and returns its exit code.
+pub fn report(failure: Failure, redactions: &Redactions) -> ExitCode {
+    let text = format!("{:#}", failure.error);
+    eprintln!("error: {}", redactions.scrub(&text));
     ExitCode::from(failure.code)
 }
 

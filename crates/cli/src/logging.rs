@@ -1,4 +1,5 @@
-//! tracing to stderr, written around the progress bars so the two never tear each other.
+//! tracing to stderr, written around the progress bars so the two never tear each other,
+//! every line scrubbed of the run's secrets.
 
 use std::io::{IsTerminal, Write};
 
@@ -7,10 +8,12 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
 use crate::progress::Display;
+use crate::redact::Redactions;
 
 /// Installs the subscriber: `RUST_LOG` if set, else info (warn with `--quiet`, debug with
-/// `-v`, trace with `-vv`) for plateau's crates.
-pub fn init(verbose: u8, quiet: bool, display: &Display) {
+/// `-v`, trace with `-vv`) for plateau's crates. Lines are scrubbed of what the returned
+/// [`Redactions`] holds.
+pub fn init(verbose: u8, quiet: bool, display: &Display) -> Redactions {
     let level = match (quiet, verbose) {
         (true, _) => "warn",
         (false, 0) => "info",
@@ -19,17 +22,19 @@ pub fn init(verbose: u8, quiet: bool, display: &Display) {
     };
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new(format!("warn,plateau={level},plateau_core={level},plateau_sim={level},plateau_scenarios={level},plateau_report={level}")));
+    let redactions = Redactions::default();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(Suspending(display.bars()))
+        .with_writer(Suspending(display.bars(), redactions.clone()))
         .init();
+    redactions
 }
 
-/// Writes to stderr with the progress bars suspended.
+/// Writes to stderr with the progress bars suspended, secrets scrubbed.
 #[derive(Clone)]
-struct Suspending(MultiProgress);
+struct Suspending(MultiProgress, Redactions);
 
 impl<'a> MakeWriter<'a> for Suspending {
     type Writer = SuspendingWriter;
@@ -37,6 +42,7 @@ impl<'a> MakeWriter<'a> for Suspending {
     fn make_writer(&'a self) -> Self::Writer {
         SuspendingWriter {
             bars: self.0.clone(),
+            redactions: self.1.clone(),
             buf: Vec::new(),
         }
     }
@@ -45,6 +51,7 @@ impl<'a> MakeWriter<'a> for Suspending {
 /// Buffers one event and writes it whole when dropped.
 struct SuspendingWriter {
     bars: MultiProgress,
+    redactions: Redactions,
     buf: Vec<u8>,
 }
 
@@ -62,8 +69,10 @@ impl Write for SuspendingWriter {
 impl Drop for SuspendingWriter {
     fn drop(&mut self) {
         let buf = std::mem::take(&mut self.buf);
+        let line = String::from_utf8_lossy(&buf);
+        let line = self.redactions.scrub(&line);
         self.bars.suspend(|| {
-            let _ = std::io::stderr().write_all(&buf);
+            let _ = std::io::stderr().write_all(line.as_bytes());
         });
     }
 }

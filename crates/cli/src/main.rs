@@ -7,6 +7,7 @@ mod load;
 mod logging;
 mod preflight;
 mod progress;
+mod redact;
 mod report;
 mod run;
 mod signals;
@@ -22,17 +23,17 @@ use crate::args::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let progress = progress::Display::new(cli.quiet);
-    logging::init(cli.verbose, cli.quiet, &progress);
+    let redactions = logging::init(cli.verbose, cli.quiet, &progress);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(rt) => rt,
-        Err(e) => return exit::report(exit::Failure::other(e.into())),
+        Err(e) => return exit::report(exit::Failure::other(e.into()), &redactions),
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Run(args) => run::run(args, &progress).await,
+            Command::Run(args) => run::run(args, &progress, &redactions).await,
             Command::Sim(args) => sim::serve(args).await,
             Command::Report(args) => report::report(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
@@ -40,6 +41,6 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(code) => code,
-        Err(failure) => exit::report(failure),
+        Err(failure) => exit::report(failure, &redactions),
     }
 }

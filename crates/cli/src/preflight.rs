@@ -103,7 +103,11 @@ pub async fn check(
             .get_json(uri, &wire.auth_headers(e), wire, Duration::from_secs(15))
             .await
         {
-            Ok(v) => Some(v),
+            Ok(mut v) => {
+                // Kept in run.json: a server may quote the credentials back.
+                e.scrub_json(&mut v);
+                Some(v)
+            }
             Err(ClientError::Status {
                 status: status @ (401 | 403),
                 message,

@@ -16,10 +16,16 @@ use tokio_util::sync::CancellationToken;
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
+use crate::redact::Redactions;
 use crate::{load, preflight, signals};
 
-/// Runs the benchmark matrix.
-pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> {
+/// Runs the benchmark matrix; every endpoint's secrets join `redactions` before anything
+/// is printed.
+pub async fn run(
+    args: RunArgs,
+    display: &Display,
+    redactions: &Redactions,
+) -> Result<ExitCode, Failure> {
     let mut config = load::load(&args.config, &args.set, None).bad_input()?;
     if let Some(dir) = &args.output_dir {
         config.output_dir = dir.clone();
@@ -27,6 +33,11 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
     let env = |name: &str| std::env::var(name).ok();
     let plan = Plan::build(&config, &env)
         .map_err(|e| Failure::bad_input(anyhow!("{}:\n{e}", args.config.display())))?;
+    redactions.add(
+        plan.endpoints
+            .iter()
+            .flat_map(|e| e.secrets.iter().cloned()),
+    );
     for w in &plan.warnings {
         tracing::warn!("{w}");
     }

@@ -10,7 +10,7 @@ use http::{HeaderName, HeaderValue};
 
 use crate::config::{Api, Engine, RunConfig, SloConfig, SteadyConfig};
 use crate::phase::{DrainLimit, Schedule};
-use crate::secret::Secret;
+use crate::secret::{self, Secret};
 
 /// Everything wrong with a configuration, one line per problem.
 #[derive(Debug, thiserror::Error)]
@@ -57,7 +57,8 @@ pub struct Endpoint {
     pub api: Api,
     /// Bearer token, read from the environment variable the config names.
     pub api_key: Option<Secret>,
-    /// Extra headers; sensitive ones are marked so hyper never logs them.
+    /// Extra headers (and `Authorization: Basic` from URL user info); credential values are
+    /// marked sensitive so hyper never logs them.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// Merged into each request body.
     pub extra_body: serde_json::Map<String, serde_json::Value>,
@@ -65,16 +66,21 @@ pub struct Endpoint {
     pub ignore_eos: bool,
     /// In-process simulator settings (engine `sim`), unparsed: the binary owns the simulator.
     pub sim: Option<serde_json::Value>,
-    /// Every secret of this endpoint (API key, sensitive header values), for scrubbing text.
+    /// Every secret of this endpoint, for scrubbing text: the API key, credential header
+    /// values and the tokens inside them, URL user info and credential query values, in
+    /// every form [`crate::secret::forms`] lists.
     pub secrets: Vec<Secret>,
 }
 
 impl Endpoint {
     /// `text` with every secret of this endpoint replaced by `***`.
     pub fn scrub(&self, text: &str) -> String {
-        self.secrets
-            .iter()
-            .fold(text.to_owned(), |t, s| s.scrub(&t))
+        secret::scrub(&self.secrets, text).into_owned()
+    }
+
+    /// Every string in `value` scrubbed (a server's JSON answer, before it is kept).
+    pub fn scrub_json(&self, value: &mut serde_json::Value) {
+        secret::scrub_json(&self.secrets, value);
     }
 }
 
@@ -321,7 +327,7 @@ impl Plan {
     }
 }
 
-/// Header names whose values are credentials.
+mod credentials;
 mod url;
 mod validator;
 

@@ -1,7 +1,9 @@
 //! The runner's view of a server: [`Transport`] turns a prompt into an [`Exchange`].
-//! [`HttpTransport`] is the real one (OpenAI body, pooled client, secrets scrubbed from
-//! error text); tests substitute a fake that runs on paused time.
+//! [`HttpTransport`] is the real one (OpenAI body, pooled client, the endpoint's secrets
+//! scrubbed from error text and stored answers); tests substitute a fake that runs on
+//! paused time.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -13,6 +15,7 @@ use crate::clock::Clock;
 use crate::exchange::Exchange;
 use crate::plan::{BaseUrl, Endpoint, RequestOptions};
 use crate::sample::Outcome;
+use crate::secret;
 use crate::wire::{self, Wire};
 use crate::workload::Prompt;
 
@@ -59,6 +62,25 @@ impl HttpTransport {
     }
 }
 
+impl HttpTransport {
+    /// Scrubs the endpoint's secrets from what of `ex` can reach a file: the error text
+    /// and, with `store_text`, the answer (also what a conversation sends back, so a
+    /// stored prompt stays clean too). Token counts read the unscrubbed text.
+    fn scrub(&self, ex: &mut Exchange) {
+        let secrets = &self.endpoint.secrets;
+        if let Some(e) = &mut ex.error
+            && let Cow::Owned(clean) = secret::scrub(secrets, e)
+        {
+            *e = clean;
+        }
+        if self.options.store_text
+            && let Cow::Owned(clean) = secret::scrub(secrets, &ex.text.answer)
+        {
+            ex.text.answer = clean;
+        }
+    }
+}
+
 impl Transport for HttpTransport {
     async fn exchange(
         &self,
@@ -83,7 +105,70 @@ impl Transport for HttpTransport {
                 ex
             }
         };
-        ex.error = ex.error.map(|e| self.endpoint.scrub(&e));
+        self.scrub(&mut ex);
         ex
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::{Api, Engine};
+    use crate::plan::Target;
+    use crate::secret::Secret;
+
+    fn transport(store_text: bool) -> HttpTransport {
+        let base = BaseUrl::parse("http://127.0.0.1:1/v1").expect("a valid URL");
+        let endpoint = Endpoint {
+            name: "e".into(),
+            engine: Engine::Openai,
+            target: Target::Url(base.clone()),
+            api: Api::Chat,
+            api_key: None,
+            headers: vec![],
+            extra_body: Default::default(),
+            ignore_eos: false,
+            sim: None,
+            secrets: vec![Secret::new("tok-1234"), Secret::new("Bearer tok-1234")],
+        };
+        let options = RequestOptions {
+            max_tokens: 8,
+            stream: true,
+            timeout: Duration::from_secs(1),
+            store_text,
+        };
+        let client = Client::new(1).expect("a client");
+        HttpTransport::new(client, &base, Arc::new(endpoint), "m".into(), options)
+            .expect("a transport")
+    }
+
+    fn echoed() -> Exchange {
+        let mut ex = Exchange::new(0);
+        ex.error = Some("HTTP 401: bad Bearer tok-1234".into());
+        ex.text.all = "you sent tok-1234".into();
+        ex.text.answer = "you sent tok-1234".into();
+        ex
+    }
+
+    #[test]
+    fn errors_and_stored_answers_are_scrubbed() {
+        let mut ex = echoed();
+        transport(true).scrub(&mut ex);
+        assert_eq!(ex.error.as_deref(), Some("HTTP 401: bad ***"));
+        assert_eq!(ex.text.answer, "you sent ***");
+        assert_eq!(
+            ex.text.all, "you sent tok-1234",
+            "token counts read the real text"
+        );
+    }
+
+    #[test]
+    fn an_answer_not_stored_is_left_alone() {
+        let mut ex = echoed();
+        transport(false).scrub(&mut ex);
+        assert_eq!(ex.error.as_deref(), Some("HTTP 401: bad ***"));
+        assert_eq!(ex.text.answer, "you sent tok-1234");
     }
 }

@@ -6,6 +6,7 @@
 )]
 
 mod common;
+mod echo_server;
 mod exit_codes;
 mod failing;
 mod interrupt;

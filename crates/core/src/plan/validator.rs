@@ -1,33 +1,23 @@
 //! Config validation: one [`Validator`] collects every problem with its field path, so a
 //! user sees all of them at once.
 
-use http::{HeaderName, HeaderValue, Uri};
-
+use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use crate::config::{EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig};
-use crate::secret::Secret;
+use crate::secret::MASK;
+use crate::secret::forms::is_credential_name;
 use std::time::Duration;
 
-pub(super) fn is_sensitive_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "authorization",
-        "cookie",
-        "key",
-        "token",
-        "secret",
-        "password",
-    ]
-    .iter()
-    .any(|s| n.contains(s))
-}
-
+/// `config` as `run.json` keeps it: credential header values and URL credentials masked.
 pub(super) fn redact(config: &RunConfig) -> RunConfig {
     let mut c = config.clone();
     for e in &mut c.endpoints {
+        if let Some(url) = &mut e.url {
+            *url = super::url::mask(url);
+        }
         for h in &mut e.headers {
-            if is_sensitive_header(&h.name) {
-                h.value = "***".into();
+            if is_credential_name(&h.name) {
+                h.value = MASK.into();
             }
         }
     }
@@ -174,43 +164,11 @@ impl Validator {
                 "only applies to the in-process simulator (engine `sim` with url `sim://` or none)",
             );
         }
-        let mut secrets = Vec::new();
-        let api_key = match &e.api_key_env {
-            None => None,
-            Some(var) => match env(var) {
-                Some(key) if !key.is_empty() => {
-                    let key = Secret::new(key);
-                    secrets.push(key.clone());
-                    Some(key)
-                }
-                _ => {
-                    self.problem(at("api_key_env"), format!("environment variable `{var}` is not set; expected it to hold the API key"));
-                    None
-                }
-            },
-        };
-        let mut headers = Vec::new();
-        for (j, h) in e.headers.iter().enumerate() {
-            let name = HeaderName::from_bytes(h.name.as_bytes());
-            let value = HeaderValue::from_str(&h.value);
-            match (name, value) {
-                (Ok(name), Ok(mut value)) => {
-                    if is_sensitive_header(&h.name) {
-                        value.set_sensitive(true);
-                        secrets.push(Secret::new(h.value.clone()));
-                    }
-                    headers.push((name, value));
-                }
-                (Err(_), _) => self.problem(
-                    format!("endpoints[{i}].headers[{j}].name"),
-                    format!("`{}` is not a valid HTTP header name", h.name),
-                ),
-                (_, Err(_)) => self.problem(
-                    format!("endpoints[{i}].headers[{j}].value"),
-                    "expected visible ASCII text",
-                ),
-            }
-        }
+        let Credentials {
+            api_key,
+            headers,
+            secrets,
+        } = self.credentials(i, e, &target, env);
         for key in ["model", "messages", "prompt", "stream"] {
             if e.extra_body.contains_key(key) {
                 self.problem(
@@ -230,15 +188,6 @@ impl Validator {
             Some(v) => v,
             None => e.engine.supports_ignore_eos(),
         };
-        if let Target::Url(base) = &target
-            && api_key.is_some()
-            && !base.is_https()
-            && !is_loopback(base)
-        {
-            self.warnings.push(format!(
-                "endpoints[{i}]: the API key would travel unencrypted over http"
-            ));
-        }
         (self.problems.len() == before).then(|| Endpoint {
             name: e.name.clone(),
             engine: e.engine,
@@ -252,15 +201,4 @@ impl Validator {
             secrets,
         })
     }
-}
-
-fn is_loopback(base: &BaseUrl) -> bool {
-    base.as_str()
-        .parse::<Uri>()
-        .ok()
-        .and_then(|u| {
-            u.host()
-                .map(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]"))
-        })
-        .unwrap_or(false)
 }

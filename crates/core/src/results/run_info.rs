@@ -79,9 +79,10 @@ pub struct EndpointInfo {
     pub name: String,
     /// Server software.
     pub engine: Engine,
-    /// Base URL (for the in-process simulator, the loopback address it ran on).
+    /// Base URL, user info and credential query values shown as `***` (for the in-process
+    /// simulator, the loopback address it ran on).
     pub url: String,
-    /// The server's `/v1/models` answer.
+    /// The server's `/v1/models` answer, the endpoint's secrets scrubbed.
     pub models: Option<serde_json::Value>,
 }
 

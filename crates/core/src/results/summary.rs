@@ -69,7 +69,7 @@ pub struct CellInfo {
     pub endpoint: String,
     /// Server software.
     pub engine: Engine,
-    /// Endpoint base URL (`sim://` for the in-process simulator).
+    /// Endpoint base URL, credentials shown as `***` (`sim://` for the in-process simulator).
     pub url: String,
     /// Model id.
     pub model: String,

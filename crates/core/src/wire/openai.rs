@@ -50,10 +50,13 @@ impl Wire for OpenAi {
     }
 }
 
-/// The endpoint's extra headers and bearer token, values marked sensitive where secret.
+/// The endpoint's extra headers and bearer token, values marked sensitive where secret;
+/// an Authorization header among the extras replaces the bearer token.
 pub fn auth_headers(endpoint: &Endpoint) -> HeaderMap {
     let mut h = HeaderMap::new();
+    let named = endpoint.headers.iter().any(|(n, _)| n == AUTHORIZATION);
     if let Some(key) = &endpoint.api_key
+        && !named
         && let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
     {
         v.set_sensitive(true);
