@@ -113,7 +113,7 @@ pub async fn check(
                 message,
             }) => {
                 return Err(Failure::unreachable(anyhow!(
-                    "endpoint {} ({}): HTTP {status} from /models: {}; check api_key_env and headers",
+                    "endpoint {} ({}): HTTP {status} from /models: {}; check api_key_env, headers and the URL's credentials",
                     e.name,
                     base.as_str(),
                     e.scrub(&message)
@@ -210,7 +210,7 @@ async fn try_one(
                     "check models[].name `{}` against the server's /models, and the URL's path",
                     model.name
                 ),
-                _ => "check api_key_env and headers".into(),
+                _ => "check api_key_env, headers and the URL's credentials".into(),
             };
             Err(Failure::unreachable(anyhow!(
                 "endpoint {} ({}): a request for model `{}` got HTTP {status}: {said}; {hint}",

@@ -210,7 +210,7 @@ fn a_401_at_preflight_stops_the_run_without_printing_secrets() {
     let mut cmd = plateau(&["run", "--config", config.to_str().unwrap(), "-vv"]);
     cmd.env("PLATEAU_TEST_KEY", KEY);
     let (code, out, err) = run(&mut cmd);
-    assert!(code == 2 || code == 3, "exit {code}: {err}");
+    assert_eq!(code, 3, "refusing at preflight: {err}");
     assert!(err.contains("HTTP 401"), "{err}");
     assert!(
         server.received().contains(token),
