@@ -395,3 +395,39 @@ fn every_key_the_wire_sends_is_owned() {
         }
     }
 }
+
+#[test]
+fn ports_are_checked() {
+    // http::Uri parses these and then reports no port: the requests would go to port 80.
+    for (url, want) in [
+        (
+            "http://localhost:99999/v1",
+            "endpoints[0].url: `http://localhost:99999/v1`: port 99999 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://localhost:0/v1",
+            "endpoints[0].url: `http://localhost:0/v1`: port 0 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://[::1]:70000/v1",
+            "endpoints[0].url: `http://[::1]:70000/v1`: port 70000 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://localhost:80a/v1",
+            "endpoints[0].url: `http://localhost:80a/v1`: port `80a` is not a number; expected a port from 1 to 65535",
+        ),
+    ] {
+        let mut v = base();
+        set(&mut v, "/endpoints/0/url", serde_json::json!(url));
+        assert_eq!(problems(v), vec![want.to_owned()], "{url}");
+    }
+    for url in [
+        "http://localhost:65535/v1",
+        "http://localhost:1/v1",
+        "http://[::1]:8000/v1",
+        "http://[::1]/v1",
+        "https://api.example.com/v1",
+    ] {
+        assert!(BaseUrl::parse(url).is_ok(), "{url}");
+    }
+}

@@ -2,6 +2,9 @@
 
 use http::Uri;
 
+/// The ports a URL may name.
+const PORTS: &str = "1 to 65535";
+
 /// A parsed `http(s)://host[:port]/prefix` with no trailing slash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BaseUrl(String);
@@ -16,9 +19,10 @@ impl BaseUrl {
             Some("http" | "https") => {}
             _ => return Err(format!("`{url}` must start with http:// or https://")),
         }
-        if uri.authority().is_none() {
+        let Some(authority) = uri.authority() else {
             return Err(format!("`{url}` has no host"));
-        }
+        };
+        check_port(url, authority.as_str())?;
         if uri.query().is_some() {
             return Err(format!("`{url}` must not carry a query string"));
         }
@@ -44,5 +48,33 @@ impl BaseUrl {
     /// The URL as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// The port of `authority`, if written, is a number from 1 to 65535: `http::Uri` accepts
+/// `localhost:99999` (and `:80a`) and then reports no port, so the request would go to the
+/// scheme's default port instead.
+fn check_port(url: &str, authority: &str) -> Result<(), String> {
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let after_host = match host_port.rfind(']') {
+        Some(end) => &host_port[end + 1..],
+        None => host_port,
+    };
+    let Some((_, port)) = after_host.rsplit_once(':') else {
+        return Ok(());
+    };
+    if port.is_empty() {
+        return Ok(());
+    }
+    if !port.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{url}`: port `{port}` is not a number; expected a port from {PORTS}"
+        ));
+    }
+    match port.parse::<u16>() {
+        Ok(n) if n >= 1 => Ok(()),
+        _ => Err(format!(
+            "`{url}`: port {port} is out of range; expected a port from {PORTS}"
+        )),
     }
 }
