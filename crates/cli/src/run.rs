@@ -9,8 +9,7 @@ use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::Plan;
 use plateau_core::validate::{self, Severity};
-use plateau_scenarios::Catalog;
-use plateau_scenarios::Tokenizer;
+use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
@@ -20,18 +19,29 @@ use crate::{load, preflight, signals};
 
 /// Runs the benchmark matrix.
 pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> {
-    let mut config = load::load(&args.config, &args.set, None).bad_input()?;
+    let load::Loaded {
+        mut config,
+        mut origins,
+    } = load::load(&args.config, &args.set, None).bad_input()?;
     if let Some(dir) = &args.output_dir {
         config.output_dir = dir.clone();
+        origins.record("output_dir", "--output-dir");
     }
     let env = |name: &str| std::env::var(name).ok();
     let plan = Plan::build(&config, &env)
-        .map_err(|e| Failure::bad_input(anyhow!("{}:\n{e}", args.config.display())))?;
+        .map_err(|e| Failure::bad_input(anyhow!(origins.problems(&e.problems))))?;
     for w in &plan.warnings {
         tracing::warn!("{w}");
     }
-    let tokenizer = Arc::new(Tokenizer::load(config.tokenizer.as_deref()).bad_input()?);
-    let catalog = Catalog::load(&config, tokenizer.clone()).bad_input()?;
+    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
+        .map_err(|e| Failure::bad_input(anyhow!(origins.blame("tokenizer", e))))?;
+    let tokenizer = Arc::new(tokenizer);
+    let catalog = Catalog::load(&config, tokenizer.clone()).map_err(|e| match &e {
+        ScenarioError::Config { field, .. } => {
+            Failure::bad_input(anyhow!(origins.blame(field, &e)))
+        }
+        _ => Failure::bad_input(e.into()),
+    })?;
     for w in catalog.warnings() {
         tracing::warn!("{w}");
     }
