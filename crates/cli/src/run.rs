@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
-use crate::{load, preflight, signals};
+use crate::{limits, load, preflight, signals};
 
 /// Runs the benchmark matrix.
 pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> {
@@ -30,6 +30,10 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
     let env = |name: &str| std::env::var(name).ok();
     let plan = Plan::build(&config, &env)
         .map_err(|e| Failure::bad_input(anyhow!(origins.problems(&e.problems))))?;
+    let too_large = limits::check(&plan, &limits::Machine::read());
+    if !too_large.is_empty() {
+        return Err(Failure::bad_input(anyhow!(origins.problems(&too_large))));
+    }
     for w in &plan.warnings {
         tracing::warn!("{w}");
     }
@@ -49,7 +53,7 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
         print!("{}", plateau_report::table::plan(&plan));
         return Ok(ExitCode::SUCCESS);
     }
-    raise_fd_limit(&plan);
+    limits::raise_open_files(&plan);
     let max_n = plan.batch_sizes.iter().copied().max().unwrap_or(1) as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
     let (targets, sims) = preflight::resolve_targets(&plan).await?;
@@ -109,18 +113,4 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
         return Ok(ExitCode::from(exit::VALIDATION));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Two file descriptors per connection (client and in-process simulator) plus slack.
-fn raise_fd_limit(plan: &Plan) {
-    let max_n = u64::from(plan.batch_sizes.iter().copied().max().unwrap_or(1));
-    match rlimit::increase_nofile_limit(4 * max_n + 256) {
-        Ok(got) if got < 2 * max_n + 64 => {
-            tracing::warn!(
-                "open-file limit is {got}; concurrency {max_n} may run out of sockets (raise ulimit -n)"
-            )
-        }
-        Ok(_) => {}
-        Err(e) => tracing::warn!("could not raise the open-file limit: {e}"),
-    }
 }

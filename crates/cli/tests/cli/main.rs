@@ -1,4 +1,4 @@
-//! The real `plateau` binary: exit codes, the dry run, Ctrl-C, --resume and secrets.
+//! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume and secrets.
 
 #![allow(
     clippy::unwrap_used,
@@ -6,6 +6,7 @@
 )]
 
 mod common;
+mod config_errors;
 mod exit_codes;
 mod interrupt;
 mod resume;
