@@ -1,24 +1,39 @@
 //! Loads `benchmark_config.json` with the `config` crate: the file, then `PLATEAU__KEY`
 //! environment variables (`__` separates nesting, lists comma-separated), then `--set
-//! key=value` overrides; decodes it into [`RunConfig`] with unknown keys rejected and every
-//! error naming the file and the key path.
+//! key=value` overrides in command-line order ([`set`]); decodes it into [`RunConfig`] with
+//! unknown keys rejected and every error naming its source ([`Origins`]: the file, the
+//! variable or the `--set`) and the key path.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, anyhow, bail};
-use config::{Config, Environment, File, FileFormat, Value, ValueKind};
+use config::{Config, Environment, File, FileFormat};
 use plateau_core::config::RunConfig;
+
+pub use origin::Origins;
 
 /// Keys whose environment values are comma-separated lists.
 const LIST_KEYS: &[&str] = &["batch_sizes", "scenarios"];
+
+/// The environment variables read, `PLATEAU__SECTION__KEY`.
+const ENV_PREFIX: &str = "PLATEAU__";
+
+/// A decoded configuration and where its values came from.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The configuration.
+    pub config: RunConfig,
+    /// The source of each value, for naming it in later errors.
+    pub origins: Origins,
+}
 
 /// Reads the configuration. `env` replaces the process environment (tests).
 pub fn load(
     file: &Path,
     sets: &[String],
     env: Option<HashMap<String, String>>,
-) -> anyhow::Result<RunConfig> {
+) -> anyhow::Result<Loaded> {
     if !file.is_file() {
         bail!(
             "{}: no such config file (pass --config PATH)",
@@ -27,6 +42,18 @@ pub fn load(
     }
     let text = std::fs::read_to_string(file).with_context(|| format!("{}", file.display()))?;
     unique::check(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let mut origins = Origins::new(file);
+    let env: Vec<(String, String)> = match env {
+        Some(map) => map.into_iter().collect(),
+        None => std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect(),
+    };
+    for (name, _) in &env {
+        if let Some(key) = env_key(name) {
+            origins.record(&key, &format!("{name} (environment)"));
+        }
+    }
     let mut environment = Environment::with_prefix("PLATEAU")
         .prefix_separator("__")
         .separator("__")
@@ -35,22 +62,9 @@ pub fn load(
     for key in LIST_KEYS {
         environment = environment.with_list_parse_key(key);
     }
-    let mut builder = Config::builder()
+    let merged = Config::builder()
         .add_source(File::from(file).format(FileFormat::Json))
-        .add_source(environment.source(env.map(|m| m.into_iter().collect())));
-    for set in sets {
-        let (key, value) = set.split_once('=').ok_or_else(|| {
-            anyhow!("--set {set}: expected KEY=VALUE, e.g. --set measure_seconds=30")
-        })?;
-        let key = key.trim();
-        if key.is_empty() {
-            bail!("--set {set}: the key is empty");
-        }
-        builder = builder
-            .set_override(key, parse_value(value.trim()))
-            .with_context(|| format!("--set {set}"))?;
-    }
-    let merged = builder
+        .add_source(environment.source(Some(env.into_iter().collect())))
         .build()
         .with_context(|| format!("{}", file.display()))?;
     // Through JSON, whose numbers keep their kind: `2.5` for an integer is an error, not a
@@ -74,45 +88,40 @@ pub fn load(
             }
         }
     }
-    serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
+    for arg in sets {
+        let (key, value) = arg.split_once('=').ok_or_else(|| {
+            anyhow!("--set {arg}: expected KEY=VALUE, e.g. --set measure_seconds=30")
+        })?;
+        let source = format!("--set {arg}");
+        let path = set::KeyPath::parse(key.trim()).map_err(|e| anyhow!("{source}: {e}"))?;
+        let written = set::apply(&mut merged, &path, set::parse_value(value.trim()))
+            .map_err(|e| anyhow!("{source}: {e}"))?;
+        for key in written {
+            origins.record(&key, &source);
+        }
+    }
+    let config = serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
+        // The path ends at an unknown key itself (`endpoints[0].urll`), so its source is found.
         let path = e.path().to_string();
         let inner = e.into_inner();
         if path == "." {
-            anyhow!("{}: {inner}", file.display())
+            anyhow!(origins.blame(&path, inner))
         } else {
-            anyhow!("{}: {path}: {inner}", file.display())
+            anyhow!(origins.blame(&path, format!("{path}: {inner}")))
         }
-    })
+    })?;
+    Ok(Loaded { config, origins })
 }
 
-/// A `--set` value: JSON when it parses as JSON, else the text itself.
-fn parse_value(text: &str) -> Value {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(json) => to_config(json),
-        Err(_) => Value::new(None, ValueKind::String(text.to_owned())),
-    }
+/// The key path `PLATEAU__SLO__TTFT_MS` sets (`slo.ttft_ms`), as the `config` crate reads it.
+fn env_key(name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    let rest = lower.strip_prefix(&ENV_PREFIX.to_lowercase())?;
+    Some(rest.replace("__", "."))
 }
 
-fn to_config(json: serde_json::Value) -> Value {
-    let kind = match json {
-        serde_json::Value::Null => ValueKind::Nil,
-        serde_json::Value::Bool(b) => ValueKind::Boolean(b),
-        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => ValueKind::I64(i),
-            (None, Some(u), _) => ValueKind::U64(u),
-            (_, _, f) => ValueKind::Float(f.unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => ValueKind::String(s),
-        serde_json::Value::Array(items) => {
-            ValueKind::Array(items.into_iter().map(to_config).collect())
-        }
-        serde_json::Value::Object(map) => {
-            ValueKind::Table(map.into_iter().map(|(k, v)| (k, to_config(v))).collect())
-        }
-    };
-    Value::new(None, kind)
-}
-
+mod origin;
+mod set;
 mod unique;
 
 #[cfg(test)]

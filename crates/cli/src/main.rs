@@ -3,6 +3,7 @@
 
 mod args;
 mod exit;
+mod limits;
 mod load;
 mod logging;
 mod preflight;

@@ -54,5 +54,5 @@ pub fn results_dir(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
     let loaded = load::load(config, &[], None)
         .map_err(|e| e.context("reading the default results directory (or pass --results-dir)"))
         .bad_input()?;
-    Ok(loaded.output_dir)
+    Ok(loaded.config.output_dir)
 }

@@ -9,15 +9,14 @@ use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::Plan;
 use plateau_core::validate::{self, Severity};
-use plateau_scenarios::Catalog;
-use plateau_scenarios::Tokenizer;
+use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
-use crate::{load, preflight, signals};
+use crate::{limits, load, preflight, signals};
 
 /// Runs the benchmark matrix; every endpoint's secrets join `redactions` before anything
 /// is printed.
@@ -26,23 +25,38 @@ pub async fn run(
     display: &Display,
     redactions: &Redactions,
 ) -> Result<ExitCode, Failure> {
-    let mut config = load::load(&args.config, &args.set, None).bad_input()?;
+    let load::Loaded {
+        mut config,
+        mut origins,
+    } = load::load(&args.config, &args.set, None).bad_input()?;
     if let Some(dir) = &args.output_dir {
         config.output_dir = dir.clone();
+        origins.record("output_dir", "--output-dir");
     }
     let env = |name: &str| std::env::var(name).ok();
     let plan = Plan::build(&config, &env)
-        .map_err(|e| Failure::bad_input(anyhow!("{}:\n{e}", args.config.display())))?;
+        .map_err(|e| Failure::bad_input(anyhow!(origins.problems(&e.problems))))?;
     redactions.add(
         plan.endpoints
             .iter()
             .flat_map(|e| e.secrets.iter().cloned()),
     );
+    let too_large = limits::check(&plan, &limits::Machine::read());
+    if !too_large.is_empty() {
+        return Err(Failure::bad_input(anyhow!(origins.problems(&too_large))));
+    }
     for w in &plan.warnings {
         tracing::warn!("{w}");
     }
-    let tokenizer = Arc::new(Tokenizer::load(config.tokenizer.as_deref()).bad_input()?);
-    let catalog = Catalog::load(&config, tokenizer.clone()).bad_input()?;
+    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
+        .map_err(|e| Failure::bad_input(anyhow!(origins.blame("tokenizer", e))))?;
+    let tokenizer = Arc::new(tokenizer);
+    let catalog = Catalog::load(&config, tokenizer.clone()).map_err(|e| match &e {
+        ScenarioError::Config { field, .. } => {
+            Failure::bad_input(anyhow!(origins.blame(field, &e)))
+        }
+        _ => Failure::bad_input(e.into()),
+    })?;
     for w in catalog.warnings() {
         tracing::warn!("{w}");
     }
@@ -50,7 +64,7 @@ pub async fn run(
         print!("{}", plateau_report::table::plan(&plan));
         return Ok(ExitCode::SUCCESS);
     }
-    raise_fd_limit(&plan);
+    limits::raise_open_files(&plan);
     let max_n = plan.batch_sizes.iter().copied().max().unwrap_or(1) as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
     let (targets, sims) = preflight::resolve_targets(&plan).await?;
@@ -110,18 +124,4 @@ pub async fn run(
         return Ok(ExitCode::from(exit::VALIDATION));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Two file descriptors per connection (client and in-process simulator) plus slack.
-fn raise_fd_limit(plan: &Plan) {
-    let max_n = u64::from(plan.batch_sizes.iter().copied().max().unwrap_or(1));
-    match rlimit::increase_nofile_limit(4 * max_n + 256) {
-        Ok(got) if got < 2 * max_n + 64 => {
-            tracing::warn!(
-                "open-file limit is {got}; concurrency {max_n} may run out of sockets (raise ulimit -n)"
-            )
-        }
-        Ok(_) => {}
-        Err(e) => tracing::warn!("could not raise the open-file limit: {e}"),
-    }
 }

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use named::Named;
 
 /// The whole benchmark configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -132,7 +134,7 @@ pub struct ModelConfig {
 }
 
 /// The server software behind an endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
     /// vLLM.
@@ -181,7 +183,7 @@ impl Engine {
 }
 
 /// Which OpenAI API the requests use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Api {
     /// `/v1/chat/completions`.
@@ -189,6 +191,37 @@ pub enum Api {
     Chat,
     /// `/v1/completions`.
     Completions,
+}
+
+impl Named for Engine {
+    const ALL: &'static [Engine] = &[
+        Engine::Vllm,
+        Engine::Sglang,
+        Engine::Nim,
+        Engine::Tgi,
+        Engine::Llamacpp,
+        Engine::Openai,
+        Engine::Sim,
+    ];
+    const NAMES: &'static [&'static str] =
+        &["vllm", "sglang", "nim", "tgi", "llamacpp", "openai", "sim"];
+}
+
+impl<'de> Deserialize<'de> for Engine {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        named::deserialize(d)
+    }
+}
+
+impl Named for Api {
+    const ALL: &'static [Api] = &[Api::Chat, Api::Completions];
+    const NAMES: &'static [&'static str] = &["chat", "completions"];
+}
+
+impl<'de> Deserialize<'de> for Api {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        named::deserialize(d)
+    }
 }
 
 /// Service-level objectives; a request meets them when every one given holds.
@@ -278,6 +311,8 @@ fn default_min_concurrency() -> f64 {
     0.95
 }
 
+pub mod named;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,5 +361,57 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown variant `vllmm`"), "{err}");
+    }
+
+    #[test]
+    fn names_match_serialization() {
+        fn check<T: Named + Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>() {
+            assert_eq!(T::ALL.len(), T::NAMES.len());
+            for (value, name) in T::ALL.iter().zip(T::NAMES) {
+                assert_eq!(serde_json::to_value(value).unwrap(), *name);
+                assert_eq!(serde_json::from_value::<T>((*name).into()).unwrap(), *value);
+            }
+        }
+        check::<Engine>();
+        check::<Api>();
+        for e in Engine::ALL {
+            assert!(Engine::NAMES.contains(&e.as_str()));
+        }
+    }
+
+    #[test]
+    fn enum_errors_list_the_valid_names_whatever_the_value() {
+        let engines = "one of `vllm`, `sglang`, `nim`, `tgi`, `llamacpp`, `openai`, `sim`";
+        for (engine, want) in [
+            (
+                serde_json::json!("vllmm"),
+                format!("unknown variant `vllmm`, expected {engines}"),
+            ),
+            (
+                serde_json::json!(3),
+                format!("invalid type: integer `3`, expected {engines}"),
+            ),
+            (
+                serde_json::json!(true),
+                format!("invalid type: boolean `true`, expected {engines}"),
+            ),
+            (
+                serde_json::json!({"vllm": 1}),
+                format!("invalid type: map, expected {engines}"),
+            ),
+        ] {
+            let err = serde_json::from_value::<Engine>(engine).unwrap_err();
+            assert_eq!(err.to_string(), want);
+        }
+        let err = serde_json::from_value::<Api>(serde_json::json!([1])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: sequence, expected `chat` or `completions`"
+        );
+        let err = serde_json::from_str::<Api>("7").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: integer `7`, expected `chat` or `completions` at line 1 column 1"
+        );
     }
 }

@@ -9,7 +9,7 @@ use crate::wire::WireConfig;
 pub const PROFILE_NAMES: [&str; 3] = ["fixed", "realistic", "faulty"];
 
 /// Which timing model generates tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// Every request gets exactly `fixed.ttft_ms` and `fixed.itl_ms`, with unlimited capacity.

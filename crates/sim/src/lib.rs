@@ -35,6 +35,7 @@ mod engine;
 mod error;
 mod faults;
 mod metrics;
+mod names;
 mod openai;
 mod prefix_cache;
 mod prompt;

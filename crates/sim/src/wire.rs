@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::SimError;
 
 /// How a response reports `usage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UsageMode {
     /// The true counts, where the request asks for them (vLLM's behaviour).

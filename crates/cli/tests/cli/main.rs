@@ -1,4 +1,4 @@
-//! The real `plateau` binary: exit codes, the dry run, Ctrl-C, --resume and secrets.
+//! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume and secrets.
 
 #![allow(
     clippy::unwrap_used,
@@ -6,6 +6,7 @@
 )]
 
 mod common;
+mod config_errors;
 mod echo_server;
 mod exit_codes;
 mod failing;

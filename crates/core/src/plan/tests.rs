@@ -311,3 +311,123 @@ fn ignore_eos_on_an_engine_without_it_warns() {
         plan.warnings
     );
 }
+
+#[test]
+fn extra_body_may_not_set_what_plateau_sends() {
+    let rows = [
+        (
+            "max_tokens",
+            "is set by plateau; use the top-level `max_tokens` instead",
+        ),
+        (
+            "max_completion_tokens",
+            "is set by plateau; plateau bounds the output with `max_tokens`; use the top-level `max_tokens` instead",
+        ),
+        (
+            "min_tokens",
+            "is set by plateau; plateau sets it to `max_tokens` on vLLM with `ignore_eos`; use the top-level `ignore_eos` and `max_tokens` instead",
+        ),
+        (
+            "ignore_eos",
+            "is set by plateau; use the top-level `ignore_eos` instead",
+        ),
+        (
+            "stream",
+            "is set by plateau; use the top-level `stream` instead",
+        ),
+        (
+            "stream_options",
+            "is set by plateau; plateau sets it to count tokens (`include_usage`, and `continuous_usage_stats` where the engine has it); turn streaming off with the top-level `stream`",
+        ),
+        (
+            "model",
+            "is set by plateau; the model comes from `models[].name`",
+        ),
+        (
+            "messages",
+            "is set by plateau; the prompt comes from the scenario",
+        ),
+        (
+            "prompt",
+            "is set by plateau; the prompt comes from the scenario",
+        ),
+    ];
+    for (key, want) in rows {
+        let mut v = base();
+        set(
+            &mut v,
+            "/endpoints/0/extra_body",
+            serde_json::json!({"temperature": 0, key: 3}),
+        );
+        assert_eq!(
+            problems(v),
+            vec![format!("endpoints[0].extra_body.{key}: {want}")]
+        );
+    }
+    let mut v = base();
+    set(
+        &mut v,
+        "/endpoints/0/extra_body",
+        serde_json::json!({"temperature": 0, "top_p": 0.9}),
+    );
+    assert!(build(&v).is_ok(), "keys plateau does not send pass");
+}
+
+#[test]
+fn every_key_the_wire_sends_is_owned() {
+    use crate::workload::{Message, Prompt, Role};
+    let plan = build(&base()).unwrap();
+    let prompt = Prompt {
+        messages: vec![Message::new(Role::User, "x")],
+        target_tokens: None,
+        turn: None,
+    };
+    let owned: Vec<&str> = validator::OWNED_BODY_KEYS.iter().map(|(k, _)| *k).collect();
+    for api in [Api::Chat, Api::Completions] {
+        // vLLM with ignore_eos and streaming: every extra plateau can send.
+        let mut e = plan.endpoints[0].clone();
+        e.api = api;
+        let body = crate::wire::openai::request_body(&e, "m", &prompt, &plan.request);
+        let body: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&body).unwrap();
+        for key in body.keys() {
+            assert!(owned.contains(&key.as_str()), "`{key}` is not guarded");
+        }
+    }
+}
+
+#[test]
+fn ports_are_checked() {
+    // http::Uri parses these and then reports no port: the requests would go to port 80.
+    for (url, want) in [
+        (
+            "http://localhost:99999/v1",
+            "endpoints[0].url: `http://localhost:99999/v1`: port 99999 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://localhost:0/v1",
+            "endpoints[0].url: `http://localhost:0/v1`: port 0 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://[::1]:70000/v1",
+            "endpoints[0].url: `http://[::1]:70000/v1`: port 70000 is out of range; expected a port from 1 to 65535",
+        ),
+        (
+            "http://localhost:80a/v1",
+            "endpoints[0].url: `http://localhost:80a/v1`: port `80a` is not a number; expected a port from 1 to 65535",
+        ),
+    ] {
+        let mut v = base();
+        set(&mut v, "/endpoints/0/url", serde_json::json!(url));
+        assert_eq!(problems(v), vec![want.to_owned()], "{url}");
+    }
+    for url in [
+        "http://localhost:65535/v1",
+        "http://localhost:1/v1",
+        "http://[::1]:8000/v1",
+        "http://[::1]/v1",
+        "https://api.example.com/v1",
+    ] {
+        assert!(BaseUrl::parse(url).is_ok(), "{url}");
+    }
+}

@@ -12,6 +12,9 @@ use http::Uri;
 use crate::secret::forms::{self, is_credential_name};
 use crate::secret::{MASK, Secret};
 
+/// The ports a URL may name.
+const PORTS: &str = "1 to 65535";
+
 /// A parsed `http(s)://[user:pass@]host[:port]/prefix[?query]`, no trailing slash on the
 /// prefix.
 #[derive(Clone, PartialEq, Eq)]
@@ -58,6 +61,7 @@ impl BaseUrl {
         if host.is_empty() {
             return Err(format!("`{}` has no host", mask(url)));
         }
+        check_port(&mask(url), host)?;
         let path = match uri.path().trim_end_matches('/') {
             "" => "/v1",
             p => p,
@@ -201,6 +205,33 @@ fn params(query: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
         Some((n, v)) => (n, Some(v)),
         None => (p, None),
     })
+}
+
+/// The port of `host`, if written, is a number from 1 to 65535: `http::Uri` accepts
+/// `localhost:99999` (and `:80a`) and then reports no port, so the request would go to the
+/// scheme's default port instead. `shown` is the URL as errors may show it.
+fn check_port(shown: &str, host: &str) -> Result<(), String> {
+    let after_host = match host.rfind(']') {
+        Some(end) => &host[end + 1..],
+        None => host,
+    };
+    let Some((_, port)) = after_host.rsplit_once(':') else {
+        return Ok(());
+    };
+    if port.is_empty() {
+        return Ok(());
+    }
+    if !port.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{shown}`: port `{port}` is not a number; expected a port from {PORTS}"
+        ));
+    }
+    match port.parse::<u16>() {
+        Ok(n) if n >= 1 => Ok(()),
+        _ => Err(format!(
+            "`{shown}`: port {port} is out of range; expected a port from {PORTS}"
+        )),
+    }
 }
 
 #[cfg(test)]

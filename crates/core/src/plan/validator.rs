@@ -24,6 +24,30 @@ pub(super) fn redact(config: &RunConfig) -> RunConfig {
     c
 }
 
+/// Request-body keys plateau writes itself (see `wire::openai::request_body`), with what to
+/// use instead: `extra_body` is merged last, so any of these would silently change the
+/// request while the summary records plateau's own value (`max_tokens` 17, server got 3).
+pub(super) const OWNED_BODY_KEYS: &[(&str, &str)] = &[
+    ("model", "the model comes from `models[].name`"),
+    ("messages", "the prompt comes from the scenario"),
+    ("prompt", "the prompt comes from the scenario"),
+    ("stream", "use the top-level `stream` instead"),
+    ("max_tokens", "use the top-level `max_tokens` instead"),
+    (
+        "max_completion_tokens",
+        "plateau bounds the output with `max_tokens`; use the top-level `max_tokens` instead",
+    ),
+    (
+        "min_tokens",
+        "plateau sets it to `max_tokens` on vLLM with `ignore_eos`; use the top-level `ignore_eos` and `max_tokens` instead",
+    ),
+    ("ignore_eos", "use the top-level `ignore_eos` instead"),
+    (
+        "stream_options",
+        "plateau sets it to count tokens (`include_usage`, and `continuous_usage_stats` where the engine has it); turn streaming off with the top-level `stream`",
+    ),
+];
+
 #[derive(Default)]
 pub(super) struct Validator {
     pub(super) problems: Vec<Problem>,
@@ -169,11 +193,11 @@ impl Validator {
             headers,
             secrets,
         } = self.credentials(i, e, &target, env);
-        for key in ["model", "messages", "prompt", "stream"] {
-            if e.extra_body.contains_key(key) {
+        for (key, instead) in OWNED_BODY_KEYS {
+            if e.extra_body.contains_key(*key) {
                 self.problem(
                     format!("endpoints[{i}].extra_body.{key}"),
-                    "is set by plateau; use the config's own keys instead",
+                    format!("is set by plateau; {instead}"),
                 );
             }
         }

@@ -6,6 +6,7 @@
 
 pub mod defaults;
 pub mod load;
+mod names;
 mod settings;
 
 pub use settings::Settings;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 /// What a scenario does with its prompts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// The same prompt for every request (A1, A2).
@@ -73,7 +74,7 @@ impl Kind {
 
 /// How much of each prompt a server with prefix caching can reuse (documentation for
 /// readers of the results; it changes nothing in the workload).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Caching {
     /// All of it (identical prompts).
@@ -91,7 +92,7 @@ pub enum Caching {
 }
 
 /// Where a scenario's text comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// plateau's generated prose.
@@ -117,7 +118,7 @@ impl Source {
 }
 
 /// Which root-to-leaf paths of an oasst2 tree become conversations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Paths {
     /// Follow the best-ranked reply (rank 0) at each level: one conversation per tree.
@@ -138,7 +139,7 @@ impl Paths {
 }
 
 /// Whose assistant turns go into a conversation's history.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Replies {
     /// The server's actual replies, as a chat user would see them.
