@@ -8,6 +8,7 @@ use plateau_core::client::Client;
 use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::Plan;
+use plateau_core::results::{self, ResultsError};
 use plateau_core::validate::{self, Severity};
 use plateau_scenarios::Catalog;
 use plateau_scenarios::Tokenizer;
@@ -39,6 +40,8 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
         print!("{}", plateau_report::table::plan(&plan));
         return Ok(ExitCode::SUCCESS);
     }
+    results::check_writable(&plan.output_dir)
+        .map_err(|e| Failure::io(anyhow!("cannot write results: {e}")))?;
     raise_fd_limit(&plan);
     let max_n = plan.batch_sizes.iter().copied().max().unwrap_or(1) as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
@@ -75,6 +78,9 @@ pub async fn run(args: RunArgs, display: &Display) -> Result<ExitCode, Failure> 
     sims.shutdown().await;
     let report = result.map_err(|e| match e {
         driver::DriverError::Workload { .. } => Failure::bad_input(e.into()),
+        driver::DriverError::Results(ResultsError::Io { .. }) => {
+            Failure::io(anyhow!("cannot write results: {e}"))
+        }
         other => Failure::other(other.into()),
     })?;
 

@@ -207,10 +207,7 @@ async fn run_one(
     let endpoint = &endpoints[cell.endpoint];
     let model = &plan.models[cell.model];
     let base = &ctx.targets[cell.endpoint];
-    std::fs::create_dir_all(dir).map_err(|source| ResultsError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
     let requests_path = dir.join(REQUESTS_FILE);
     let tmp = results::temp_path(&requests_path);
     let recorder = Recorder::spawn(
@@ -219,10 +216,7 @@ async fn run_one(
         plan.request.store_text,
         ctx.live.clone(),
     )
-    .map_err(|source| ResultsError::Io {
-        path: tmp.clone(),
-        source,
-    })?;
+    .map_err(|e| ResultsError::io(&tmp, e))?;
     let transport = HttpTransport::new(
         ctx.client.clone(),
         base,
@@ -248,10 +242,7 @@ async fn run_one(
     let ended_at = Utc::now();
     let write_error = out.recorded.write_error.as_ref().map(|e| e.to_string());
     if write_error.is_none() {
-        std::fs::rename(&tmp, &requests_path).map_err(|source| ResultsError::Io {
-            path: requests_path.clone(),
-            source,
-        })?;
+        std::fs::rename(&tmp, &requests_path).map_err(|e| ResultsError::io(&requests_path, e))?;
     }
     let window = Window {
         m0_us: out.bounds.m0_us,

@@ -1,4 +1,5 @@
-//! The real `plateau` binary: exit codes, the dry run, Ctrl-C, --resume and secrets.
+//! The real `plateau` binary: exit codes, the dry run, Ctrl-C, --resume, I/O errors and
+//! secrets.
 
 #![allow(
     clippy::unwrap_used,
@@ -8,6 +9,7 @@
 mod common;
 mod exit_codes;
 mod interrupt;
+mod io_errors;
 mod resume;
 mod secrets;
 mod sim;
