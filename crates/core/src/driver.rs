@@ -1,7 +1,10 @@
 //! Runs a whole plan: for each cell (or its finished summary under `--resume`), build the
 //! workload and transport, run the closed loop, summarize, and write the cell's files
 //! atomically, then `summary.csv` and `run.json`. A crash or Ctrl-C loses at most the cell
-//! in progress, and Ctrl-C still writes it, marked `interrupted`.
+//! in progress, and Ctrl-C still writes it, marked `interrupted`. `resume` decides which
+//! earlier results stand.
+
+mod resume;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +18,7 @@ use crate::live::Live;
 use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, Plan};
 use crate::recorder::Recorder;
+use crate::results::fingerprint::{self, Fingerprint};
 use crate::results::run_info::{CellEntry, CellState, EndpointInfo, Host, RunInfo, RunStatus};
 use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
@@ -61,7 +65,7 @@ pub struct RunContext<'a> {
     pub live: Arc<Live>,
     /// Ctrl-C.
     pub interrupt: CancellationToken,
-    /// Skip cells whose complete summary exists.
+    /// Reuse cells whose complete summary exists with the same fingerprint.
     pub resume: bool,
     /// Progress.
     pub observer: &'a dyn Observer,
@@ -119,6 +123,7 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
             .map(|c| CellEntry {
                 path: relative(plan, c),
                 state: CellState::Pending,
+                redone: None,
             })
             .collect(),
         config: plan.redacted_config.clone(),
@@ -129,15 +134,6 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     let mut interrupted = false;
     for (index, cell) in cells.iter().enumerate() {
         let dir = plan.cell_dir(cell);
-        if ctx.resume
-            && let Some(done) = finished_summary(&dir)
-        {
-            ctx.observer
-                .cell_finished(index, cells.len(), cell, &done, true);
-            info.cells[index].state = CellState::Resumed;
-            summaries.push(done);
-            continue;
-        }
         let workload =
             ctx.workloads
                 .workload(plan, cell)
@@ -145,9 +141,19 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
                     scenario: cell.scenario.clone(),
                     message,
                 })?;
+        let fingerprint = Fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
+        if ctx.resume
+            && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
+        {
+            ctx.observer
+                .cell_finished(index, cells.len(), cell, &done, true);
+            info.cells[index].state = CellState::Resumed;
+            summaries.push(done);
+            continue;
+        }
         ctx.observer.cell_started(index, cells.len(), cell);
         ctx.live.reset();
-        let summary = run_one(plan, cell, &dir, workload, &ctx, &endpoints).await?;
+        let summary = run_one(plan, cell, &dir, workload, fingerprint, &ctx, &endpoints).await?;
         interrupted = summary.status == CellStatus::Interrupted;
         info.cells[index].state = if interrupted {
             CellState::Interrupted
@@ -180,14 +186,6 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     })
 }
 
-/// A complete summary already in `dir`, if any.
-fn finished_summary(dir: &Path) -> Option<CellSummary> {
-    let summary: CellSummary = results::read_json(&dir.join(SUMMARY_FILE)).ok()?;
-    let records = dir.join(REQUESTS_FILE).exists();
-    (summary.status == CellStatus::Complete && summary.schema_version == SCHEMA_VERSION && records)
-        .then_some(summary)
-}
-
 fn relative(plan: &Plan, cell: &Cell) -> String {
     let dir = plan.cell_dir(cell);
     dir.strip_prefix(&plan.output_dir)
@@ -201,6 +199,7 @@ async fn run_one(
     cell: &Cell,
     dir: &Path,
     workload: Arc<dyn Workload>,
+    fingerprint: Fingerprint,
     ctx: &RunContext<'_>,
     endpoints: &[Arc<crate::plan::Endpoint>],
 ) -> Result<CellSummary, DriverError> {
@@ -269,10 +268,7 @@ async fn run_one(
         cell: CellInfo {
             endpoint: endpoint.name.clone(),
             engine: endpoint.engine,
-            url: match &endpoint.target {
-                crate::plan::Target::InProcessSim => "sim://".into(),
-                crate::plan::Target::Url(u) => u.as_str().into(),
-            },
+            url: fingerprint::endpoint_url(endpoint),
             model: model.id.clone(),
             model_name: model.name.clone(),
             scenario: cell.scenario.clone(),
@@ -284,6 +280,7 @@ async fn run_one(
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),
+        fingerprint: Some(fingerprint),
         phases: PhaseBounds {
             fill_s: schedule.fill.as_secs_f64(),
             stabilize_s: schedule.stabilize.as_secs_f64(),

@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod dir;
+pub mod fingerprint;
 pub mod run_info;
 pub mod summary;
 

@@ -92,6 +92,9 @@ pub struct CellEntry {
     pub path: String,
     /// What happened to it.
     pub state: CellState,
+    /// Why `--resume` ran it again instead of reusing the results it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redone: Option<String>,
 }
 
 /// What happened to a cell in this run.
