@@ -2,9 +2,10 @@
 //! workload and transport, run the closed loop, summarize, and write the cell's files
 //! atomically, then `summary.csv` and `run.json`. A crash or Ctrl-C loses at most the cell
 //! in progress, and Ctrl-C still writes it, marked `interrupted`. `resume` decides which
-//! earlier results stand.
+//! earlier results stand; `run_json` keeps `run.json` honest to the end, `failed` included.
 
 mod resume;
+mod run_json;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, Plan};
 use crate::recorder::Recorder;
 use crate::results::fingerprint::{self, Fingerprint};
-use crate::results::run_info::{CellEntry, CellState, EndpointInfo, Host, RunInfo, RunStatus};
+use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
 use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
@@ -67,6 +68,8 @@ pub struct RunContext<'a> {
     pub interrupt: CancellationToken,
     /// Reuse cells whose complete summary exists with the same fingerprint.
     pub resume: bool,
+    /// How this run was started, for `run.json`.
+    pub launch: Launch,
     /// Progress.
     pub observer: &'a dyn Observer,
 }
@@ -88,6 +91,43 @@ pub enum DriverError {
     /// The targets do not match the plan.
     #[error("{0}")]
     Setup(String),
+    /// The run stopped on `cause` after `run.json` was opened; `run.json` was closed as
+    /// `failed`, unless writing it failed too (`run_json`).
+    #[error("{cause}{}", unclosed(run_json))]
+    Stopped {
+        /// What stopped the run.
+        cause: Box<DriverError>,
+        /// Why `run.json` could not be closed, if it could not.
+        run_json: Option<ResultsError>,
+    },
+}
+
+impl DriverError {
+    /// What stopped the run, past any [`DriverError::Stopped`] wrapper.
+    pub fn cause(&self) -> &DriverError {
+        match self {
+            DriverError::Stopped { cause, .. } => cause.cause(),
+            other => other,
+        }
+    }
+
+    /// Whether a result file could not be written or read (exit code 4 in the binary).
+    pub fn is_io(&self) -> bool {
+        match self {
+            DriverError::Results(ResultsError::Io { .. }) => true,
+            DriverError::Stopped { cause, run_json } => {
+                cause.is_io() || matches!(run_json, Some(ResultsError::Io { .. }))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The part of a [`DriverError::Stopped`] message about `run.json`.
+fn unclosed(run_json: &Option<ResultsError>) -> String {
+    run_json.as_ref().map_or(String::new(), |e| {
+        format!("; run.json could not be marked failed either ({e})")
+    })
 }
 
 /// The run's outcome.
@@ -101,7 +141,9 @@ pub struct RunReport {
     pub info: RunInfo,
 }
 
-/// Runs every cell of `plan`.
+/// Runs every cell of `plan`. An error after `run.json` is first written comes back as
+/// [`DriverError::Stopped`], with `run.json` closed as `failed` (best effort); cells already
+/// written stay.
 pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, DriverError> {
     if ctx.targets.len() != plan.endpoints.len() {
         return Err(DriverError::Setup(
@@ -110,25 +152,20 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     }
     let cells = plan.cells();
     let run_path = plan.output_dir.join(results::RUN_FILE);
-    let mut info = RunInfo {
-        plateau_version: VERSION.into(),
-        status: RunStatus::Running,
-        started_at: Utc::now(),
-        ended_at: None,
-        wall_duration_s: None,
-        host: Host::current(),
-        endpoints: ctx.endpoint_infos.clone(),
-        cells: cells
-            .iter()
-            .map(|c| CellEntry {
-                path: relative(plan, c),
-                state: CellState::Pending,
-                redone: None,
-            })
-            .collect(),
-        config: plan.redacted_config.clone(),
-    };
+    let mut info = run_json::open(plan, &ctx, &cells, &run_path);
     results::write_json(&run_path, &info)?;
+    run_cells(plan, &ctx, &cells, &run_path, &mut info)
+        .await
+        .map_err(|e| run_json::fail(&run_path, &mut info, e))
+}
+
+async fn run_cells(
+    plan: &Plan,
+    ctx: &RunContext<'_>,
+    cells: &[Cell],
+    run_path: &Path,
+    info: &mut RunInfo,
+) -> Result<RunReport, DriverError> {
     let endpoints: Vec<_> = plan.endpoints.iter().cloned().map(Arc::new).collect();
     let mut summaries = Vec::new();
     let mut interrupted = false;
@@ -153,7 +190,9 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
         }
         ctx.observer.cell_started(index, cells.len(), cell);
         ctx.live.reset();
-        let summary = run_one(plan, cell, &dir, workload, fingerprint, &ctx, &endpoints).await?;
+        // What run.json says if an error stops the run inside this cell.
+        info.cells[index].state = CellState::Failed;
+        let summary = run_one(plan, cell, &dir, workload, fingerprint, ctx, &endpoints).await?;
         interrupted = summary.status == CellStatus::Interrupted;
         info.cells[index].state = if interrupted {
             CellState::Interrupted
@@ -164,25 +203,23 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
             .cell_finished(index, cells.len(), cell, &summary, false);
         summaries.push(summary);
         results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
-        results::write_json(&run_path, &info)?;
+        results::write_json(run_path, info)?;
         if interrupted {
             break;
         }
     }
-    let ended = Utc::now();
-    info.status = if interrupted {
+    let status = if interrupted {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
-    info.ended_at = Some(ended);
-    info.wall_duration_s = Some((ended - info.started_at).num_milliseconds() as f64 / 1000.0);
+    run_json::close(info, status, None);
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
-    results::write_json(&run_path, &info)?;
+    results::write_json(run_path, info)?;
     Ok(RunReport {
         summaries,
         interrupted,
-        info,
+        info: info.clone(),
     })
 }
 
@@ -227,7 +264,7 @@ async fn run_one(
     let schedule = plan.schedule(cell.concurrency);
     let workload_info = workload.info();
     let started_at = Utc::now();
-    let out = runner::run_cell(
+    let mut out = runner::run_cell(
         CellInput {
             transport: Arc::new(transport),
             workload,
@@ -239,7 +276,8 @@ async fn run_one(
     )
     .await;
     let ended_at = Utc::now();
-    let write_error = out.recorded.write_error.as_ref().map(|e| e.to_string());
+    let write_failure = out.recorded.write_error.take();
+    let write_error = write_failure.as_ref().map(|e| e.to_string());
     if write_error.is_none() {
         std::fs::rename(&tmp, &requests_path).map_err(|e| ResultsError::io(&requests_path, e))?;
     }
@@ -309,6 +347,12 @@ async fn run_one(
         client: out.client.clone(),
         metrics,
     };
-    results::write_json(&dir.join(SUMMARY_FILE), &summary)?;
+    let written = results::write_json(&dir.join(SUMMARY_FILE), &summary);
+    // Records that could not be written stop the run, named first (the summary, kept if it
+    // could be written, has the numbers; `--resume` redoes the cell).
+    if let Some(e) = write_failure {
+        return Err(ResultsError::io(&tmp, e).into());
+    }
+    written?;
     Ok(summary)
 }

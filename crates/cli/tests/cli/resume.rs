@@ -1,5 +1,6 @@
 //! `--resume` reuses a cell only when its results are complete and were measured with the
-//! same inputs (its fingerprint); it redoes the rest, saying which and why.
+//! same inputs (its fingerprint); it redoes the rest, saying which and why, and run.json
+//! keeps every invocation.
 
 use crate::common::{Sim, assert_finished, json, plateau, run, temp, tiny_config};
 
@@ -115,7 +116,7 @@ fn resume_redoes_a_cell_after_the_url_or_extra_body_changed() {
 }
 
 #[test]
-fn resume_redoes_unfinished_failed_and_unfingerprinted_cells() {
+fn resume_redoes_unfinished_failed_and_unfingerprinted_cells_and_keeps_invocations() {
     let dir = temp("resume-redo");
     let config = tiny_config(&dir, serde_json::json!({"batch_sizes": [1, 2, 3]}));
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
@@ -159,4 +160,27 @@ fn resume_redoes_unfinished_failed_and_unfingerprinted_cells() {
         assert_eq!(s["status"], "complete");
         assert!(s["fingerprint"]["hash"].is_string());
     }
+
+    let run_info = json(&dir.join("results/run.json"));
+    let invocations = run_info["invocations"].as_array().unwrap();
+    assert_eq!(invocations.len(), 2, "{run_info}");
+    assert_eq!(invocations[0]["resume"], false);
+    assert_eq!(invocations[1]["resume"], true);
+    for i in invocations {
+        assert_eq!(i["status"], "complete");
+        assert!(i["ended_at"].as_str().unwrap() > i["started_at"].as_str().unwrap());
+        assert!(i["config_file"].as_str().unwrap().ends_with("config.json"));
+    }
+    assert_eq!(run_info["started_at"], invocations[0]["started_at"]);
+    assert_eq!(run_info["ended_at"], invocations[1]["ended_at"]);
+    assert_eq!(run_info["status"], "complete");
+
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_finished(code, &err);
+    let run_info = json(&dir.join("results/run.json"));
+    assert_eq!(
+        run_info["invocations"].as_array().unwrap().len(),
+        1,
+        "a run without --resume starts over"
+    );
 }
