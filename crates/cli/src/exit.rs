@@ -1,5 +1,5 @@
-//! Exit codes (SPEC.md section 2) and how a failure is printed: the error chain with
-//! `{:#}`, once, on stderr.
+//! Exit codes (SPEC.md section 2) and how a failure is printed: the error chain on one
+//! line, each cause once, on stderr.
 
 use std::process::ExitCode;
 
@@ -18,6 +18,8 @@ pub const VALIDATION: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// A target did not answer at preflight.
 pub const UNREACHABLE: u8 = 3;
+/// Results could not be written (disk full, read-only, a file where the directory goes).
+pub const IO: u8 = 4;
 /// Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, for all three: SPEC.md section 2).
 pub const INTERRUPTED: u8 = 130;
 
@@ -36,6 +38,11 @@ impl Failure {
             code: UNREACHABLE,
             error,
         }
+    }
+
+    /// Results could not be written: exit 4.
+    pub fn io(error: anyhow::Error) -> Self {
+        Failure { code: IO, error }
     }
 
     /// A stopping signal ended the run: exit 130.
@@ -57,9 +64,23 @@ impl Failure {
 
 /// Prints `failure`, scrubbed of `redactions`, and returns its exit code.
 pub fn report(failure: Failure, redactions: &Redactions) -> ExitCode {
-    let text = format!("{:#}", failure.error);
-    eprintln!("error: {}", redactions.scrub(&text));
+    eprintln!("error: {}", redactions.scrub(&chain(&failure.error)));
     ExitCode::from(failure.code)
+}
+
+/// The error and its causes joined with `: ` like `{:#}`, leaving out a cause whose text
+/// the message already holds (an error that prints its source, such as `path: os error`,
+/// and also returns it as `source()` would otherwise name the OS error twice).
+fn chain(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// Converts any error into a bad-input failure (for `?` on config and flag errors).
@@ -71,5 +92,40 @@ pub trait BadInput<T> {
 impl<T, E: Into<anyhow::Error>> BadInput<T> for Result<T, E> {
     fn bad_input(self) -> Result<T, Failure> {
         self.map_err(|e| Failure::bad_input(e.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prints its source and returns it, as thiserror does for `#[error("{source}")]`.
+    #[derive(Debug)]
+    struct Repeats {
+        source: std::io::Error,
+    }
+
+    impl std::fmt::Display for Repeats {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "results/run.json: {}", self.source)
+        }
+    }
+
+    impl std::error::Error for Repeats {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.source)
+        }
+    }
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        let os = || std::io::Error::from_raw_os_error(28);
+        let e = anyhow::Error::new(Repeats { source: os() }).context("cannot write results");
+        assert_eq!(
+            chain(&e),
+            format!("cannot write results: results/run.json: {}", os())
+        );
+        let e = anyhow::Error::new(os()).context("reading x.json");
+        assert_eq!(chain(&e), format!("reading x.json: {}", os()));
     }
 }

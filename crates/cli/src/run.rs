@@ -8,6 +8,7 @@ use plateau_core::client::Client;
 use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::Plan;
+use plateau_core::results::{self, run_info::Launch};
 use plateau_core::validate::{self, Severity};
 use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use tokio_util::sync::CancellationToken;
@@ -64,6 +65,8 @@ pub async fn run(
         print!("{}", plateau_report::table::plan(&plan));
         return Ok(ExitCode::SUCCESS);
     }
+    results::check_writable(&plan.output_dir)
+        .map_err(|e| Failure::io(anyhow!("cannot write results: {e}")))?;
     limits::raise_open_files(&plan);
     let max_n = plan.batch_sizes.iter().copied().max().unwrap_or(1) as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
@@ -92,16 +95,14 @@ pub async fn run(
             live,
             interrupt,
             resume: args.resume,
+            launch: launch(&args),
             observer: &progress,
         },
     )
     .await;
     drop(progress);
     sims.shutdown().await;
-    let report = result.map_err(|e| match e {
-        driver::DriverError::Workload { .. } => Failure::bad_input(e.into()),
-        other => Failure::other(other.into()),
-    })?;
+    let report = result.map_err(failure)?;
 
     println!("{}", plateau_report::table::text(&report.summaries));
     print!("{}", plateau_report::table::turns(&report.summaries));
@@ -124,4 +125,45 @@ pub async fn run(
         return Ok(ExitCode::from(exit::VALIDATION));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The exit code and message of a run that stopped: a result file that could not be
+/// written is exit 4, on one line naming the file and the OS error.
+fn failure(e: driver::DriverError) -> Failure {
+    if e.is_io() {
+        Failure::io(anyhow!(
+            "cannot write results: {e}; the cells already written are kept: \
+             fix this and rerun with --resume"
+        ))
+    } else if matches!(e.cause(), driver::DriverError::Workload { .. }) {
+        Failure::bad_input(e.into())
+    } else {
+        Failure::other(e.into())
+    }
+}
+
+/// How this run was started, for run.json: the config file and the keys overridden
+/// (`--set`, `--output-dir`, `PLATEAU__*`), without values, which may hold secrets.
+fn launch(args: &RunArgs) -> Launch {
+    let mut overrides: Vec<String> = args
+        .set
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map_or(kv.as_str(), |(k, _)| k)
+                .to_owned()
+        })
+        .collect();
+    if args.output_dir.is_some() {
+        overrides.push("output_dir".into());
+    }
+    overrides.extend(
+        std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| k.starts_with("PLATEAU__")),
+    );
+    Launch {
+        config_file: Some(args.config.display().to_string()),
+        overrides,
+    }
 }

@@ -3,7 +3,11 @@
 //! atomically, then `summary.csv` and `run.json`. A crash or Ctrl-C loses at most the cell
 //! in progress, and Ctrl-C still writes it, marked `interrupted`. A cell that gives up (its
 //! endpoint kept failing) is written `failed`, and that endpoint's later cells are skipped
-//! with the reason; other endpoints go on.
+//! with the reason; other endpoints go on. `resume` decides which earlier results stand;
+//! `run_json` keeps `run.json` honest to the end, `failed` included.
+
+mod resume;
+mod run_json;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,7 +21,8 @@ use crate::live::Live;
 use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, Plan};
 use crate::recorder::Recorder;
-use crate::results::run_info::{CellEntry, CellState, EndpointInfo, Host, RunInfo, RunStatus};
+use crate::results::fingerprint::{self, Fingerprint};
+use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
 use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
@@ -65,8 +70,10 @@ pub struct RunContext<'a> {
     pub live: Arc<Live>,
     /// Ctrl-C.
     pub interrupt: CancellationToken,
-    /// Skip cells whose complete summary exists.
+    /// Reuse cells whose complete summary exists with the same fingerprint.
     pub resume: bool,
+    /// How this run was started, for `run.json`.
+    pub launch: Launch,
     /// Progress.
     pub observer: &'a dyn Observer,
 }
@@ -88,6 +95,43 @@ pub enum DriverError {
     /// The targets do not match the plan.
     #[error("{0}")]
     Setup(String),
+    /// The run stopped on `cause` after `run.json` was opened; `run.json` was closed as
+    /// `failed`, unless writing it failed too (`run_json`).
+    #[error("{cause}{}", unclosed(run_json))]
+    Stopped {
+        /// What stopped the run.
+        cause: Box<DriverError>,
+        /// Why `run.json` could not be closed, if it could not.
+        run_json: Option<ResultsError>,
+    },
+}
+
+impl DriverError {
+    /// What stopped the run, past any [`DriverError::Stopped`] wrapper.
+    pub fn cause(&self) -> &DriverError {
+        match self {
+            DriverError::Stopped { cause, .. } => cause.cause(),
+            other => other,
+        }
+    }
+
+    /// Whether a result file could not be written or read (exit code 4 in the binary).
+    pub fn is_io(&self) -> bool {
+        match self {
+            DriverError::Results(ResultsError::Io { .. }) => true,
+            DriverError::Stopped { cause, run_json } => {
+                cause.is_io() || matches!(run_json, Some(ResultsError::Io { .. }))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The part of a [`DriverError::Stopped`] message about `run.json`.
+fn unclosed(run_json: &Option<ResultsError>) -> String {
+    run_json.as_ref().map_or(String::new(), |e| {
+        format!("; run.json could not be marked failed either ({e})")
+    })
 }
 
 /// The run's outcome.
@@ -101,7 +145,9 @@ pub struct RunReport {
     pub info: RunInfo,
 }
 
-/// Runs every cell of `plan`.
+/// Runs every cell of `plan`. An error after `run.json` is first written comes back as
+/// [`DriverError::Stopped`], with `run.json` closed as `failed` (best effort); cells already
+/// written stay.
 pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, DriverError> {
     if ctx.targets.len() != plan.endpoints.len() {
         return Err(DriverError::Setup(
@@ -110,25 +156,20 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     }
     let cells = plan.cells();
     let run_path = plan.output_dir.join(results::RUN_FILE);
-    let mut info = RunInfo {
-        plateau_version: VERSION.into(),
-        status: RunStatus::Running,
-        started_at: Utc::now(),
-        ended_at: None,
-        wall_duration_s: None,
-        host: Host::current(),
-        endpoints: ctx.endpoint_infos.clone(),
-        cells: cells
-            .iter()
-            .map(|c| CellEntry {
-                path: relative(plan, c),
-                state: CellState::Pending,
-                reason: None,
-            })
-            .collect(),
-        config: plan.redacted_config.clone(),
-    };
+    let mut info = run_json::open(plan, &ctx, &cells, &run_path);
     results::write_json(&run_path, &info)?;
+    run_cells(plan, &ctx, &cells, &run_path, &mut info)
+        .await
+        .map_err(|e| run_json::fail(&run_path, &mut info, e))
+}
+
+async fn run_cells(
+    plan: &Plan,
+    ctx: &RunContext<'_>,
+    cells: &[Cell],
+    run_path: &Path,
+    info: &mut RunInfo,
+) -> Result<RunReport, DriverError> {
     let endpoints: Vec<_> = plan.endpoints.iter().cloned().map(Arc::new).collect();
     let mut summaries = Vec::new();
     let mut interrupted = false;
@@ -142,22 +183,6 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
         .collect();
     for (index, cell) in cells.iter().enumerate() {
         let dir = plan.cell_dir(cell);
-        if ctx.resume
-            && let Some(done) = finished_summary(&dir)
-        {
-            ctx.observer
-                .cell_finished(index, cells.len(), cell, &done, true);
-            info.cells[index].state = CellState::Resumed;
-            summaries.push(done);
-            continue;
-        }
-        if let Some(reason) = &failed_endpoints[cell.endpoint] {
-            ctx.observer
-                .cell_skipped(index, cells.len(), cell, reason.as_str());
-            info.cells[index].state = CellState::Skipped;
-            info.cells[index].reason = Some(reason.clone());
-            continue;
-        }
         let workload =
             ctx.workloads
                 .workload(plan, cell)
@@ -165,14 +190,37 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
                     scenario: cell.scenario.clone(),
                     message,
                 })?;
+        let fingerprint = Fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
+        if ctx.resume
+            && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
+        {
+            ctx.observer
+                .cell_finished(index, cells.len(), cell, &done, true);
+            info.cells[index].state = CellState::Resumed;
+            summaries.push(done);
+            continue;
+        }
         ctx.observer.cell_started(index, cells.len(), cell);
         ctx.live.reset();
+        if let Some(reason) = &failed_endpoints[cell.endpoint] {
+            ctx.observer
+                .cell_skipped(index, cells.len(), cell, reason.as_str());
+            info.cells[index].state = CellState::Skipped;
+            info.cells[index].reason = Some(reason.clone());
+            continue;
+        }
+        // What run.json says if an error stops the run inside this cell.
+        info.cells[index].state = CellState::Failed;
         let failures = Failures {
             give_up: watches[cell.endpoint].clone(),
             seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
-        let (summary, gave_up) =
-            run_one(plan, cell, &dir, workload, &ctx, &endpoints, failures).await?;
+        let job = Job {
+            workload,
+            fingerprint,
+            failures,
+        };
+        let (summary, gave_up) = run_one(plan, cell, &dir, job, ctx, &endpoints).await?;
         interrupted = summary.status == CellStatus::Interrupted;
         info.cells[index].state = match summary.status {
             CellStatus::Complete => CellState::Complete,
@@ -194,34 +242,24 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
             .cell_finished(index, cells.len(), cell, &summary, false);
         summaries.push(summary);
         results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
-        results::write_json(&run_path, &info)?;
+        results::write_json(run_path, info)?;
         if interrupted {
             break;
         }
     }
-    let ended = Utc::now();
-    info.status = if interrupted {
+    let status = if interrupted {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
-    info.ended_at = Some(ended);
-    info.wall_duration_s = Some((ended - info.started_at).num_milliseconds() as f64 / 1000.0);
+    run_json::close(info, status, None);
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
-    results::write_json(&run_path, &info)?;
+    results::write_json(run_path, info)?;
     Ok(RunReport {
         summaries,
         interrupted,
-        info,
+        info: info.clone(),
     })
-}
-
-/// A complete summary already in `dir`, if any.
-fn finished_summary(dir: &Path) -> Option<CellSummary> {
-    let summary: CellSummary = results::read_json(&dir.join(SUMMARY_FILE)).ok()?;
-    let records = dir.join(REQUESTS_FILE).exists();
-    (summary.status == CellStatus::Complete && summary.schema_version == SCHEMA_VERSION && records)
-        .then_some(summary)
 }
 
 fn relative(plan: &Plan, cell: &Cell) -> String {
@@ -232,22 +270,30 @@ fn relative(plan: &Plan, cell: &Cell) -> String {
         .into_owned()
 }
 
+/// What one cell runs with, besides the plan and the run's context.
+struct Job {
+    workload: Arc<dyn Workload>,
+    fingerprint: Fingerprint,
+    failures: Failures,
+}
+
 async fn run_one(
     plan: &Plan,
     cell: &Cell,
     dir: &Path,
-    workload: Arc<dyn Workload>,
+    job: Job,
     ctx: &RunContext<'_>,
     endpoints: &[Arc<crate::plan::Endpoint>],
-    failures: Failures,
 ) -> Result<(CellSummary, bool), DriverError> {
+    let Job {
+        workload,
+        fingerprint,
+        failures,
+    } = job;
     let endpoint = &endpoints[cell.endpoint];
     let model = &plan.models[cell.model];
     let base = &ctx.targets[cell.endpoint];
-    std::fs::create_dir_all(dir).map_err(|source| ResultsError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
     let requests_path = dir.join(REQUESTS_FILE);
     let tmp = results::temp_path(&requests_path);
     let recorder = Recorder::spawn(
@@ -256,10 +302,7 @@ async fn run_one(
         plan.request.store_text,
         ctx.live.clone(),
     )
-    .map_err(|source| ResultsError::Io {
-        path: tmp.clone(),
-        source,
-    })?;
+    .map_err(|e| ResultsError::io(&tmp, e))?;
     let transport = HttpTransport::new(
         ctx.client.clone(),
         base,
@@ -271,7 +314,7 @@ async fn run_one(
     let schedule = plan.schedule(cell.concurrency);
     let workload_info = workload.info();
     let started_at = Utc::now();
-    let out = runner::run_cell(
+    let mut out = runner::run_cell(
         CellInput {
             transport: Arc::new(transport),
             workload,
@@ -284,12 +327,10 @@ async fn run_one(
     )
     .await;
     let ended_at = Utc::now();
-    let write_error = out.recorded.write_error.as_ref().map(|e| e.to_string());
+    let write_failure = out.recorded.write_error.take();
+    let write_error = write_failure.as_ref().map(|e| e.to_string());
     if write_error.is_none() {
-        std::fs::rename(&tmp, &requests_path).map_err(|source| ResultsError::Io {
-            path: requests_path.clone(),
-            source,
-        })?;
+        std::fs::rename(&tmp, &requests_path).map_err(|e| ResultsError::io(&requests_path, e))?;
     }
     let window = Window {
         m0_us: out.bounds.m0_us,
@@ -324,10 +365,7 @@ async fn run_one(
         cell: CellInfo {
             endpoint: endpoint.name.clone(),
             engine: endpoint.engine,
-            url: match &endpoint.target {
-                crate::plan::Target::InProcessSim => "sim://".into(),
-                crate::plan::Target::Url(u) => u.as_str().into(),
-            },
+            url: fingerprint::endpoint_url(endpoint),
             model: model.id.clone(),
             model_name: model.name.clone(),
             scenario: cell.scenario.clone(),
@@ -339,6 +377,7 @@ async fn run_one(
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),
+        fingerprint: Some(fingerprint),
         phases: PhaseBounds {
             fill_s: schedule.fill.as_secs_f64(),
             stabilize_s: schedule.stabilize.as_secs_f64(),
@@ -367,7 +406,13 @@ async fn run_one(
         client: out.client.clone(),
         metrics,
     };
-    results::write_json(&dir.join(SUMMARY_FILE), &summary)?;
+    let written = results::write_json(&dir.join(SUMMARY_FILE), &summary);
+    // Records that could not be written stop the run, named first (the summary, kept if it
+    // could be written, has the numbers; `--resume` redoes the cell).
+    if let Some(e) = write_failure {
+        return Err(ResultsError::io(&tmp, e).into());
+    }
+    written?;
     Ok((summary, gave_up))
 }
 

@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod dir;
+pub mod fingerprint;
 pub mod run_info;
 pub mod summary;
 
@@ -31,13 +32,14 @@ pub const CSV_FILE: &str = "summary.csv";
 /// A result file that could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    /// Reading or writing failed. The OS error is part of the message, not a `source`, so
+    /// that printing the chain (`{:#}`) names it once.
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        error: io::Error,
     },
     /// The content is not what plateau writes.
     #[error("{path}{}: {message}", line.map(|l| format!(" line {l}")).unwrap_or_default())]
@@ -52,12 +54,28 @@ pub enum ResultsError {
 }
 
 impl ResultsError {
-    fn io(path: &Path, source: io::Error) -> Self {
+    /// `path` could not be read or written.
+    pub fn io(path: &Path, error: io::Error) -> Self {
         ResultsError::Io {
             path: path.to_owned(),
-            source,
+            error,
         }
     }
+}
+
+/// Checks that results can be written into `dir` (creating it): not a file, not
+/// read-only, before any time is spent on a run.
+pub fn check_writable(dir: &Path) -> Result<(), ResultsError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(ResultsError::io(
+            dir,
+            io::Error::other("exists and is not a directory"),
+        ));
+    }
+    fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
+    let probe = dir.join(".plateau-write-check");
+    write_atomic(&probe, b"")?;
+    fs::remove_file(&probe).map_err(|e| ResultsError::io(&probe, e))
 }
 
 /// Writes `bytes` to `path` so that readers see the old file or the whole new one, never a
@@ -161,6 +179,24 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert!(!temp_path(&path).exists());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_path_that_is_a_file_is_not_writable() {
+        let dir = std::env::temp_dir().join(format!("plateau-writable-{}", std::process::id()));
+        let file = dir.join("file");
+        check_writable(&dir.join("new/sub")).unwrap();
+        assert_eq!(fs::read_dir(dir.join("new/sub")).unwrap().count(), 0);
+        fs::write(&file, b"x").unwrap();
+        let err = check_writable(&file).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{}: exists and is not a directory", file.display())
+        );
+        assert!(std::error::Error::source(&err).is_none(), "said once");
+        let err = check_writable(&file.join("below")).unwrap_err().to_string();
+        assert!(err.contains("file/below: Not a directory"), "{err}");
         fs::remove_dir_all(dir).unwrap();
     }
 

@@ -90,6 +90,7 @@ pub fn run_status(status: RunStatus) -> &'static str {
     match status {
         RunStatus::Complete => "complete",
         RunStatus::Interrupted => "interrupted",
+        RunStatus::Failed => "failed",
         RunStatus::Running => "running (or the process died)",
     }
 }

@@ -58,3 +58,49 @@ pub fn run(cmd: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&stderr).into_owned(),
     )
 }
+
+/// `plateau sim` on a free loopback port (fixed profile), and its base URL; killed on drop.
+pub struct Sim {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT/v1`.
+    pub url: String,
+}
+
+impl Sim {
+    pub fn start() -> Sim {
+        use std::io::BufRead;
+        let mut child = plateau(&["sim", "--port", "0", "--profile", "fixed", "--quiet"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_owned();
+        Sim { child, url }
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A file of the results as JSON.
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Exit code of a run that went to its end: 0, or 1 when a validation check failed (on a
+/// loaded machine the client-bottleneck check can fail cells of any run).
+pub fn assert_finished(code: i32, err: &str) {
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    assert!(
+        !err.lines().any(|l| l.starts_with("error:")),
+        "the run stopped: {err}"
+    );
+}

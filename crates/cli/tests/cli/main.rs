@@ -1,4 +1,5 @@
-//! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume and secrets.
+//! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume, I/O
+//! errors, failing endpoints and secrets.
 
 #![allow(
     clippy::unwrap_used,
@@ -11,6 +12,7 @@ mod echo_server;
 mod exit_codes;
 mod failing;
 mod interrupt;
+mod io_errors;
 mod resume;
 mod secrets;
 mod sim;

@@ -1,6 +1,6 @@
 //! `run.json`: what ran, where and when — tool version, wall-clock start and end (RFC 3339),
-//! wall duration, the configuration with secrets removed, the host, and each endpoint's
-//! `/v1/models` answer.
+//! wall duration, every invocation (a run continued with `--resume` has several), the
+//! configuration with secrets removed, the host, and each endpoint's `/v1/models` answer.
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -18,6 +18,8 @@ pub enum RunStatus {
     Complete,
     /// Ctrl-C.
     Interrupted,
+    /// Stopped on an error (see `reason`), e.g. a result file that could not be written.
+    Failed,
 }
 
 /// The run's metadata.
@@ -25,14 +27,22 @@ pub enum RunStatus {
 pub struct RunInfo {
     /// plateau version.
     pub plateau_version: String,
-    /// How the run ended.
+    /// How the run (its latest invocation) ended.
     pub status: RunStatus,
-    /// Wall-clock start.
+    /// Why the run failed, when `status` is `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Wall-clock start of the first invocation.
     pub started_at: DateTime<Utc>,
-    /// Wall-clock end, once ended.
+    /// Wall-clock end of the latest invocation, once ended.
     pub ended_at: Option<DateTime<Utc>>,
-    /// `ended_at - started_at`, s.
+    /// Time spent running, s: the invocations' durations summed (for a single invocation,
+    /// `ended_at - started_at`).
     pub wall_duration_s: Option<f64>,
+    /// Every `plateau run` that wrote into this directory, oldest first: a run continued
+    /// with `--resume` keeps the earlier ones.
+    #[serde(default)]
+    pub invocations: Vec<Invocation>,
     /// The machine the client ran on.
     pub host: Host,
     /// Each endpoint as found at preflight.
@@ -41,6 +51,37 @@ pub struct RunInfo {
     pub cells: Vec<CellEntry>,
     /// The configuration, secrets removed.
     pub config: RunConfig,
+}
+
+/// One `plateau run` of this results directory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Invocation {
+    /// Wall-clock start.
+    pub started_at: DateTime<Utc>,
+    /// Wall-clock end; absent while running, or when the process died.
+    pub ended_at: Option<DateTime<Utc>>,
+    /// How it ended.
+    pub status: RunStatus,
+    /// Why it failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Started with `--resume`.
+    pub resume: bool,
+    /// How it was started.
+    #[serde(flatten)]
+    pub launch: Launch,
+}
+
+/// How a run was started: the config file and the keys overridden. Override values are left
+/// out: they may hold secrets.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Launch {
+    /// The configuration file, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
+    /// Keys overridden by `--set`, `--output-dir` or `PLATEAU__*` variables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
 }
 
 /// The client machine.
@@ -96,6 +137,9 @@ pub struct CellEntry {
     /// Why it failed or was skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why `--resume` ran it again instead of reusing the results it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redone: Option<String>,
 }
 
 /// What happened to a cell in this run.
@@ -108,7 +152,8 @@ pub enum CellState {
     Interrupted,
     /// Finished in an earlier run; skipped by `--resume`.
     Resumed,
-    /// Gave up early: its endpoint kept failing (see `reason`).
+    /// Gave up early: its endpoint kept failing (see `reason`), or an error stopped the
+    /// run inside it.
     Failed,
     /// Not run: an earlier cell of its endpoint failed (see `reason`).
     Skipped,

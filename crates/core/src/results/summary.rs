@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::fingerprint::Fingerprint;
 use crate::config::{Api, Engine};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
@@ -45,6 +46,10 @@ pub struct CellSummary {
     pub workload: WorkloadInfo,
     /// The client tokenizer used for targets and fallback counts.
     pub tokenizer: String,
+    /// Every input that shapes the numbers, and its hash: `--resume` reuses the cell only
+    /// when it matches. Absent in summaries written before plateau recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
     /// Phase lengths and bounds.
     pub phases: PhaseBounds,
     /// Wall-clock start (RFC 3339).

@@ -54,6 +54,15 @@ pub fn check_dir(dir: &ResultsDir, t: &Thresholds, records: Records) -> Vec<Find
                     Severity::Fail,
                     "the run was interrupted; finish it with `plateau run --resume`".into(),
                 ),
+                RunStatus::Failed => add(
+                    RUN,
+                    "run_status",
+                    Severity::Fail,
+                    format!(
+                        "the run stopped on an error ({}); fix it and finish with `plateau run --resume`",
+                        run.reason.as_deref().unwrap_or("no reason recorded")
+                    ),
+                ),
             }
             for entry in &run.cells {
                 if !dir.cells.iter().any(|c| c.rel == entry.path) {

@@ -50,6 +50,7 @@ pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Pat
             live: Arc::new(Live::default()),
             interrupt: CancellationToken::new(),
             resume: false,
+            launch: Default::default(),
             observer: &Quiet,
         },
     )

@@ -76,7 +76,12 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
         .join(", ")
     });
     let rows: Vec<(&str, String)> = vec![
-        ("status", status.into()),
+        (
+            "status",
+            run.reason
+                .as_ref()
+                .map_or(status.into(), |r| format!("{status}: {r}")),
+        ),
         ("plateau", run.plateau_version.clone()),
         ("when", when),
         ("client host", host),

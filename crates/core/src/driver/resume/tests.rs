@@ -1,0 +1,145 @@
+//! Each reason a cell's earlier results are redone, from summaries written by hand.
+
+use serde_json::json;
+
+use super::*;
+use crate::config::{Api, Engine, SteadyConfig};
+use crate::results::fingerprint::Inputs;
+use crate::workload::WorkloadInfo;
+
+fn fingerprint(max_tokens: u32) -> Fingerprint {
+    let inputs = Inputs {
+        url: "sim://".into(),
+        sim: Some(json!("fixed")),
+        engine: Engine::Sim,
+        model: "plateau-sim".into(),
+        scenario: "A1".into(),
+        concurrency: 2,
+        fill_s: 0.2,
+        stabilize_s: 0.3,
+        measure_s: 3.0,
+        drain: "configured 2 s".into(),
+        request_timeout_s: 600.0,
+        max_tokens,
+        ignore_eos: true,
+        stream: true,
+        api: Api::Chat,
+        extra_body: serde_json::Map::new(),
+        header_names: Vec::new(),
+        tokenizer: "cl100k_base".into(),
+        seed: 0,
+        workload: WorkloadInfo::default(),
+        scenario_options: None,
+        slo: None,
+        steady: SteadyConfig::default(),
+    };
+    Fingerprint {
+        hash: fingerprint::hash_of(&serde_json::to_value(&inputs).unwrap()),
+        inputs,
+    }
+}
+
+/// A cell directory holding `summary` (none: an empty directory).
+fn cell(name: &str, summary: Option<Value>) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("plateau-resume-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    if let Some(s) = summary {
+        std::fs::write(dir.join(SUMMARY_FILE), s.to_string()).unwrap();
+    }
+    dir
+}
+
+fn redo_reason(name: &str, summary: Option<Value>, now: &Fingerprint) -> String {
+    let dir = cell(name, summary);
+    let verdict = check(&dir, now);
+    std::fs::remove_dir_all(&dir).unwrap();
+    match verdict {
+        Verdict::Redo(reason) => reason,
+        other => panic!("{name}: expected a redo, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_cell_never_started_is_fresh() {
+    let dir = std::env::temp_dir().join(format!("plateau-resume-{}-none", std::process::id()));
+    assert!(matches!(check(&dir, &fingerprint(8)), Verdict::Fresh));
+}
+
+#[test]
+fn each_reason_to_redo_is_named() {
+    let now = fingerprint(32);
+    let old = serde_json::to_value(fingerprint(16)).unwrap();
+    let cases = [
+        (
+            "unfinished",
+            None,
+            "no summary.json (the cell never finished)",
+        ),
+        (
+            "layout",
+            Some(json!({"schema_version": 0, "status": "complete"})),
+            "summary.json has layout version 0, this plateau writes 1",
+        ),
+        (
+            "interrupted",
+            Some(json!({"schema_version": 1, "status": "interrupted", "fingerprint": old})),
+            "status was interrupted",
+        ),
+        (
+            "failed",
+            Some(json!({"schema_version": 1, "status": "failed", "fingerprint": old})),
+            "status was failed",
+        ),
+        (
+            "older",
+            Some(json!({"schema_version": 1, "status": "complete"})),
+            "no fingerprint (written by an older plateau)",
+        ),
+        (
+            "changed",
+            Some(json!({"schema_version": 1, "status": "complete", "fingerprint": old})),
+            "max_tokens 16 -> 32",
+        ),
+        (
+            "broken",
+            Some(json!({"schema_version": 1, "status": "complete",
+                "fingerprint": serde_json::to_value(&now).unwrap()})),
+            "unreadable summary.json (missing field",
+        ),
+    ];
+    for (name, summary, reason) in cases {
+        let got = redo_reason(name, summary, &now);
+        assert!(got.starts_with(reason), "{name}: {got}");
+    }
+}
+
+#[test]
+fn a_summary_that_is_not_json_is_redone() {
+    let dir = cell("garbage", None);
+    std::fs::write(dir.join(SUMMARY_FILE), "{ half").unwrap();
+    let verdict = check(&dir, &fingerprint(8));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        matches!(&verdict, Verdict::Redo(r) if r.starts_with("unreadable summary.json")),
+        "{verdict:?}"
+    );
+}
+
+#[test]
+fn the_reason_is_logged_into_the_cell_entry() {
+    let old = serde_json::to_value(fingerprint(16)).unwrap();
+    let dir = cell(
+        "entry",
+        Some(json!({"schema_version": 1, "status": "complete", "fingerprint": old})),
+    );
+    let mut entry = CellEntry {
+        path: "sim/m/A1/c2".into(),
+        state: crate::results::run_info::CellState::Pending,
+        redone: None,
+        reason: None,
+    };
+    assert!(reuse(&dir, &fingerprint(32), &mut entry).is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(entry.redone.as_deref(), Some("max_tokens 16 -> 32"));
+}

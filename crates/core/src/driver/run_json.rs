@@ -1,0 +1,122 @@
+//! `run.json` over a run's life: opened `running` with this invocation after the earlier
+//! ones (under `--resume`), closed `complete` or `interrupted`, or `failed` with the reason
+//! when the run stopped on an error, so that it never claims to be running after plateau
+//! has exited.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::{DriverError, RunContext, VERSION};
+use crate::plan::{Cell, Plan};
+use crate::results::run_info::{CellEntry, CellState, Host, Invocation, RunInfo, RunStatus};
+use crate::results::{self, ResultsError};
+
+/// `run.json` for a run starting now: every cell pending, this invocation running.
+pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Path) -> RunInfo {
+    let now = Utc::now();
+    let mut invocations = if ctx.resume {
+        earlier_invocations(path)
+    } else {
+        Vec::new()
+    };
+    invocations.push(Invocation {
+        started_at: now,
+        ended_at: None,
+        status: RunStatus::Running,
+        reason: None,
+        resume: ctx.resume,
+        launch: ctx.launch.clone(),
+    });
+    RunInfo {
+        plateau_version: VERSION.into(),
+        status: RunStatus::Running,
+        reason: None,
+        started_at: invocations.first().map_or(now, |i| i.started_at),
+        ended_at: None,
+        wall_duration_s: None,
+        invocations,
+        host: Host::current(),
+        endpoints: ctx.endpoint_infos.clone(),
+        cells: cells
+            .iter()
+            .map(|c| CellEntry {
+                path: super::relative(plan, c),
+                state: CellState::Pending,
+                redone: None,
+                reason: None,
+            })
+            .collect(),
+        config: plan.redacted_config.clone(),
+    }
+}
+
+/// Ends the run, and this invocation, now with `status`.
+pub(super) fn close(info: &mut RunInfo, status: RunStatus, reason: Option<String>) {
+    let now = Utc::now();
+    if let Some(this) = info.invocations.last_mut() {
+        this.ended_at = Some(now);
+        this.status = status;
+        this.reason.clone_from(&reason);
+    }
+    info.status = status;
+    info.reason = reason;
+    info.ended_at = Some(now);
+    let ran_ms: i64 = info
+        .invocations
+        .iter()
+        .filter_map(|i| Some((i.ended_at? - i.started_at).num_milliseconds()))
+        .sum();
+    info.wall_duration_s = Some(ran_ms as f64 / 1000.0);
+}
+
+/// Closes the run as `failed` because of `cause` and says whether `run.json` took it.
+pub(super) fn fail(path: &Path, info: &mut RunInfo, cause: DriverError) -> DriverError {
+    close(info, RunStatus::Failed, Some(cause.to_string()));
+    DriverError::Stopped {
+        run_json: results::write_json(path, info).err(),
+        cause: Box::new(cause),
+    }
+}
+
+/// The invocations recorded in an earlier `run.json` at `path`: read as plain JSON, so that
+/// a file from another plateau version (or with a config this one rejects) still gives
+/// them up. A `run.json` from before invocations were recorded gives its own start and end.
+fn earlier_invocations(path: &Path) -> Vec<Invocation> {
+    let raw: Value = match results::read_json(path) {
+        Ok(v) => v,
+        Err(ResultsError::Io { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Vec::new();
+        }
+        Err(e) => {
+            tracing::warn!("earlier invocations not kept: {e}");
+            return Vec::new();
+        }
+    };
+    if let Some(list) = raw.get("invocations").and_then(Value::as_array) {
+        return list
+            .iter()
+            .filter_map(|i| serde_json::from_value(i.clone()).ok())
+            .collect();
+    }
+    let time =
+        |key: &str| -> Option<DateTime<Utc>> { serde_json::from_value(raw.get(key)?.clone()).ok() };
+    let Some(started_at) = time("started_at") else {
+        return Vec::new();
+    };
+    vec![Invocation {
+        started_at,
+        ended_at: time("ended_at"),
+        status: raw
+            .get("status")
+            .and_then(|s| serde_json::from_value(s.clone()).ok())
+            .unwrap_or(RunStatus::Running),
+        reason: None,
+        resume: false,
+        launch: Default::default(),
+    }]
+}
+
+#[cfg(test)]
+mod tests;
