@@ -68,8 +68,14 @@ pub struct Sim {
 
 impl Sim {
     pub fn start() -> Sim {
+        Sim::on_port(0)
+    }
+
+    /// On `port` (0: any free one).
+    pub fn on_port(port: u16) -> Sim {
         use std::io::BufRead;
-        let mut child = plateau(&["sim", "--port", "0", "--profile", "fixed", "--quiet"])
+        let port = port.to_string();
+        let mut child = plateau(&["sim", "--port", &port, "--profile", "fixed", "--quiet"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -80,6 +86,12 @@ impl Sim {
             .unwrap();
         let url = line.trim().rsplit(' ').next().unwrap().to_owned();
         Sim { child, url }
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        let authority = self.url.trim_end_matches("/v1");
+        authority.rsplit(':').next().unwrap().parse().unwrap()
     }
 }
 
@@ -103,4 +115,14 @@ pub fn assert_finished(code: i32, err: &str) {
         !err.lines().any(|l| l.starts_with("error:")),
         "the run stopped: {err}"
     );
+}
+
+/// `plateau run --config CONFIG --resume`.
+pub fn run_resume(config: &Path) -> (i32, String, String) {
+    run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--resume",
+    ]))
 }

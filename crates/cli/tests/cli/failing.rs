@@ -2,14 +2,13 @@
 //! cell; a server that dies mid-matrix costs one cell a few seconds, its endpoint's later
 //! cells are skipped, other endpoints run, and `--resume` redoes what was lost.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{plateau, run, temp, tiny_config};
+use crate::common::{Sim, plateau, run, run_resume, temp, tiny_config};
 
 #[test]
 fn a_wrong_model_name_stops_the_run_before_any_cell() {
@@ -30,37 +29,6 @@ fn a_wrong_model_name_stops_the_run_before_any_cell() {
     );
     assert!(!dir.join("results/sim").exists(), "no cell ran");
     assert!(started.elapsed() < Duration::from_secs(10));
-}
-
-/// `plateau sim` on `port` (0: any); its base URL.
-fn start_sim(dir: &Path, port: u16) -> (Child, String) {
-    let settings = dir.join("sim.json");
-    std::fs::write(
-        &settings,
-        r#"{"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}"#,
-    )
-    .unwrap();
-    let mut child = plateau(&[
-        "sim",
-        "--port",
-        &port.to_string(),
-        "--config",
-        settings.to_str().unwrap(),
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("plateau sim listening on ")
-        .unwrap_or_else(|| panic!("unexpected sim output: {line:?}"))
-        .to_owned();
-    (child, url)
 }
 
 /// Waits for `child` at most `limit`; kills it and fails the test after that.
@@ -100,14 +68,8 @@ fn states(dir: &Path) -> Vec<(String, String, Option<String>)> {
 #[test]
 fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
     let dir = temp("dies");
-    let (mut sim, url) = start_sim(&dir, 0);
-    let port: u16 = url
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .trim_end_matches("/v1")
-        .parse()
-        .unwrap();
+    let sim = Sim::start();
+    let (url, port) = (sim.url.clone(), sim.port());
     let config = tiny_config(
         &dir,
         json!({"endpoints": [
@@ -127,8 +89,7 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
         assert!(Instant::now() < deadline, "the first cell never finished");
         std::thread::sleep(Duration::from_millis(20));
     }
-    sim.kill().unwrap();
-    sim.wait().unwrap();
+    drop(sim);
     let (code, err) = wait(runner, Duration::from_secs(120));
     assert_eq!(code, 1, "a failed cell fails validation: {err}");
 
@@ -177,15 +138,9 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
     );
 
     // The server is back: --resume redoes the failed and skipped cells, keeps the rest.
-    let (mut sim, _) = start_sim(&dir, port);
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--resume",
-    ]));
-    sim.kill().unwrap();
-    sim.wait().unwrap();
+    let sim = Sim::on_port(port);
+    let (code, _, err) = run_resume(&config);
+    drop(sim);
     // Cells this short may fail the steady check (exit 1), but none is missing or failed.
     assert!(code == 0 || code == 1, "{err}");
     assert!(

@@ -3,7 +3,7 @@
 //! problem is gone. A full disk is played by a file-size limit (`ulimit -f`, with SIGXFSZ
 //! ignored so writes past it fail with EFBIG instead of killing plateau).
 
-use crate::common::{assert_finished, json, plateau, root, run, temp, tiny_config};
+use crate::common::{assert_finished, json, plateau, root, run, run_resume, temp, tiny_config};
 
 /// `File too large` (Linux).
 const EFBIG: i32 = 27;
@@ -77,12 +77,7 @@ fn a_full_disk_exits_4_closes_run_json_and_resume_finishes() {
     assert_eq!(run_info["invocations"][0]["status"], "failed");
     assert!(run_info["ended_at"].is_string());
 
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--resume",
-    ]));
+    let (code, _, err) = run_resume(&config);
     assert_finished(code, &err);
     assert!(err.contains("redoing sim/m/A1/c1: "), "{err}");
     let run_info = json(&dir.join("results/run.json"));

@@ -2,7 +2,7 @@
 //! same inputs (its fingerprint); it redoes the rest, saying which and why, and run.json
 //! keeps every invocation.
 
-use crate::common::{Sim, assert_finished, json, plateau, run, temp, tiny_config};
+use crate::common::{Sim, assert_finished, json, plateau, run, run_resume, temp, tiny_config};
 
 #[test]
 fn resume_skips_finished_cells() {
@@ -14,12 +14,7 @@ fn resume_skips_finished_cells() {
     let before = std::fs::read(&c1).unwrap();
 
     let second = tiny_config(&dir, serde_json::json!({"batch_sizes": [1, 2]}));
-    let (code, out, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        second.to_str().unwrap(),
-        "--resume",
-    ]));
+    let (code, out, err) = run_resume(&second);
     assert_finished(code, &err);
     assert!(err.contains("sim/m/A1/c1 (resumed)"), "{err}");
     assert!(!err.contains("redoing"), "{err}");
@@ -56,12 +51,7 @@ fn resume_redoes_a_cell_after_max_tokens_changed() {
         &dir,
         serde_json::json!({"batch_sizes": [1], "max_tokens": 16}),
     );
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        second.to_str().unwrap(),
-        "--resume",
-    ]));
+    let (code, _, err) = run_resume(&second);
     assert_finished(code, &err);
     assert!(
         err.contains("redoing sim/m/A1/c1: max_tokens 8 -> 16"),
@@ -88,12 +78,7 @@ fn resume_redoes_a_cell_after_the_url_or_extra_body_changed() {
         )
     };
     let resume = |config: std::path::PathBuf| {
-        let (code, _, err) = run(&mut plateau(&[
-            "run",
-            "--config",
-            config.to_str().unwrap(),
-            "--resume",
-        ]));
+        let (code, _, err) = run_resume(&config);
         assert_finished(code, &err);
         err
     };
@@ -136,12 +121,7 @@ fn resume_redoes_unfinished_failed_and_unfingerprinted_cells_and_keeps_invocatio
         s.as_object_mut().unwrap().remove("fingerprint");
     });
 
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--resume",
-    ]));
+    let (code, _, err) = run_resume(&config);
     assert_finished(code, &err);
     assert!(
         err.contains("redoing sim/m/A1/c1: status was interrupted"),
