@@ -78,7 +78,7 @@ pub fn verdict(s: &CellSummary) -> (&'static str, String) {
             "failed",
             s.failure
                 .clone()
-                .unwrap_or_else(|| "the cell gave up".into()),
+                .unwrap_or_else(|| "the cell failed".into()),
         ),
         (_, true) => ("yes", String::new()),
         (_, false) => ("NO", s.metrics.steady.reasons.join("; ")),

@@ -37,7 +37,8 @@ pub struct CellSummary {
     pub plateau_version: String,
     /// Whether the cell ran to its end.
     pub status: CellStatus,
-    /// Why the cell gave up (status `failed`), with the server's last message.
+    /// Why the cell failed (status `failed`): it gave up on its endpoint, or every measured
+    /// request failed; with the server's last message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
     /// Which cell.
