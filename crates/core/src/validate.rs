@@ -109,7 +109,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             "failed",
             Severity::Fail,
             format!(
-                "the cell failed: {}; rerun with --resume once the endpoint works",
+                "{}; rerun with --resume once the endpoint works",
                 s.failure.as_deref().unwrap_or("its endpoint kept failing")
             ),
         );
