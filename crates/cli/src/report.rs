@@ -25,6 +25,9 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
     opts.compare_at = args.compare_at;
     let out = plateau_report::render(&opts).map_err(|e| match e {
         ReportError::Draw { .. } | ReportError::Font => Failure::other(e.into()),
+        ReportError::Output(_) | ReportError::Write { .. } => {
+            Failure::io(anyhow!("cannot write the report: {e}"))
+        }
         other => Failure::bad_input(other.into()),
     })?;
     print!("{}", out.describe(&args.figures_dir));

@@ -40,6 +40,9 @@ pub enum ReportError {
         /// What went wrong.
         message: String,
     },
+    /// A report file (report.html, summary.md, summary.csv) could not be written.
+    #[error(transparent)]
+    Output(ResultsError),
     /// An output file or directory could not be written.
     #[error("{path}: {source}")]
     Write {

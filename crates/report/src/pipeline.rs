@@ -172,13 +172,13 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         timelines: &timelines,
     });
     let html_path = root.join(HTML_FILE);
-    results::write_atomic(&html_path, page.as_bytes())?;
+    results::write_atomic(&html_path, page.as_bytes()).map_err(ReportError::Output)?;
     let md = markdown::render(&m, &shown_dir, dir.run_info(), &findings);
     let md_path = root.join(MARKDOWN_FILE);
-    results::write_atomic(&md_path, md.as_bytes())?;
+    results::write_atomic(&md_path, md.as_bytes()).map_err(ReportError::Output)?;
     let csv_path = root.join(CSV_FILE);
     let summaries: Vec<_> = m.cells.iter().map(|c| c.summary.clone()).collect();
-    results::csv::write(&csv_path, &summaries)?;
+    results::csv::write(&csv_path, &summaries).map_err(ReportError::Output)?;
 
     Ok(Output {
         html: html_path,

@@ -89,3 +89,43 @@ fn a_full_disk_exits_4_closes_run_json_and_resume_finishes() {
     assert_eq!(summary["status"], "complete");
     assert!(dir.join("results/sim/m/A1/c1/requests.jsonl.gz").is_file());
 }
+
+/// Copies the directory tree `from` into `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_report_that_cannot_be_written_exits_4_naming_the_file() {
+    let dir = temp("report-unwritable");
+    let results = dir.join("results");
+    copy_tree(&root().join("crates/report/tests/fixtures/clean"), &results);
+    // report.html is a directory that is not empty: the rename onto it fails.
+    let blocker = results.join("report.html");
+    std::fs::create_dir_all(blocker.join("keep")).unwrap();
+    let (code, _, err) = run(&mut plateau(&[
+        "report",
+        "--results-dir",
+        results.to_str().unwrap(),
+        "--figures-dir",
+        dir.join("figures").to_str().unwrap(),
+    ]));
+    assert_eq!(code, 4, "{err}");
+    let lines = error_lines(&err);
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("error: cannot write the report: ")
+            && lines[0].contains(&blocker.display().to_string()),
+        "{err}"
+    );
+    assert!(blocker.join("keep").is_dir(), "nothing was clobbered");
+}
