@@ -5,7 +5,7 @@
 //! derived from the longest request the slots saw at full load ([`DrainLimit::decide`]).
 //! Ctrl-C (the `interrupt` token) ends the cell early, keeping every record. A slot waits
 //! after a failure that asks for time ([`crate::backoff`]), and a cell whose endpoint keeps
-//! failing gives up ([`give_up`]) and ends as failed, with the server's last message.
+//! failing gives up ([`GiveUp`]) and ends as failed, with the server's last message.
 
 mod give_up;
 mod slot;
