@@ -6,8 +6,11 @@
 //! with the reason; other endpoints go on. `resume` decides which earlier results stand;
 //! `run_json` keeps `run.json` honest to the end, `failed` included.
 
+mod error;
 mod resume;
 mod run_json;
+
+pub use error::DriverError;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -78,62 +81,6 @@ pub struct RunContext<'a> {
     pub observer: &'a dyn Observer,
 }
 
-/// A run that could not go on.
-#[derive(Debug, thiserror::Error)]
-pub enum DriverError {
-    /// A result file could not be written.
-    #[error(transparent)]
-    Results(#[from] ResultsError),
-    /// A workload could not be built.
-    #[error("scenario {scenario}: {message}")]
-    Workload {
-        /// Scenario id.
-        scenario: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The targets do not match the plan.
-    #[error("{0}")]
-    Setup(String),
-    /// The run stopped on `cause` after `run.json` was opened; `run.json` was closed as
-    /// `failed`, unless writing it failed too (`run_json`).
-    #[error("{cause}{}", unclosed(run_json))]
-    Stopped {
-        /// What stopped the run.
-        cause: Box<DriverError>,
-        /// Why `run.json` could not be closed, if it could not.
-        run_json: Option<ResultsError>,
-    },
-}
-
-impl DriverError {
-    /// What stopped the run, past any [`DriverError::Stopped`] wrapper.
-    pub fn cause(&self) -> &DriverError {
-        match self {
-            DriverError::Stopped { cause, .. } => cause.cause(),
-            other => other,
-        }
-    }
-
-    /// Whether a result file could not be written or read (exit code 4 in the binary).
-    pub fn is_io(&self) -> bool {
-        match self {
-            DriverError::Results(ResultsError::Io { .. }) => true,
-            DriverError::Stopped { cause, run_json } => {
-                cause.is_io() || matches!(run_json, Some(ResultsError::Io { .. }))
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The part of a [`DriverError::Stopped`] message about `run.json`.
-fn unclosed(run_json: &Option<ResultsError>) -> String {
-    run_json.as_ref().map_or(String::new(), |e| {
-        format!("; run.json could not be marked failed either ({e})")
-    })
-}
-
 /// The run's outcome.
 #[derive(Debug)]
 pub struct RunReport {
@@ -200,8 +147,6 @@ async fn run_cells(
             summaries.push(done);
             continue;
         }
-        ctx.observer.cell_started(index, cells.len(), cell);
-        ctx.live.reset();
         if let Some(reason) = &failed_endpoints[cell.endpoint] {
             ctx.observer
                 .cell_skipped(index, cells.len(), cell, reason.as_str());
@@ -209,6 +154,8 @@ async fn run_cells(
             info.cells[index].reason = Some(reason.clone());
             continue;
         }
+        ctx.observer.cell_started(index, cells.len(), cell);
+        ctx.live.reset();
         // What run.json says if an error stops the run inside this cell.
         info.cells[index].state = CellState::Failed;
         let failures = Failures {
@@ -222,11 +169,7 @@ async fn run_cells(
         };
         let (summary, gave_up) = run_one(plan, cell, &dir, job, ctx, &endpoints).await?;
         interrupted = summary.status == CellStatus::Interrupted;
-        info.cells[index].state = match summary.status {
-            CellStatus::Complete => CellState::Complete,
-            CellStatus::Interrupted => CellState::Interrupted,
-            CellStatus::Failed => CellState::Failed,
-        };
+        info.cells[index].state = summary.status.into();
         info.cells[index].reason = summary.failure.clone();
         if gave_up {
             let why = summary.failure.clone().unwrap_or_default();
@@ -423,11 +366,6 @@ fn no_success(metrics: &metrics::Metrics, samples: &[crate::sample::Sample]) -> 
     if r.measured_ok > 0 || r.measured_errors == 0 {
         return None;
     }
-    let kinds: Vec<String> = r
-        .measured_errors_by_kind
-        .iter()
-        .map(|(k, n)| format!("{k} {n}"))
-        .collect();
     let last = samples
         .iter()
         .filter(|s| s.outcome.is_error())
@@ -438,6 +376,6 @@ fn no_success(metrics: &metrics::Metrics, samples: &[crate::sample::Sample]) -> 
     Some(format!(
         "no measured request succeeded ({} failed: {}){last}",
         r.measured_errors,
-        kinds.join(", ")
+        r.measured_error_kinds()
     ))
 }

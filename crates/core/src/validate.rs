@@ -134,21 +134,18 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     if let Some(rate) = m.requests.error_rate
         && rate > t.max_error_rate
     {
-        let kinds: Vec<String> = m
-            .requests
-            .measured_errors_by_kind
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
         add(
             "error_rate",
             Severity::Fail,
             format!(
-                "{:.1}% of measured requests failed (> {:.1}%), {:.1}% of slot-time: {}",
+                "{:.1}% of measured requests failed (> {:.1}%){}: {}",
                 rate * 100.0,
                 t.max_error_rate * 100.0,
-                m.requests.error_time_fraction.unwrap_or(0.0) * 100.0,
-                kinds.join(", ")
+                m.requests
+                    .error_time_fraction
+                    .map(|f| format!(", {:.1}% of slot-time", f * 100.0))
+                    .unwrap_or_default(),
+                m.requests.measured_error_kinds()
             ),
         );
     }

@@ -120,6 +120,7 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
     for (path, state, why) in &dying[gave_up + 1..] {
         assert_eq!(state, "skipped", "{path}");
         assert!(why.as_deref().unwrap().starts_with(&prefix), "{why:?}");
+        assert!(!err.contains(&format!("{path}: starting")), "{err}");
     }
     for (path, state, _) in got.iter().filter(|c| c.0.starts_with("alive/")) {
         assert_eq!(state, "complete", "{path}");

@@ -44,6 +44,16 @@ pub struct RequestCounts {
 }
 
 impl RequestCounts {
+    /// The measured failures by kind, as text: `http_429 75, timeout 2`.
+    pub fn measured_error_kinds(&self) -> String {
+        let kinds: Vec<String> = self
+            .measured_errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        kinds.join(", ")
+    }
+
     /// Counts `samples` (all of the cell's requests) against `window`.
     pub(crate) fn count(samples: &[Sample], window: &Window) -> RequestCounts {
         let mut counts = RequestCounts {

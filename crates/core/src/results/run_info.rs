@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Engine, RunConfig};
+use crate::results::summary::CellStatus;
 
 /// How the run ended (or that it is still going).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -140,6 +141,16 @@ pub struct CellEntry {
     /// Why `--resume` ran it again instead of reusing the results it found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redone: Option<String>,
+}
+
+impl From<CellStatus> for CellState {
+    fn from(status: CellStatus) -> CellState {
+        match status {
+            CellStatus::Complete => CellState::Complete,
+            CellStatus::Interrupted => CellState::Interrupted,
+            CellStatus::Failed => CellState::Failed,
+        }
+    }
 }
 
 /// What happened to a cell in this run.

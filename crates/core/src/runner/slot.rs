@@ -50,9 +50,7 @@ pub(super) async fn run<T: Transport>(
         if exchange.outcome == Outcome::Cancelled {
             exchange.outcome = if shared.interrupt.is_cancelled() {
                 Outcome::Interrupted
-            } else if shared.gave_up.is_cancelled() {
-                Outcome::Cancelled
-            } else if measured {
+            } else if measured && !shared.gave_up.is_cancelled() {
                 Outcome::DrainTimeout
             } else {
                 Outcome::Cancelled
