@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plateau_core::driver::Observer;
 use plateau_core::live::Live;
-use plateau_core::plan::{Cell, Plan};
+use plateau_core::plan::{Cell, Load, Plan, format_rps};
 use plateau_core::results::summary::CellSummary;
 
 /// Owns the bars.
@@ -62,18 +62,18 @@ impl<'a> RunProgress<'a> {
 
     fn label(&self, cell: &Cell) -> String {
         format!(
-            "{}/{}/{}/c{}",
+            "{}/{}/{}/{}",
             self.plan.endpoints[cell.endpoint].name,
             self.plan.models[cell.model].id,
             cell.scenario,
-            cell.concurrency
+            cell.load.dir_name()
         )
     }
 }
 
 impl Observer for RunProgress<'_> {
     fn cell_started(&self, index: usize, total: usize, cell: &Cell) {
-        let schedule = self.plan.schedule(cell.concurrency);
+        let schedule = self.plan.schedule(&cell.load);
         let planned = schedule.m1();
         let remaining_cells = u32::try_from(total - index - 1).unwrap_or(0);
         let after = (schedule.m1() + schedule.drain.typical() / 4) * remaining_cells;
@@ -98,7 +98,11 @@ impl Observer for RunProgress<'_> {
         let live = self.live.clone();
         let ticker_bar = bar.clone();
         let started = Instant::now();
-        let n = cell.concurrency;
+        // "in-flight 3/8" in a closed loop; "in-flight 3 @ 20 req/s" in an open one.
+        let target = match cell.load {
+            Load::Concurrency(n) => format!("/{n}"),
+            Load::Rate(r) => format!(" @ {} req/s", format_rps(r.rps)),
+        };
         let ticker = tokio::spawn(async move {
             let mut last = (Instant::now(), 0u64);
             let mut rate = 0.0;
@@ -116,7 +120,7 @@ impl Observer for RunProgress<'_> {
                 let phase = s.phase.map_or("-", |p| p.name());
                 let left = planned.saturating_sub(elapsed).as_secs();
                 ticker_bar.set_message(format!(
-                    "{phase:<9} in-flight {}/{n}  done {}  err {}  {rate:.0} tok/s  {left}s left (+~{}s after)",
+                    "{phase:<9} in-flight {}{target}  done {}  err {}  {rate:.0} tok/s  {left}s left (+~{}s after)",
                     s.in_flight, s.ok, s.errors, after.as_secs()
                 ));
             }

@@ -10,6 +10,7 @@
 use std::time::{Duration, SystemTime};
 
 use crate::sample::Outcome;
+use crate::splitmix::SplitMix;
 
 /// The first wait without `Retry-After`.
 pub const FIRST: Duration = Duration::from_millis(100);
@@ -43,8 +44,8 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 pub struct Backoff {
     /// Failures in a row that asked for time.
     consecutive: u32,
-    /// splitmix64 state for the jitter.
-    rng: u64,
+    /// Draws the jitter.
+    rng: SplitMix,
 }
 
 impl Backoff {
@@ -52,7 +53,7 @@ impl Backoff {
     pub fn new(seed: u64) -> Backoff {
         Backoff {
             consecutive: 0,
-            rng: seed,
+            rng: SplitMix::new(seed),
         }
     }
 
@@ -64,7 +65,7 @@ impl Backoff {
             return None;
         }
         self.consecutive = self.consecutive.saturating_add(1);
-        let u = self.unit();
+        let u = self.rng.unit();
         match retry_after.filter(|d| !d.is_zero()) {
             Some(asked) => {
                 let asked = asked.min(RETRY_AFTER_MAX);
@@ -76,16 +77,6 @@ impl Backoff {
                 Some(base / 2 + (base / 2).mul_f64(u))
             }
         }
-    }
-
-    /// A uniform number in `[0, 1)` (splitmix64).
-    fn unit(&mut self) -> f64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

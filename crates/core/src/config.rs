@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use named::Named;
+pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
 
 /// The whole benchmark configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -21,8 +22,23 @@ pub struct RunConfig {
     /// Scenario ids to run (A1 A2 B1 B2 C D, or a custom scenario's id).
     #[serde(default = "default_scenarios")]
     pub scenarios: Vec<String>,
-    /// Concurrencies N to sweep.
+    /// Concurrencies N to sweep (closed loop).
+    #[serde(default)]
     pub batch_sizes: Vec<u32>,
+    /// Request rates to sweep, req/s (open loop), beside or instead of `batch_sizes`.
+    #[serde(default)]
+    pub request_rates: Vec<f64>,
+    /// How open-loop arrivals are spaced: `"poisson"` (default), `"constant"`, or
+    /// `{"gamma": {"burstiness": k}}`.
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// Open loop: at most this many requests in flight; later arrivals wait client-side
+    /// (their queue time counts in latencies from the intended send). Absent: no cap.
+    #[serde(default)]
+    pub max_concurrency: Option<u32>,
+    /// Search the highest request rate within an SLO for every endpoint/model/scenario.
+    #[serde(default)]
+    pub capacity: Option<CapacityConfig>,
     /// Fill length: slots start evenly spaced over it.
     #[serde(default = "default_fill")]
     pub fill_seconds: f64,
@@ -312,6 +328,7 @@ fn default_min_concurrency() -> f64 {
 }
 
 pub mod named;
+mod open_loop;
 
 #[cfg(test)]
 mod tests {

@@ -22,7 +22,7 @@ use crate::client::Client;
 use crate::clock::micros;
 use crate::live::Live;
 use crate::metrics::{self, Options, Window};
-use crate::plan::{BaseUrl, Cell, Plan};
+use crate::plan::{BaseUrl, Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
 use crate::results::fingerprint::{self, Fingerprint};
 use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
@@ -254,14 +254,16 @@ async fn run_one(
         plan.request,
     )
     .map_err(|e| DriverError::Setup(format!("endpoint {}: {e}", endpoint.name)))?;
-    let schedule = plan.schedule(cell.concurrency);
+    let schedule = plan.schedule(&cell.load);
     let workload_info = workload.info();
     let started_at = Utc::now();
     let mut out = runner::run_cell(
         CellInput {
             transport: Arc::new(transport),
             workload,
+            load: cell.load,
             schedule,
+            seed: arrival_seed(plan.seed, cell),
             live: ctx.live.clone(),
             interrupt: ctx.interrupt.clone(),
             failures,
@@ -278,7 +280,7 @@ async fn run_one(
     let window = Window {
         m0_us: out.bounds.m0_us,
         m1_us: out.bounds.m1_us,
-        concurrency: cell.concurrency,
+        concurrency: cell.load.concurrency(),
     };
     let metrics = metrics::summarize(
         &out.recorded.samples,
@@ -287,6 +289,7 @@ async fn run_one(
             slo: plan.slo.as_ref(),
             steady: &plan.steady,
             stream: plan.request.stream,
+            target_rps: cell.load.rate().map(|r| r.rps),
         },
     );
     let gave_up = out.ending == Ending::Failed;
@@ -312,7 +315,7 @@ async fn run_one(
             model: model.id.clone(),
             model_name: model.name.clone(),
             scenario: cell.scenario.clone(),
-            concurrency: cell.concurrency,
+            load: LoadInfo::from(&cell.load),
             api: endpoint.api,
             stream: plan.request.stream,
             max_tokens: plan.request.max_tokens,
@@ -357,6 +360,13 @@ async fn run_one(
     }
     written?;
     Ok((summary, gave_up))
+}
+
+/// The seed of a cell's arrival schedule: the same plan seed, scenario and load give the
+/// same arrivals, whatever other cells the plan has.
+fn arrival_seed(seed: u64, cell: &Cell) -> u64 {
+    let scenario = fingerprint::fnv1a64(cell.scenario.as_bytes());
+    seed ^ scenario.rotate_left(17) ^ cell.load.seed_key().wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Why a cell that ran its course has no data: every measured request failed. Such a cell

@@ -123,6 +123,10 @@ pub struct Meta {
     pub phase: Phase,
     /// The slot's wait after this request before its next, us (see [`Sample::backoff_us`]).
     pub backoff_us: Option<u64>,
+    /// Open loop: the arrival's intended send, us (see [`Sample::t_intended_us`]).
+    pub t_intended_us: Option<u64>,
+    /// Open loop: time queued for a place under `max_concurrency`, us.
+    pub queue_us: Option<u64>,
 }
 
 /// Turns an exchange into a sample: token counts from the server's usage where it sent
@@ -196,6 +200,8 @@ pub fn finalize(
         slot: meta.slot,
         phase: meta.phase,
         t_sent_us: ex.t_sent_us,
+        t_intended_us: meta.t_intended_us,
+        queue_us: meta.queue_us,
         t_end_us: ex.t_end_us,
         connect_us: ex.connect_us,
         resends: ex.resends,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 
-use crate::config::{Api, Engine, RunConfig, SloConfig, SteadyConfig};
+use crate::config::{Api, Arrival, CapacityConfig, Engine, RunConfig, SloConfig, SteadyConfig};
 use crate::phase::{DrainLimit, Schedule};
 use crate::secret::{self, Secret};
 
@@ -119,8 +119,8 @@ pub struct RequestOptions {
     pub store_text: bool,
 }
 
-/// One cell of the matrix: endpoint x model x scenario x concurrency.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One cell of the matrix: endpoint x model x scenario x load (N in flight, or a rate).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     /// Index into [`Plan::endpoints`].
     pub endpoint: usize,
@@ -128,8 +128,8 @@ pub struct Cell {
     pub model: usize,
     /// Scenario id.
     pub scenario: String,
-    /// Target concurrency N.
-    pub concurrency: u32,
+    /// Closed loop at N, or open loop at a rate.
+    pub load: Load,
 }
 
 /// The validated plan the runner executes.
@@ -143,6 +143,14 @@ pub struct Plan {
     pub scenarios: Vec<String>,
     /// Concurrencies, in config order.
     pub batch_sizes: Vec<u32>,
+    /// Request rates (open loop), req/s, in config order.
+    pub request_rates: Vec<f64>,
+    /// How open-loop arrivals are spaced.
+    pub arrival: Arrival,
+    /// Open loop: most requests in flight before arrivals queue client-side.
+    pub max_concurrency: Option<u32>,
+    /// The capacity search, when configured.
+    pub capacity: Option<CapacityConfig>,
     /// Phase lengths.
     pub phases: Phases,
     /// Request settings.
@@ -173,7 +181,15 @@ impl Plan {
         v.non_empty("endpoints", config.endpoints.len());
         v.non_empty("models", config.models.len());
         v.non_empty("scenarios", config.scenarios.len());
-        v.non_empty("batch_sizes", config.batch_sizes.len());
+        if config.batch_sizes.is_empty()
+            && config.request_rates.is_empty()
+            && config.capacity.is_none()
+        {
+            v.problem(
+                "batch_sizes".into(),
+                "expected at least one concurrency (or `request_rates`, or a `capacity` search)",
+            );
+        }
         let endpoints: Vec<Endpoint> = config
             .endpoints
             .iter()
@@ -211,6 +227,7 @@ impl Plan {
         if sorted.windows(2).any(|w| w[0] == w[1]) {
             v.problem("batch_sizes".into(), "expected each concurrency once");
         }
+        v.open_loop(config);
         let fill = v.seconds("fill_seconds", config.fill_seconds, false);
         let stabilize = v.seconds("stabilize_seconds", config.stabilize_seconds, false);
         let measure = v.seconds("measure_seconds", config.measure_seconds, true);
@@ -259,6 +276,10 @@ impl Plan {
                 .collect(),
             scenarios: config.scenarios.clone(),
             batch_sizes: config.batch_sizes.clone(),
+            request_rates: config.request_rates.clone(),
+            arrival: config.arrival,
+            max_concurrency: config.max_concurrency,
+            capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {
                 max_tokens: config.max_tokens,
@@ -276,18 +297,25 @@ impl Plan {
         })
     }
 
-    /// Every cell, endpoints outermost, then models, scenarios, concurrencies.
+    /// Every cell of the listed loads, endpoints outermost, then models, scenarios,
+    /// concurrencies, then rates. Capacity-search probes are not listed: they are decided
+    /// as the run goes.
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for endpoint in 0..self.endpoints.len() {
             for model in 0..self.models.len() {
                 for scenario in &self.scenarios {
-                    for &concurrency in &self.batch_sizes {
+                    let loads = self
+                        .batch_sizes
+                        .iter()
+                        .map(|&n| Load::Concurrency(n))
+                        .chain(self.request_rates.iter().map(|&rps| self.rate(rps)));
+                    for load in loads {
                         cells.push(Cell {
                             endpoint,
                             model,
                             scenario: scenario.clone(),
-                            concurrency,
+                            load,
                         });
                     }
                 }
@@ -296,10 +324,20 @@ impl Plan {
         cells
     }
 
-    /// The phase schedule of a cell with `concurrency` slots.
-    pub fn schedule(&self, concurrency: u32) -> Schedule {
+    /// The open-loop load at `rps` with the plan's arrival process and cap.
+    pub fn rate(&self, rps: f64) -> Load {
+        Load::Rate(Rate {
+            rps,
+            arrival: self.arrival,
+            max_concurrency: self.max_concurrency,
+        })
+    }
+
+    /// The phase schedule of a cell under `load` (its slots: N, or the open loop's
+    /// session count).
+    pub fn schedule(&self, load: &Load) -> Schedule {
         Schedule {
-            slots: concurrency,
+            slots: load.sessions(),
             fill: self.phases.fill,
             stabilize: self.phases.stabilize,
             measure: self.phases.measure,
@@ -317,20 +355,23 @@ impl Plan {
         (base * cells, (base + p.drain.typical()) * cells)
     }
 
-    /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`.
+    /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`
+    /// (or `r<rate>` for an open loop).
     pub fn cell_dir(&self, cell: &Cell) -> PathBuf {
         self.output_dir
             .join(&self.endpoints[cell.endpoint].name)
             .join(&self.models[cell.model].id)
             .join(&cell.scenario)
-            .join(format!("c{}", cell.concurrency))
+            .join(cell.load.dir_name())
     }
 }
 
 mod credentials;
+mod load;
 mod url;
 mod validator;
 
+pub use load::{Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, format_rps, round_rps};
 pub use url::BaseUrl;
 use validator::{Validator, redact};
 

@@ -1,13 +1,17 @@
-//! The closed loop of one cell: N slots, each sending its next request the instant the
-//! previous one ends, through Fill (evenly spaced starts), Stabilize, Measure `[m0, m1)` and
-//! Drain (load held at N until every measured request has ended or the Drain limit passes;
-//! then in-flight padding is cancelled). The limit is decided at `m1`: configured, or
+//! One cell through Fill, Stabilize, Measure `[m0, m1)` and Drain, in a closed loop (N
+//! slots, each sending its next request the instant the previous one ends; slots start
+//! evenly spaced over Fill) or an open loop (`open.rs`: arrivals at a request rate that
+//! ramps up over Fill, never held back by slow requests). Drain holds the load until every
+//! measured request has ended or the Drain limit passes; then in-flight padding is
+//! cancelled. The limit is decided at `m1`: configured, or
 //! derived from the longest request the slots saw at full load ([`DrainLimit::decide`]).
 //! Ctrl-C (the `interrupt` token) ends the cell early, keeping every record. A slot waits
 //! after a failure that asks for time ([`crate::backoff`]), and a cell whose endpoint keeps
 //! failing gives up ([`GiveUp`]) and ends as failed, with the server's last message.
 
 mod give_up;
+mod open;
+mod request;
 mod slot;
 
 pub use give_up::GiveUp;
@@ -24,7 +28,9 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::{Clock, micros};
 use crate::live::Live;
 use crate::phase::{DrainLimit, DrainSource, Phase, Schedule};
+use crate::plan::Load;
 use crate::recorder::{Recorded, Recorder};
+use crate::sample::Outcome;
 use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
@@ -35,8 +41,12 @@ pub struct CellInput<T> {
     pub transport: Arc<T>,
     /// Produces prompts.
     pub workload: Arc<dyn Workload>,
+    /// Closed loop at N, or open loop at a rate.
+    pub load: Load,
     /// Slots and phase lengths.
     pub schedule: Schedule,
+    /// Seeds the open loop's arrival schedule.
+    pub seed: u64,
     /// Counters for the progress display.
     pub live: Arc<Live>,
     /// Ctrl-C: ends the cell early.
@@ -122,6 +132,8 @@ struct Shared<T> {
     failures: Failures,
     /// No new requests once set.
     stop: AtomicBool,
+    /// Open loop: no new arrivals once cancelled.
+    arrivals_stopped: CancellationToken,
     /// Measured requests still running (incremented before the phase is read).
     measured_in_flight: AtomicU64,
     measured_done: Notify,
@@ -133,6 +145,25 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
+    /// What a request cut short by this cell's cancellation ended as: interrupted (Ctrl-C),
+    /// a measured request cut at the Drain limit, or cancelled padding.
+    fn cancelled_outcome(&self, measured: bool) -> Outcome {
+        if self.interrupt.is_cancelled() {
+            Outcome::Interrupted
+        } else if measured && !self.gave_up.is_cancelled() {
+            Outcome::DrainTimeout
+        } else {
+            Outcome::Cancelled
+        }
+    }
+
+    /// A measured request has been recorded.
+    fn measured_ended(&self) {
+        if self.measured_in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.measured_done.notify_one();
+        }
+    }
+
     /// Gives up on the cell: no new requests, in-flight ones cancelled.
     fn fail(&self, reason: String) {
         let _ = self.failure.set(reason);
@@ -174,7 +205,9 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
     let CellInput {
         transport,
         workload,
+        load,
         schedule,
+        seed,
         live,
         interrupt,
         failures,
@@ -191,6 +224,7 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         failure: OnceLock::new(),
         failures,
         stop: AtomicBool::new(false),
+        arrivals_stopped: CancellationToken::new(),
         measured_in_flight: AtomicU64::new(0),
         measured_done: Notify::new(),
         seq: AtomicU64::new(0),
@@ -198,9 +232,17 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         full_load_ended: AtomicU64::new(0),
     });
     let mut slots = JoinSet::new();
-    for slot in 0..schedule.slots {
-        let session = workload.session(slot);
-        slots.spawn(slot::run(slot, session, shared.clone(), recorder.sender()));
+    match load {
+        Load::Concurrency(_) => {
+            for slot in 0..schedule.slots {
+                let session = workload.session(slot);
+                slots.spawn(slot::run(slot, session, shared.clone(), recorder.sender()));
+            }
+        }
+        Load::Rate(rate) => {
+            let records = recorder.sender();
+            slots.spawn(open::run(rate, seed, workload, shared.clone(), records));
+        }
     }
 
     let mut ending = Ending::Complete;
@@ -232,6 +274,7 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
     }
     let drain_end_us = clock.now_us();
     shared.stop.store(true, Ordering::SeqCst);
+    shared.arrivals_stopped.cancel();
     shared.cancel.cancel();
     while slots.join_next().await.is_some() {}
     let end_us = clock.now_us();

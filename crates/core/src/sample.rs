@@ -132,6 +132,15 @@ pub struct Sample {
     pub phase: Phase,
     /// Just before the request was written, us since cell start.
     pub t_sent_us: u64,
+    /// Open loop: when the arrival schedule meant the request to be sent, us since cell
+    /// start. An open-loop request's TTFT and E2E run from here (what its user felt),
+    /// however late it went out; absent in a closed loop, where the send is the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_intended_us: Option<u64>,
+    /// Open loop with `max_concurrency`: how long the arrival waited client-side for a
+    /// place before it could be sent, us (part of `t_sent_us - t_intended_us`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_us: Option<u64>,
     /// When the request ended (last byte, error or cancellation), us since cell start.
     pub t_end_us: u64,
     /// Time to open a new connection (TCP and TLS) before `t_sent_us`, us; absent when an
@@ -203,6 +212,13 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl Sample {
+    /// When the request's user started waiting, us since cell start: the intended send of
+    /// an open-loop arrival, else the send. TTFT and E2E are measured from here, and a
+    /// request is measured when this instant is in the window.
+    pub fn t_start_us(&self) -> u64 {
+        self.t_intended_us.unwrap_or(self.t_sent_us)
+    }
+
     /// First content chunk arrival (`t_first`), us since cell start.
     pub fn t_first_us(&self) -> Option<u64> {
         self.chunks.first().map(|c| c.t_us)
@@ -233,6 +249,8 @@ mod tests {
             slot: 1,
             phase: Phase::Measure,
             t_sent_us: 10,
+            t_intended_us: None,
+            queue_us: None,
             t_end_us: 90,
             connect_us: None,
             resends: 0,

@@ -80,8 +80,14 @@ impl fmt::Display for Finding {
 /// The cell's label in findings and tables.
 pub fn cell_label(s: &CellSummary) -> String {
     format!(
-        "{}/{}/{}/c{}",
-        s.cell.endpoint, s.cell.model, s.cell.scenario, s.cell.concurrency
+        "{}/{}/{}/{}",
+        s.cell.endpoint,
+        s.cell.model,
+        s.cell.scenario,
+        s.cell
+            .load
+            .load()
+            .map_or_else(|| "?".into(), |l| l.dir_name())
     )
 }
 

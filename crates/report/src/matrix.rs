@@ -146,6 +146,7 @@ impl<'a> Matrix<'a> {
         let mut cells: Vec<Cell> = read
             .iter()
             .filter_map(|&(c, s)| {
+                s.cell.load.concurrency?;
                 Some(Cell {
                     rel: &c.rel,
                     dir: &c.dir,
@@ -157,9 +158,17 @@ impl<'a> Matrix<'a> {
                 })
             })
             .collect();
-        cells.sort_by_key(|c| (c.series, c.scenario, c.summary.cell.concurrency));
-        let concurrencies: BTreeSet<u32> =
-            cells.iter().map(|c| c.summary.cell.concurrency).collect();
+        cells.sort_by_key(|c| {
+            (
+                c.series,
+                c.scenario,
+                c.summary.cell.load.concurrency.unwrap_or_default(),
+            )
+        });
+        let concurrencies: BTreeSet<u32> = cells
+            .iter()
+            .map(|c| c.summary.cell.load.concurrency.unwrap_or_default())
+            .collect();
         Matrix {
             cells,
             series,
@@ -175,7 +184,7 @@ impl<'a> Matrix<'a> {
             .find(|c| {
                 c.series == series
                     && c.scenario == scenario
-                    && c.summary.cell.concurrency == concurrency
+                    && c.summary.cell.load.concurrency.unwrap_or_default() == concurrency
             })
             .map(|c| c.summary)
     }

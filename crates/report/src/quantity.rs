@@ -103,9 +103,16 @@ macro_rules! quantity {
     };
 }
 
-quantity!(CONCURRENCY, "cell.concurrency", "N", "", Count, |s| Some(
-    Reading::plain(f64::from(s.cell.concurrency))
-));
+quantity!(
+    CONCURRENCY,
+    "cell.load.concurrency.unwrap_or_default()",
+    "N",
+    "",
+    Count,
+    |s| Some(Reading::plain(f64::from(
+        s.cell.load.concurrency.unwrap_or_default()
+    )))
+);
 quantity!(OK, "requests.measured_ok", "ok", "", Count, |s| Some(
     Reading::plain(s.metrics.requests.measured_ok as f64)
 ));

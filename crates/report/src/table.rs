@@ -122,11 +122,11 @@ pub fn plan(plan: &Plan) -> String {
         let e = &plan.endpoints[c.endpoint];
         let _ = writeln!(
             out,
-            "  {}/{}/{}/c{}  ({} via {:?} API)",
+            "  {}/{}/{}/{}  ({} via {:?} API)",
             e.name,
             plan.models[c.model].id,
             c.scenario,
-            c.concurrency,
+            c.load.dir_name(),
             e.engine.as_str(),
             e.api
         );

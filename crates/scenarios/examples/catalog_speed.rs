@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             endpoint: 0,
             model: 0,
             scenario: id.into(),
-            concurrency: 64,
+            load: plateau_core::plan::Load::Concurrency(64),
         };
         let t0 = Instant::now();
         let w = catalog.workload(&plan, &cell)?;

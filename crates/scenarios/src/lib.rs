@@ -13,7 +13,7 @@
 //! - [`workload`]: one module per scenario kind; a workload hands each slot a session whose
 //!   `next` only slices and copies what the catalog prepared (no tokenizing between
 //!   requests). Every random choice comes from [`rng`], seeded by the plan's seed, the
-//!   scenario id and the concurrency.
+//!   scenario id and the load (N or rate).
 //! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
 //!   that gives prompts of a target length in tokens of the configured tokenizer.
 //! - [`fetch`]: `cargo xtask fetch-datasets` — download LongBench-v2 and oasst2 from the

@@ -19,9 +19,10 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The seed of one cell: the same plan seed, scenario and concurrency give the same prompts.
-pub fn cell_seed(seed: u64, scenario: &str, concurrency: u32) -> u64 {
-    mix(mix(seed ^ stable_hash(scenario.as_bytes())) ^ u64::from(concurrency))
+/// The seed of one cell: the same plan seed, scenario and load (`Load::seed_key`: N, or
+/// the rate) give the same prompts.
+pub fn cell_seed(seed: u64, scenario: &str, load: u64) -> u64 {
+    mix(mix(seed ^ stable_hash(scenario.as_bytes())) ^ load)
 }
 
 /// An independent random stream named `purpose` under `seed`.

@@ -42,6 +42,6 @@ pub fn cell(scenario: &str, n: u32) -> Cell {
         endpoint: 0,
         model: 0,
         scenario: scenario.into(),
-        concurrency: n,
+        load: plateau_core::plan::Load::Concurrency(n),
     }
 }

@@ -18,6 +18,8 @@ fn meta() -> Meta {
         slot: 1,
         phase: Phase::Measure,
         backoff_us: None,
+        t_intended_us: None,
+        queue_us: None,
     }
 }
 

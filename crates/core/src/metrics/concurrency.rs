@@ -14,16 +14,17 @@ use crate::sample::Sample;
 /// retry is not in flight).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Concurrency {
-    /// Target concurrency N.
-    pub target: u32,
+    /// Target concurrency N; absent for an open loop (which has a rate instead).
+    pub target: Option<u32>,
     /// Time-weighted mean of requests in flight.
     pub mean: f64,
     /// Fewest requests in flight for any positive length of time.
     pub min: u32,
     /// Most requests in flight for any positive length of time.
     pub max: u32,
-    /// Fraction of the window's time with at least N requests in flight.
-    pub at_target_fraction: f64,
+    /// Fraction of the window's time with at least N requests in flight; absent for an
+    /// open loop.
+    pub at_target_fraction: Option<f64>,
 }
 
 /// Requests in flight over time: a step function built once from all samples.
@@ -50,10 +51,15 @@ impl InFlight {
     /// The step function of `samples` (O(n log n)). Requests with `t_end_us <= t_sent_us`
     /// are never in flight.
     pub fn from_samples<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> InFlight {
-        let mut events: Vec<(u64, i64)> = samples
+        InFlight::from_spans(samples.into_iter().map(|s| (s.t_sent_us, s.t_end_us)))
+    }
+
+    /// The step function of half-open spans `[from_us, to_us)`; empty spans never count.
+    pub fn from_spans(spans: impl IntoIterator<Item = (u64, u64)>) -> InFlight {
+        let mut events: Vec<(u64, i64)> = spans
             .into_iter()
-            .filter(|s| s.t_end_us > s.t_sent_us)
-            .flat_map(|s| [(s.t_sent_us, 1), (s.t_end_us, -1)])
+            .filter(|&(from, to)| to > from)
+            .flat_map(|(from, to)| [(from, 1), (to, -1)])
             .collect();
         events.sort_unstable();
         let mut steps: Vec<(u64, u32)> = Vec::new();
@@ -113,7 +119,7 @@ impl Concurrency {
             min = min.min(s.level);
             max = max.max(s.level);
             len += s.us;
-            if s.level >= window.concurrency {
+            if window.concurrency.is_some_and(|n| s.level >= n) {
                 at_target_us += s.us;
             }
         }
@@ -122,11 +128,13 @@ impl Concurrency {
             mean: in_flight.mean(m0, m1).unwrap_or(0.0),
             min: if len > 0 { min } else { 0 },
             max,
-            at_target_fraction: if len > 0 {
-                at_target_us as f64 / len as f64
-            } else {
-                0.0
-            },
+            at_target_fraction: window.concurrency.map(|_| {
+                if len > 0 {
+                    at_target_us as f64 / len as f64
+                } else {
+                    0.0
+                }
+            }),
         }
     }
 }

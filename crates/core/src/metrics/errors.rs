@@ -86,8 +86,9 @@ impl RequestCounts {
         }
         counts.error_rate =
             (counts.measured > 0).then(|| counts.measured_errors as f64 / counts.measured as f64);
-        let slot_us =
-            u128::from(window.concurrency) * u128::from(window.m1_us.saturating_sub(window.m0_us));
+        // An open loop has no slots: its errors cost arrivals, counted by `error_rate`.
+        let slot_us = u128::from(window.concurrency.unwrap_or(0))
+            * u128::from(window.m1_us.saturating_sub(window.m0_us));
         counts.error_time_fraction =
             (slot_us > 0).then(|| (error_us as f64 / slot_us as f64).min(1.0));
         counts

@@ -32,6 +32,8 @@ pub fn sample(t_sent_us: u64, chunks: &[(u64, u32)], t_end_us: u64) -> Sample {
         outcome: Outcome::Stream,
         error: None,
         backoff_us: None,
+        t_intended_us: None,
+        queue_us: None,
         turn: None,
         prompt: None,
         response: None,
@@ -51,7 +53,7 @@ pub fn window(m0_us: u64, m1_us: u64, n: u32) -> Window {
     Window {
         m0_us,
         m1_us,
-        concurrency: n,
+        concurrency: Some(n),
     }
 }
 

@@ -25,6 +25,7 @@ mod concurrency;
 mod distribution;
 mod errors;
 mod goodput;
+mod load;
 mod request;
 mod steady;
 mod throughput;
@@ -47,6 +48,7 @@ pub use concurrency::Concurrency;
 pub use distribution::{Distribution, percentile, quantile_ci_ranks};
 pub use errors::RequestCounts;
 pub use goodput::Goodput;
+pub use load::{FromSend, LoadMetrics, LoadMode};
 pub use request::{Gap, us_to_ms};
 pub use steady::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, Steady, TREND_SIGNIFICANCE, TrendTest};
 pub use throughput::{Throughput, output_tokens_by_bucket};
@@ -58,7 +60,7 @@ use crate::config::{SloConfig, SteadyConfig};
 use crate::sample::Sample;
 use concurrency::InFlight;
 
-/// The measure window of a cell and its target concurrency.
+/// The measure window of a cell and its target concurrency (closed loop).
 ///
 /// `m1_us` must be above `m0_us` (the plan requires a positive `measure_seconds`); a
 /// degenerate window is taken as 1 us long for rates, so they stay finite.
@@ -68,15 +70,16 @@ pub struct Window {
     pub m0_us: u64,
     /// End of Measure (`m1`), us since the cell's start.
     pub m1_us: u64,
-    /// Target concurrency N.
-    pub concurrency: u32,
+    /// Target concurrency N; absent for an open loop.
+    pub concurrency: Option<u32>,
 }
 
 impl Window {
-    /// Whether `sample` is measured: sent in `[m0, m1)`, whatever its phase label or
+    /// Whether `sample` is measured: started in `[m0, m1)` (sent, or for an open-loop
+    /// arrival meant to be sent: [`Sample::t_start_us`]), whatever its phase label or
     /// outcome.
     pub fn measures(&self, sample: &Sample) -> bool {
-        (self.m0_us..self.m1_us).contains(&sample.t_sent_us)
+        (self.m0_us..self.m1_us).contains(&sample.t_start_us())
     }
 
     /// Whether the instant `t_us` is inside `[m0, m1]` (for arrivals and completions).
@@ -105,6 +108,8 @@ pub struct Options<'a> {
     /// Whether responses were streamed (`stream`): without it, TTFT is the time to the
     /// whole response.
     pub stream: bool,
+    /// The open loop's target rate, req/s; absent for a closed loop.
+    pub target_rps: Option<f64>,
 }
 
 /// What `ttft_ms` measures.
@@ -172,6 +177,11 @@ pub struct Metrics {
     pub throughput: Throughput,
     /// Requests meeting the SLOs; absent when no SLO is configured.
     pub goodput: Option<Goodput>,
+    /// Offered, sent and achieved load, requests outstanding over time, and for an open
+    /// loop the schedule lag, queue, latencies from the send and the overload verdict.
+    /// Absent in summaries written before plateau had open loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadMetrics>,
     /// Achieved concurrency over the window.
     pub concurrency: Concurrency,
     /// Steady-state verdict.
@@ -210,7 +220,7 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
 
     let time_to_first_answer_ms = over(&ok, |s| {
         s.t_first_answer_us
-            .and_then(|t| t.checked_sub(s.t_sent_us))
+            .and_then(|t| t.checked_sub(s.t_start_us()))
             .map(ms)
     });
     let reasoning_tokens = over(&ok, |s| s.n_reasoning.map(f64::from));
@@ -232,6 +242,21 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
     let concurrency = Concurrency::over(&InFlight::from_samples(admitted), window);
     let mean_user_tps = user_throughput_tps.as_ref().map(|d| d.mean);
     let lifetime_s = e2e_ms.as_ref().map(|d| d.p50 / 1000.0);
+    let throughput = Throughput::measure(samples, window, mean_user_tps);
+    let load = LoadMetrics::measure(
+        samples,
+        &ok,
+        window,
+        opts.target_rps,
+        throughput.request_rps,
+        opts.steady.max_trend,
+    );
+    let mut steady = Steady::judge(samples, window, concurrency.mean, lifetime_s, opts.steady);
+    if let Some(why) = &load.overloaded {
+        steady.steady = false;
+        steady.overloaded = true;
+        steady.reasons.insert(0, why.clone());
+    }
     Metrics {
         requests: RequestCounts::count(samples, window),
         jitter: Jitter {
@@ -254,11 +279,12 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         generation_throughput_tps,
         output_tokens,
         input_tokens,
-        throughput: Throughput::measure(samples, window, mean_user_tps),
+        throughput,
+        load: Some(load),
         goodput: opts
             .slo
             .and_then(|slo| Goodput::judge(measured(), slo, window)),
-        steady: Steady::judge(samples, window, concurrency.mean, lifetime_s, opts.steady),
+        steady,
         concurrency,
         tokens: TokenAgreement::check(ok.iter().copied()),
         turns: turns::by_turn(&ok),

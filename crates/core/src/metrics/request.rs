@@ -21,19 +21,38 @@ pub struct Gap {
 }
 
 impl Sample {
-    /// TTFT: `t_first - t_sent`, us. `None` without content.
+    /// TTFT: `t_first - t_start`, us, from the send (closed loop) or the intended send
+    /// (open loop, [`Sample::t_start_us`]). `None` without content.
     pub fn ttft_us(&self) -> Option<u64> {
+        self.t_first_us()?.checked_sub(self.t_start_us())
+    }
+
+    /// E2E: `t_last - t_start`, us (see [`Sample::ttft_us`]). `None` without content.
+    pub fn e2e_us(&self) -> Option<u64> {
+        self.t_last_us()?.checked_sub(self.t_start_us())
+    }
+
+    /// TTFT from the actual send, `t_first - t_sent`, us: the server's share of an
+    /// open-loop TTFT. `None` without content.
+    pub fn ttft_from_send_us(&self) -> Option<u64> {
         self.t_first_us()?.checked_sub(self.t_sent_us)
     }
 
-    /// E2E: `t_last - t_sent`, us. `None` without content.
-    pub fn e2e_us(&self) -> Option<u64> {
+    /// E2E from the actual send, `t_last - t_sent`, us. `None` without content.
+    pub fn e2e_from_send_us(&self) -> Option<u64> {
         self.t_last_us()?.checked_sub(self.t_sent_us)
+    }
+
+    /// Schedule lag of an open-loop request: how late it went out for reasons of the
+    /// client, `t_sent - t_intended - queue`, us. `None` in a closed loop.
+    pub fn schedule_lag_us(&self) -> Option<u64> {
+        let late = self.t_sent_us.checked_sub(self.t_intended_us?)?;
+        Some(late.saturating_sub(self.queue_us.unwrap_or(0)))
     }
 
     /// Decode time: `E2E - TTFT = t_last - t_first`, us. `None` without content.
     pub fn decode_us(&self) -> Option<u64> {
-        self.e2e_us()?.checked_sub(self.ttft_us()?)
+        self.t_last_us()?.checked_sub(self.t_first_us()?)
     }
 
     /// TPOT: `(t_last - t_first) / (n_out - 1)`, us. `None` unless `n_out >= 2`, and

@@ -48,6 +48,10 @@ pub struct Steady {
     /// (`|trend| <= max_trend`, or, with at least 6 blocks, a slope not significant at the
     /// 5% level); mean concurrency `>= min_concurrency_ratio x N`.
     pub steady: bool,
+    /// Open loop: arrivals outpaced the server (requests outstanding and TTFT rising
+    /// through the window; the first reason says by how much).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overloaded: bool,
     /// Each failed criterion with its numbers (e.g. `"block cv 0.41 > 0.25"`); empty when
     /// steady.
     pub reasons: Vec<String>,
@@ -168,15 +172,18 @@ impl Steady {
             }
             _ => {}
         }
-        let wanted = config.min_concurrency_ratio * f64::from(window.concurrency);
-        if mean_concurrency < wanted {
-            reasons.push(format!(
-                "mean concurrency {mean_concurrency:.2} < {:.2} x {} = {wanted:.2}",
-                config.min_concurrency_ratio, window.concurrency
-            ));
+        if let Some(n) = window.concurrency {
+            let wanted = config.min_concurrency_ratio * f64::from(n);
+            if mean_concurrency < wanted {
+                reasons.push(format!(
+                    "mean concurrency {mean_concurrency:.2} < {:.2} x {n} = {wanted:.2}",
+                    config.min_concurrency_ratio
+                ));
+            }
         }
         Steady {
             steady: reasons.is_empty(),
+            overloaded: false,
             reasons,
             output_tps_per_second: values,
             mean_tps,
@@ -229,14 +236,14 @@ pub const TREND_SIGNIFICANCE: f64 = 0.05;
 
 /// A least-squares line through the series.
 #[derive(Clone, Copy, Debug)]
-struct Fit {
-    slope: f64,
+pub(super) struct Fit {
+    pub(super) slope: f64,
     /// Two-sided p-value of the slope; `None` with fewer than 3 points.
-    p_value: Option<f64>,
+    pub(super) p_value: Option<f64>,
 }
 
 /// Least-squares fit of `y` on `x`; `None` with fewer than 2 distinct `x`.
-fn fit(points: &[(f64, f64)]) -> Option<Fit> {
+pub(super) fn fit(points: &[(f64, f64)]) -> Option<Fit> {
     let n = points.len() as f64;
     let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
     let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;

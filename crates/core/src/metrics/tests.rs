@@ -34,6 +34,7 @@ fn summary(slo: Option<&SloConfig>) -> Metrics {
             slo,
             steady: &steady,
             stream: true,
+            target_rps: None,
         },
     )
 }
@@ -96,7 +97,7 @@ fn window_edges_choose_the_measured_requests() {
     // (1.9 x 1 + 0.1 x 2) / 2 = 1.05.
     assert!(close(m.concurrency.mean, 1.05), "{:?}", m.concurrency);
     assert_eq!((m.concurrency.min, m.concurrency.max), (1, 2));
-    assert_eq!(m.concurrency.at_target_fraction, 1.0);
+    assert_eq!(m.concurrency.at_target_fraction, Some(1.0));
     // Series: [1 s, 2 s) 10 + 20 = 30 tok/s, [2 s, 3 s] 5 tok/s. Mean 17.5, std 12.5, cv
     // 0.71; slope -25 tok/s per s x 2 s / 17.5 = -2.86. And only two buckets.
     assert!(!m.steady.steady);
@@ -136,6 +137,7 @@ fn no_measured_success_means_no_distributions() {
             slo: None,
             steady: &steady,
             stream: true,
+            target_rps: None,
         },
     );
     assert_eq!(m.ttft_ms, None);
@@ -168,6 +170,7 @@ fn json_names_units_and_matches_its_schema() {
             slo: Some(&slo),
             steady: &steady,
             stream: true,
+            target_rps: None,
         },
     );
     let json = serde_json::to_value(&m).expect("serializes");

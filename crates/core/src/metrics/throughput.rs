@@ -57,7 +57,9 @@ impl Throughput {
             window_s,
             output_tokens,
             server_direct_tps: output_tokens as f64 / window_s,
-            server_derived_tps: mean_user_tps.map(|tps| tps * f64::from(window.concurrency)),
+            server_derived_tps: mean_user_tps
+                .zip(window.concurrency)
+                .map(|(tps, n)| tps * f64::from(n)),
             requests_completed: completed.len() as u64,
             request_rps: completed.len() as f64 / window_s,
             input_tokens,

@@ -53,7 +53,10 @@ fn without_drain_seconds_the_drain_limit_is_derived() {
     let plan = build(&v).unwrap();
     let ceiling = Duration::from_secs(120);
     assert_eq!(plan.phases.drain, DrainLimit::Derived { ceiling });
-    assert_eq!(plan.schedule(4).drain, DrainLimit::Derived { ceiling });
+    assert_eq!(
+        plan.schedule(&crate::plan::Load::Concurrency(4)).drain,
+        DrainLimit::Derived { ceiling }
+    );
     // The estimate takes the derived limit's floor, 30 s, not the 120 s ceiling:
     // 2 cells x (1 + 2 + 3 s) and 2 x (6 + 30 s).
     let (lo, hi) = plan.estimated_duration();
@@ -88,7 +91,7 @@ fn each_invalid_field_is_named() {
         (
             "/batch_sizes",
             serde_json::json!([]),
-            "batch_sizes: expected at least one entry",
+            "batch_sizes: expected at least one concurrency (or `request_rates`, or a `capacity` search)",
         ),
         (
             "/batch_sizes",
@@ -184,6 +187,46 @@ fn each_invalid_field_is_named() {
             "/steady/min_concurrency_ratio",
             serde_json::json!(1.5),
             "steady.min_concurrency_ratio: got 1.5, expected a fraction between 0 and 1",
+        ),
+        (
+            "/request_rates",
+            serde_json::json!([5, 0]),
+            "request_rates[1]: got 0, expected requests per second from 0.001 to 1000000",
+        ),
+        (
+            "/request_rates",
+            serde_json::json!([2.5, 2.5001]),
+            "request_rates: expected each rate once (rates are kept to three decimals)",
+        ),
+        (
+            "/arrival",
+            serde_json::json!({"gamma": {"burstiness": 0}}),
+            "arrival.gamma.burstiness: got 0, expected a shape above 0 (1 is Poisson)",
+        ),
+        (
+            "/max_concurrency",
+            serde_json::json!(0),
+            "max_concurrency: expected at least 1, or no key for no cap",
+        ),
+        (
+            "/capacity",
+            serde_json::json!({"slo": {"max_error_rate": 0.01}}),
+            "capacity.slo: expected at least one latency bound: ttft_p99_ms, tpot_p99_ms or e2e_p99_ms",
+        ),
+        (
+            "/capacity",
+            serde_json::json!({"slo": {"ttft_p99_ms": 0}, "max_probes": 1}),
+            "capacity.slo.ttft_p99_ms: got 0, expected a number above 0",
+        ),
+        (
+            "/capacity",
+            serde_json::json!({"slo": {"ttft_p99_ms": 5, "max_error_rate": 1.0}, "max_probes": 1}),
+            "capacity.max_probes: got 1, expected at least 2",
+        ),
+        (
+            "/capacity",
+            serde_json::json!({"slo": {"e2e_p99_ms": 5, "max_error_rate": 1.0}}),
+            "capacity.slo.max_error_rate: got 1, expected a fraction from 0 up to (not including) 1",
         ),
         (
             "/slo",
@@ -430,4 +473,25 @@ fn ports_are_checked() {
     ] {
         assert!(BaseUrl::parse(url).is_ok(), "{url}");
     }
+}
+
+#[test]
+fn rates_sit_beside_concurrencies_in_the_matrix() {
+    let mut v = base();
+    set(&mut v, "/batch_sizes", serde_json::json!([1, 4]));
+    set(&mut v, "/request_rates", serde_json::json!([2.5, 20]));
+    set(&mut v, "/max_concurrency", serde_json::json!(64));
+    let config: RunConfig = serde_json::from_value(v).unwrap();
+    let plan = Plan::build(&config, &|_| None).unwrap();
+    let dirs: Vec<String> = plan.cells().iter().map(|c| c.load.dir_name()).collect();
+    assert_eq!(dirs, ["c1", "c4", "r2.5", "r20"]);
+    let rate = plan.cells()[3].load;
+    assert_eq!(rate.rate().unwrap().max_concurrency, Some(64));
+    assert!(plan.cell_dir(&plan.cells()[2]).ends_with("r2.5"));
+    // Rates only, without batch sizes, is a plan too.
+    let mut v = base();
+    set(&mut v, "/batch_sizes", serde_json::json!([]));
+    set(&mut v, "/request_rates", serde_json::json!([3]));
+    let config: RunConfig = serde_json::from_value(v).unwrap();
+    assert_eq!(Plan::build(&config, &|_| None).unwrap().cells().len(), 1);
 }

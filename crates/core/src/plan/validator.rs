@@ -3,7 +3,9 @@
 
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
-use crate::config::{EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig};
+use crate::config::{
+    Arrival, CapacityConfig, EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig,
+};
 use crate::secret::MASK;
 use crate::secret::forms::is_credential_name;
 use std::time::Duration;
@@ -125,6 +127,102 @@ impl Validator {
                     "got {}, expected a fraction between 0 and 1",
                     s.min_concurrency_ratio
                 ),
+            );
+        }
+    }
+
+    /// `request_rates`, `arrival`, `max_concurrency` and `capacity`.
+    pub(super) fn open_loop(&mut self, config: &RunConfig) {
+        let mut names = Vec::new();
+        for (i, &rps) in config.request_rates.iter().enumerate() {
+            if !(rps.is_finite() && (0.001..=1e6).contains(&rps)) {
+                self.problem(
+                    format!("request_rates[{i}]"),
+                    format!("got {rps}, expected requests per second from 0.001 to 1000000"),
+                );
+            }
+            names.push(super::format_rps(rps));
+        }
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) {
+            self.problem(
+                "request_rates".into(),
+                "expected each rate once (rates are kept to three decimals)",
+            );
+        }
+        if let Arrival::Gamma(g) = config.arrival
+            && !(g.burstiness.is_finite() && g.burstiness > 0.0)
+        {
+            self.problem(
+                "arrival.gamma.burstiness".into(),
+                format!(
+                    "got {}, expected a shape above 0 (1 is Poisson)",
+                    g.burstiness
+                ),
+            );
+        }
+        if config.max_concurrency == Some(0) {
+            self.problem(
+                "max_concurrency".into(),
+                "expected at least 1, or no key for no cap",
+            );
+        }
+        if let Some(c) = &config.capacity {
+            self.capacity(c);
+        }
+    }
+
+    fn capacity(&mut self, c: &CapacityConfig) {
+        let s = &c.slo;
+        for (field, value) in [
+            ("capacity.slo.ttft_p99_ms", s.ttft_p99_ms),
+            ("capacity.slo.tpot_p99_ms", s.tpot_p99_ms),
+            ("capacity.slo.e2e_p99_ms", s.e2e_p99_ms),
+            ("capacity.target_rps", c.target_rps),
+            ("capacity.start_rps", c.start_rps),
+        ] {
+            if let Some(v) = value
+                && !(v.is_finite() && v > 0.0)
+            {
+                self.problem(field.into(), format!("got {v}, expected a number above 0"));
+            }
+        }
+        if let Some(e) = s.max_error_rate
+            && !(0.0..1.0).contains(&e)
+        {
+            self.problem(
+                "capacity.slo.max_error_rate".into(),
+                format!("got {e}, expected a fraction from 0 up to (not including) 1"),
+            );
+        }
+        if s.ttft_p99_ms.is_none() && s.tpot_p99_ms.is_none() && s.e2e_p99_ms.is_none() {
+            self.problem(
+                "capacity.slo".into(),
+                "expected at least one latency bound: ttft_p99_ms, tpot_p99_ms or e2e_p99_ms",
+            );
+        }
+        if !(c.headroom.is_finite() && c.headroom >= 0.0) {
+            self.problem(
+                "capacity.headroom".into(),
+                format!(
+                    "got {}, expected a fraction of 0 or more (0.2 = 20% spare)",
+                    c.headroom
+                ),
+            );
+        }
+        if !(c.resolution > 0.0 && c.resolution <= 1.0) {
+            self.problem(
+                "capacity.resolution".into(),
+                format!(
+                    "got {}, expected a fraction above 0 and at most 1",
+                    c.resolution
+                ),
+            );
+        }
+        if c.max_probes < 2 {
+            self.problem(
+                "capacity.max_probes".into(),
+                format!("got {}, expected at least 2", c.max_probes),
             );
         }
     }

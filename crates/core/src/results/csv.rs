@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::metrics::Distribution;
+use crate::metrics::{Distribution, LoadMetrics};
 use crate::results::summary::{CellStatus, CellSummary};
 use crate::results::{ResultsError, write_atomic};
 
@@ -16,7 +16,12 @@ pub const COLUMNS: &[Column] = &[
     ("model", |s| s.cell.model.clone()),
     ("model_name", |s| s.cell.model_name.clone()),
     ("scenario", |s| s.cell.scenario.clone()),
-    ("concurrency", |s| s.cell.concurrency.to_string()),
+    ("concurrency", |s| opt(s.cell.load.concurrency)),
+    ("request_rate", |s| opt(s.cell.load.request_rate)),
+    ("arrival", |s| {
+        s.cell.load.arrival.map(|a| a.label()).unwrap_or_default()
+    }),
+    ("max_concurrency", |s| opt(s.cell.load.max_concurrency)),
     ("status", |s| status(s.status).into()),
     ("steady", |s| s.metrics.steady.steady.to_string()),
     ("measured", |s| s.metrics.requests.measured.to_string()),
@@ -63,6 +68,23 @@ pub const COLUMNS: &[Column] = &[
     ("concurrency_mean", |s| {
         s.metrics.concurrency.mean.to_string()
     }),
+    ("offered_rps", |s| load(s, |l| Some(l.offered_rps))),
+    ("achieved_rps", |s| load(s, |l| Some(l.achieved_rps))),
+    ("schedule_lag_ms_p99", |s| {
+        load(s, |l| l.schedule_lag_ms.as_ref().map(|d| d.p99))
+    }),
+    ("queue_ms_p99", |s| {
+        load(s, |l| l.queue_ms.as_ref().map(|d| d.p99))
+    }),
+    ("ttft_from_send_ms_p99", |s| {
+        load(s, |l| {
+            l.from_send
+                .as_ref()
+                .and_then(|f| f.ttft_ms.as_ref())
+                .map(|d| d.p99)
+        })
+    }),
+    ("overloaded", |s| s.metrics.steady.overloaded.to_string()),
     ("synthetic_data", |s| s.workload.synthetic.to_string()),
 ];
 
@@ -99,8 +121,13 @@ fn dist(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
     opt(d.as_ref().map(f))
 }
 
-fn opt(v: Option<f64>) -> String {
+fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// A value of the summary's `load` block (absent in summaries from before open loops).
+fn load(s: &CellSummary, f: fn(&LoadMetrics) -> Option<f64>) -> String {
+    opt(s.metrics.load.as_ref().and_then(f))
 }
 
 /// RFC 4180 quoting where needed.

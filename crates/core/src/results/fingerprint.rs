@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{Api, Engine, SloConfig, SteadyConfig};
 use crate::phase::DrainLimit;
-use crate::plan::{Cell, Endpoint, Plan, Target};
+use crate::plan::{Cell, Endpoint, LoadInfo, Plan, Target};
 use crate::workload::WorkloadInfo;
 
 /// Prefix of [`Fingerprint::hash`], naming the algorithm.
@@ -42,8 +42,9 @@ pub struct Inputs {
     pub model: String,
     /// Scenario id.
     pub scenario: String,
-    /// Target concurrency N.
-    pub concurrency: u32,
+    /// Target concurrency N, or the open loop's rate, arrival and cap.
+    #[serde(flatten)]
+    pub load: LoadInfo,
     /// Fill length, s.
     pub fill_s: f64,
     /// Stabilize length, s.
@@ -107,7 +108,7 @@ impl Fingerprint {
             engine: endpoint.engine,
             model: plan.models[cell.model].name.clone(),
             scenario: cell.scenario.clone(),
-            concurrency: cell.concurrency,
+            load: LoadInfo::from(&cell.load),
             fill_s: plan.phases.fill.as_secs_f64(),
             stabilize_s: plan.phases.stabilize.as_secs_f64(),
             measure_s: plan.phases.measure.as_secs_f64(),
@@ -249,7 +250,7 @@ fn canonical(v: &Value, out: &mut String) {
 
 /// 64-bit FNV-1a: small, stable across platforms and versions, enough to tell inputs
 /// apart (they are stored beside the hash and compared field by field).
-fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

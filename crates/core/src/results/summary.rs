@@ -9,6 +9,7 @@ use super::fingerprint::Fingerprint;
 use crate::config::{Api, Engine};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
+use crate::plan::LoadInfo;
 use crate::selfcheck::ClientHealth;
 use crate::workload::WorkloadInfo;
 
@@ -69,7 +70,7 @@ pub struct CellSummary {
 }
 
 /// The cell's coordinates and request settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CellInfo {
     /// Endpoint name.
     pub endpoint: String,
@@ -83,8 +84,9 @@ pub struct CellInfo {
     pub model_name: String,
     /// Scenario id.
     pub scenario: String,
-    /// Target concurrency N.
-    pub concurrency: u32,
+    /// Target concurrency N (closed loop), or request rate, arrival and cap (open loop).
+    #[serde(flatten)]
+    pub load: LoadInfo,
     /// Chat or completions.
     pub api: Api,
     /// Streaming on.

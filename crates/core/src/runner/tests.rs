@@ -77,7 +77,9 @@ async fn run(
     let input = CellInput {
         transport: Arc::new(fake),
         workload: Arc::new(FixedPrompt::new("hi", None)),
+        load: crate::plan::Load::Concurrency(schedule.slots),
         schedule,
+        seed: 0,
         live: live.clone(),
         interrupt,
         failures: failures(Duration::from_secs(30)),
@@ -298,3 +300,4 @@ async fn interrupt_during_fill_stops_slots_that_have_not_started() {
 }
 
 mod failures;
+mod open;

@@ -65,6 +65,6 @@ pub fn at(report: &RunReport, n: u32) -> &CellSummary {
     report
         .summaries
         .iter()
-        .find(|s| s.cell.concurrency == n)
+        .find(|s| s.cell.load.concurrency == Some(n))
         .unwrap()
 }

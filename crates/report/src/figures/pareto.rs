@@ -77,7 +77,7 @@ impl Pareto<'_> {
             .filter_map(|s| {
                 let x = (self.latency.read)(s)?.value;
                 let y = (q::SERVER_TPS.read)(s)?.value;
-                (x > 0.0).then_some((x, y, s.cell.concurrency))
+                (x > 0.0).then_some((x, y, s.cell.load.concurrency.unwrap_or_default()))
             })
             .collect()
     }

@@ -182,7 +182,11 @@ impl Scaling<'_> {
             .into_iter()
             .filter_map(|s| {
                 let r = (line.q.read)(s)?;
-                Some((axes::log2(s.cell.concurrency), r.value, r.ci))
+                Some((
+                    axes::log2(s.cell.load.concurrency.unwrap_or_default()),
+                    r.value,
+                    r.ci,
+                ))
             })
             .collect()
     }

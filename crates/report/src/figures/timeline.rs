@@ -53,7 +53,7 @@ impl<'a> Timeline<'a> {
             file_part(&c.endpoint),
             file_part(&c.model),
             file_part(&c.scenario),
-            c.concurrency
+            c.load.concurrency.unwrap_or_default()
         )
     }
 
@@ -62,7 +62,10 @@ impl<'a> Timeline<'a> {
         let c = &self.cell.cell;
         format!(
             "Timeline of {}/{}/{}/c{}",
-            c.endpoint, c.model, c.scenario, c.concurrency
+            c.endpoint,
+            c.model,
+            c.scenario,
+            c.load.concurrency.unwrap_or_default()
         )
     }
 
@@ -91,7 +94,7 @@ impl<'a> Timeline<'a> {
             ),
             (
                 Swatch::Dashed(style::MUTED),
-                format!("target N = {}", c.concurrency),
+                format!("target N = {}", c.load.concurrency.unwrap_or_default()),
             ),
         ];
         for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
@@ -130,7 +133,7 @@ impl<'a> Timeline<'a> {
             .map(|p| p.output_tps)
             .chain(steady.iter().copied())
             .fold(0.0, f64::max);
-        let n = f64::from(self.cell.cell.concurrency);
+        let n = f64::from(self.cell.cell.load.concurrency.unwrap_or_default());
         let flight_top = self.points.iter().map(|p| p.in_flight).fold(n, f64::max) * 1.15;
         let y = axes::up_to(top);
         let mut chart = ChartBuilder::on(&body)

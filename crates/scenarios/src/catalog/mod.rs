@@ -1,7 +1,7 @@
 //! The [`Catalog`]: every scenario definition of a run, resolved with its options, and the
 //! material of each configured scenario prepared once (datasets read and tokenized, or the
 //! built-in stand-in with a warning). As the core's [`WorkloadFactory`] it builds each
-//! cell's workload, seeded by the plan's seed, the scenario id and the concurrency.
+//! cell's workload, seeded by the plan's seed, the scenario id and the load (N or rate).
 
 mod loaders;
 mod prepare;
@@ -94,9 +94,9 @@ impl WorkloadFactory for Catalog {
                 loaded.join(", ")
             )
         })?;
-        let seed = cell_seed(plan.seed, &cell.scenario, cell.concurrency);
+        let seed = cell_seed(plan.seed, &cell.scenario, cell.load.seed_key());
         let info = p.info.clone();
-        let n = cell.concurrency;
+        let n = cell.load.sessions();
         Ok(match &p.material {
             Material::Identical { corpus, target } => Arc::new(
                 Identical::new(info, corpus, *target, seed)

@@ -51,7 +51,9 @@ async fn run(catalog: &Catalog, plan: &Plan, scenario: &str) -> Vec<Sample> {
     let input = CellInput {
         transport: Arc::new(transport),
         workload,
-        schedule: plan.schedule(N),
+        load: plateau_core::plan::Load::Concurrency(N),
+        schedule: plan.schedule(&plateau_core::plan::Load::Concurrency(N)),
+        seed: 0,
         live,
         interrupt: CancellationToken::new(),
         failures: Failures {

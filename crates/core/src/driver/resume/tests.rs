@@ -14,7 +14,10 @@ fn fingerprint(max_tokens: u32) -> Fingerprint {
         engine: Engine::Sim,
         model: "plateau-sim".into(),
         scenario: "A1".into(),
-        concurrency: 2,
+        load: crate::plan::LoadInfo {
+            concurrency: Some(2),
+            ..Default::default()
+        },
         fill_s: 0.2,
         stabilize_s: 0.3,
         measure_s: 3.0,

@@ -53,11 +53,11 @@ fn window_summary_by_hand() {
     assert_eq!(
         c,
         Concurrency {
-            target: 2,
+            target: Some(2),
             mean: 1.875,
             min: 1,
             max: 3,
-            at_target_fraction: 0.825,
+            at_target_fraction: Some(0.825),
         }
     );
 }
@@ -84,6 +84,6 @@ fn empty_window_reports_nothing_in_flight() {
     let c = Concurrency::over(&f, &window(10, 10, 2));
     assert_eq!(
         (c.mean, c.min, c.max, c.at_target_fraction),
-        (0.0, 0, 0, 0.0)
+        (0.0, 0, 0, Some(0.0))
     );
 }

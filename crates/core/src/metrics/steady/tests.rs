@@ -37,6 +37,7 @@ fn a_flat_series_is_steady() {
         s,
         Steady {
             steady: true,
+            overloaded: false,
             reasons: vec![],
             output_tps_per_second: vec![100.0; 5],
             mean_tps: Some(100.0),

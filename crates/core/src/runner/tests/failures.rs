@@ -55,7 +55,9 @@ async fn run_failing(server: Failing, schedule: Schedule, give_up_after: Duratio
     let input = CellInput {
         transport: Arc::new(server),
         workload: Arc::new(FixedPrompt::new("hi", None)),
+        load: crate::plan::Load::Concurrency(schedule.slots),
         schedule,
+        seed: 0,
         live,
         interrupt: CancellationToken::new(),
         failures: failures(give_up_after),

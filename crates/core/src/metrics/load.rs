@@ -1,0 +1,203 @@
+//! The load a cell put on the server and what came of it ([`LoadMetrics`]): target, offered,
+//! sent and achieved request rates, requests outstanding over time, and for an open loop the
+//! schedule lag, the client-side queue, latencies from the actual send beside those from
+//! the intended one, and the overload verdict: above capacity the queue grows without bound,
+//! so requests outstanding and TTFT both climb through the window and a p99 says only how
+//! long the window was.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::concurrency::InFlight;
+use super::distribution::Distribution;
+use super::steady::{TREND_SIGNIFICANCE, fit};
+use super::{Window, over, us_to_ms};
+use crate::sample::Sample;
+
+/// One second, us.
+const SECOND_US: u64 = 1_000_000;
+
+/// Closed or open loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadMode {
+    /// N requests in flight; each sent when the previous one of its slot ends.
+    Closed,
+    /// Arrivals at a request rate, whatever the server does.
+    Open,
+}
+
+/// Latencies of open-loop requests from their actual send: the server's share, without the
+/// client's queue and lag.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FromSend {
+    /// TTFT from the send, ms.
+    pub ttft_ms: Option<Distribution>,
+    /// E2E from the send, ms.
+    pub e2e_ms: Option<Distribution>,
+}
+
+/// What load the cell offered and what the server took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadMetrics {
+    /// Closed or open loop.
+    pub mode: LoadMode,
+    /// Closed loop: the target concurrency N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_concurrency: Option<u32>,
+    /// Open loop: the target arrival rate, req/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rps: Option<f64>,
+    /// Requests that started in the window (open loop: whose intended send fell in it),
+    /// per second: the load the schedule offered.
+    pub offered_rps: f64,
+    /// Requests actually sent in the window, per second.
+    pub sent_rps: f64,
+    /// Requests that succeeded with their end in the window, per second (the
+    /// throughput's `request_rps`): what the server delivered.
+    pub achieved_rps: f64,
+    /// Mean requests outstanding in each second of the window: sent and not ended (closed
+    /// loop), or due and not ended, queued ones included (open loop).
+    pub in_flight_per_second: Vec<f64>,
+    /// Relative change of requests outstanding across the window (least-squares slope x
+    /// window / mean); absent with fewer than 2 seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight_trend: Option<f64>,
+    /// Open loop: relative change of TTFT across the window, fitted over the measured
+    /// requests by start; absent with fewer than 3 of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_trend: Option<f64>,
+    /// Open loop: how late measured requests went out for the client's own reasons
+    /// (`t_sent - t_intended - queue`), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_lag_ms: Option<Distribution>,
+    /// Open loop with `max_concurrency`: time measured requests waited client-side for a
+    /// place, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ms: Option<Distribution>,
+    /// Open loop: TTFT and E2E from the actual send (the headline ones run from the
+    /// intended send).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_send: Option<FromSend>,
+    /// Open loop: why the cell is overloaded (requests outstanding and TTFT both rising
+    /// significantly); absent when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overloaded: Option<String>,
+}
+
+impl LoadMetrics {
+    /// The load of a cell: `samples` are all its requests, `ok` the measured successes,
+    /// `target_rps` the open loop's rate (absent: closed loop at `window.concurrency`),
+    /// `achieved_rps` the throughput's request rate, `max_trend` the steady threshold a
+    /// rise must exceed to count.
+    pub(super) fn measure(
+        samples: &[Sample],
+        ok: &[&Sample],
+        window: &Window,
+        target_rps: Option<f64>,
+        achieved_rps: f64,
+        max_trend: f64,
+    ) -> LoadMetrics {
+        let open = target_rps.is_some();
+        let w = window.duration_s();
+        let count = |t: fn(&Sample) -> u64| {
+            samples
+                .iter()
+                .filter(|s| (window.m0_us..window.m1_us).contains(&t(s)))
+                .count() as f64
+                / w
+        };
+        let spans = samples.iter().filter(|s| open || !s.outcome.is_rejected());
+        let outstanding = InFlight::from_spans(spans.map(|s| {
+            let from = if open { s.t_start_us() } else { s.t_sent_us };
+            (from, s.t_end_us)
+        }));
+        let series = per_second(&outstanding, window);
+        let in_flight_trend = relative_trend(&series).map(|t| t.0);
+        let in_flight_rising = relative_trend(&series).filter(|t| rising(*t, max_trend));
+        let ttft_points: Vec<(f64, f64)> = ok
+            .iter()
+            .filter_map(|s| {
+                let at = s.t_start_us().saturating_sub(window.m0_us) as f64 / 1e6;
+                Some((at, us_to_ms(s.ttft_us()? as f64)))
+            })
+            .collect();
+        let ttft = if open {
+            relative_trend(&ttft_points)
+        } else {
+            None
+        };
+        let overloaded = match (in_flight_rising, ttft.filter(|t| rising(*t, max_trend))) {
+            (Some(f), Some(t)) if open => Some(format!(
+                "overloaded: requests outstanding {:+.0}% and TTFT {:+.0}% across the window \
+                 (p = {:.3}, {:.3}): arrivals outpace the server, the queue grows without bound \
+                 and the latency percentiles depend on the window's length",
+                f.0 * 100.0,
+                t.0 * 100.0,
+                f.1.unwrap_or(0.0),
+                t.1.unwrap_or(0.0),
+            )),
+            _ => None,
+        };
+        let ms = |us: u64| us_to_ms(us as f64);
+        LoadMetrics {
+            mode: if open {
+                LoadMode::Open
+            } else {
+                LoadMode::Closed
+            },
+            target_concurrency: window.concurrency,
+            target_rps,
+            offered_rps: count(Sample::t_start_us),
+            sent_rps: count(|s| s.t_sent_us),
+            achieved_rps,
+            in_flight_per_second: series.iter().map(|p| p.1).collect(),
+            in_flight_trend,
+            ttft_trend: ttft.map(|t| t.0),
+            schedule_lag_ms: open
+                .then(|| over(ok, |s| s.schedule_lag_us().map(ms)))
+                .flatten(),
+            queue_ms: over(ok, |s| s.queue_us.map(ms)),
+            from_send: open.then(|| FromSend {
+                ttft_ms: over(ok, |s| s.ttft_from_send_us().map(ms)),
+                e2e_ms: over(ok, |s| s.e2e_from_send_us().map(ms)),
+            }),
+            overloaded,
+        }
+    }
+}
+
+/// Mean level of `in_flight` in each whole second of the window (a last partial second of
+/// at least 0.5 s included), as `(centre s since m0, level)`.
+fn per_second(in_flight: &InFlight, window: &Window) -> Vec<(f64, f64)> {
+    let span = window.m1_us.saturating_sub(window.m0_us);
+    (0..span.div_ceil(SECOND_US))
+        .filter_map(|k| {
+            let from = window.m0_us + k * SECOND_US;
+            let to = (from + SECOND_US).min(window.m1_us);
+            ((to - from) * 2 >= SECOND_US).then(|| {
+                let centre = (from + to - 2 * window.m0_us) as f64 / 2e6;
+                (centre, in_flight.mean(from, to).unwrap_or(0.0))
+            })
+        })
+        .collect()
+}
+
+/// `(slope x span / mean, p-value)` of the least-squares line through `points`; `None`
+/// with fewer than 2 distinct x or a mean of 0.
+fn relative_trend(points: &[(f64, f64)]) -> Option<(f64, Option<f64>)> {
+    let f = fit(points)?;
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
+    let (lo, hi) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.0), hi.max(p.0))
+    });
+    (mean > 0.0).then(|| (f.slope * (hi - lo) / mean, f.p_value))
+}
+
+/// A rise above `max_trend`, significant at the 5% level.
+fn rising((trend, p): (f64, Option<f64>), max_trend: f64) -> bool {
+    trend > max_trend && p.is_some_and(|p| p < TREND_SIGNIFICANCE)
+}
+
+#[cfg(test)]
+mod tests;

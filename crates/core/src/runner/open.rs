@@ -1,0 +1,169 @@
+//! The open loop of one cell: arrivals at the [`Pacer`]'s instants, each sent at once on its
+//! own task however many earlier requests are still running (no coordinated omission: a
+//! slow server never delays or skips an arrival). The dispatcher sleeps to each intended
+//! instant; when it wakes late it sends at once and the lag is recorded. Under
+//! `max_concurrency` an arrival waits client-side for a place, and that queue time is part
+//! of its latency from the intended send. Each arrival takes an idle session (a user; a
+//! conversation in multi-turn scenarios) and gives it back when its request ends.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Semaphore;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinSet;
+use tokio::time::sleep_until;
+
+use super::Shared;
+use super::request::{Start, send};
+use crate::clock::micros;
+use crate::exchange::{Exchange, Meta};
+use crate::pacer::Pacer;
+use crate::phase::Phase;
+use crate::plan::Rate;
+use crate::recorder::Record;
+use crate::transport::Transport;
+use crate::workload::{Prompt, Session, Workload};
+
+/// Idle sessions, oldest first, and how many were made.
+struct Sessions {
+    workload: Arc<dyn Workload>,
+    idle: Mutex<(VecDeque<(u32, Box<dyn Session>)>, u32)>,
+}
+
+impl Sessions {
+    /// The longest-idle session, or a new one.
+    fn take(&self) -> (u32, Box<dyn Session>) {
+        let mut guard = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let (idle, made) = &mut *guard;
+        idle.pop_front().unwrap_or_else(|| {
+            let id = *made;
+            *made += 1;
+            (id, self.workload.session(id))
+        })
+    }
+
+    fn give_back(&self, id: u32, session: Box<dyn Session>) {
+        let mut guard = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        guard.0.push_back((id, session));
+    }
+}
+
+/// Dispatches arrivals until the coordinator stops them, then waits for every request.
+pub(super) async fn run<T: Transport>(
+    rate: Rate,
+    seed: u64,
+    workload: Arc<dyn Workload>,
+    shared: Arc<Shared<T>>,
+    records: UnboundedSender<Record>,
+) {
+    let mut pacer = Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed);
+    let sessions = Arc::new(Sessions {
+        workload,
+        idle: Mutex::new((VecDeque::new(), 0)),
+    });
+    let places = rate
+        .max_concurrency
+        .map(|n| Arc::new(Semaphore::new(n as usize)));
+    let mut requests = JoinSet::new();
+    loop {
+        let intended = pacer.next_arrival();
+        tokio::select! {
+            biased;
+            _ = shared.cancel.cancelled() => break,
+            _ = shared.arrivals_stopped.cancelled() => break,
+            _ = sleep_until(shared.clock.at(intended)) => {}
+        }
+        while requests.try_join_next().is_some() {}
+        let phase = shared.schedule.phase_at(intended);
+        if phase == Phase::Measure {
+            // Counted before the task exists, so Drain never sees zero while it is queued.
+            shared.measured_in_flight.fetch_add(1, Ordering::SeqCst);
+        }
+        requests.spawn(arrive(
+            shared.clone(),
+            sessions.clone(),
+            places.clone(),
+            phase,
+            micros(intended),
+            records.clone(),
+        ));
+    }
+    while requests.join_next().await.is_some() {}
+}
+
+/// One arrival: wait for a place (if capped), take a session, send, give it back.
+async fn arrive<T: Transport>(
+    shared: Arc<Shared<T>>,
+    sessions: Arc<Sessions>,
+    places: Option<Arc<Semaphore>>,
+    phase: Phase,
+    t_intended_us: u64,
+    records: UnboundedSender<Record>,
+) {
+    let mut queue_us = None;
+    let _place = match places {
+        None => None,
+        Some(places) => {
+            let queued_at = shared.clock.now_us();
+            tokio::select! {
+                place = places.acquire_owned() => {
+                    queue_us = Some(shared.clock.now_us().saturating_sub(queued_at));
+                    place.ok()
+                }
+                _ = shared.cancel.cancelled() => {
+                    never_sent(&shared, phase, t_intended_us, queued_at, &records);
+                    return;
+                }
+            }
+        }
+    };
+    let (id, mut session) = sessions.take();
+    let prompt = session.next();
+    let start = Start {
+        id,
+        phase,
+        t_intended_us: Some(t_intended_us),
+        queue_us,
+    };
+    send(&shared, start, prompt, session.as_mut(), None, &records).await;
+    sessions.give_back(id, session);
+}
+
+/// Records an arrival still queued for a place when the cell ended: it never went out.
+fn never_sent<T>(
+    shared: &Shared<T>,
+    phase: Phase,
+    t_intended_us: u64,
+    queued_at: u64,
+    records: &UnboundedSender<Record>,
+) {
+    let measured = phase == Phase::Measure;
+    let now = shared.clock.now_us();
+    let mut exchange = Exchange::new(now);
+    exchange.outcome = shared.cancelled_outcome(measured);
+    exchange.error = Some(
+        "still queued client-side for a place under max_concurrency when the cell ended; never sent"
+            .into(),
+    );
+    let _ = records.send(Record {
+        exchange,
+        meta: Meta {
+            seq: shared.seq.fetch_add(1, Ordering::Relaxed),
+            slot: u32::MAX,
+            phase,
+            backoff_us: None,
+            t_intended_us: Some(t_intended_us),
+            queue_us: Some(now.saturating_sub(queued_at)),
+        },
+        prompt: Prompt {
+            messages: Vec::new(),
+            target_tokens: None,
+            turn: None,
+        },
+    });
+    if measured {
+        shared.measured_ended();
+    }
+}
