@@ -11,6 +11,7 @@
 //! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU).
 
 pub mod backoff;
+pub mod capacity;
 pub mod client;
 pub mod clock;
 pub mod config;

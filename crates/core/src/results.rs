@@ -4,6 +4,7 @@
 //! [`crate::sample::Sample`] lines (`requests.jsonl.gz`) and [`csv`] (`summary.csv`);
 //! [`dir::ResultsDir`] reads a whole results directory back.
 
+pub mod capacity;
 pub mod csv;
 pub mod dir;
 pub mod fingerprint;

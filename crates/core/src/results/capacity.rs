@@ -1,0 +1,164 @@
+//! `capacity.json`: the answer of each capacity search (the highest request rate within
+//! the SLO), how it was found (every probe, each a full open-loop cell with its own
+//! directory), which bound failed first, how sure the answer is, and the instance plan.
+//! Its JSON Schema is checked in at `schemas/capacity.schema.json`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::config::CapacitySlo;
+use crate::results::summary::CellStatus;
+
+/// File name, at the top of the results directory.
+pub const CAPACITY_FILE: &str = "capacity.json";
+
+/// Every search of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CapacityReport {
+    /// The bounds every probe was judged by.
+    pub slo: CapacitySlo,
+    /// A search stops when its bracket is narrower than this fraction of the passing rate.
+    pub resolution: f64,
+    /// Load the instance plans are for, req/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rps: Option<f64>,
+    /// Spare capacity the plans keep (0.2 = plan for 120% of the target).
+    pub headroom: f64,
+    /// One search per endpoint x model x scenario, in run order.
+    pub searches: Vec<CapacitySearch>,
+}
+
+/// How a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchStatus {
+    /// The bracket narrowed to the resolution: `max_rps` is the answer.
+    Found,
+    /// `max_probes` ran out first: `max_rps` is the best passing rate, the bracket wider
+    /// than asked.
+    ProbesExhausted,
+    /// Even the lowest rate probed failed the SLO.
+    NonePassed,
+    /// Ctrl-C, a failed cell or a skipped endpoint stopped the search.
+    Stopped,
+}
+
+/// Where the first probe's rate came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum StartRate {
+    /// Little's law on a closed-loop cell of the same scenario: the request rate it
+    /// completed at the highest N whose p99s met the SLO (else its lowest N).
+    ClosedLoop {
+        /// The cell (`c8`).
+        cell: String,
+        /// Its completed requests per second.
+        request_rps: f64,
+    },
+    /// `capacity.start_rps`.
+    Configured,
+    /// Neither: 1 req/s.
+    Default,
+}
+
+/// One bound checked on one probe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Check {
+    /// `ttft_p99_ms`, `tpot_p99_ms`, `e2e_p99_ms`, `error_rate` or `overloaded`.
+    pub bound: String,
+    /// The limit (0 for `overloaded`).
+    pub limit: f64,
+    /// The probe's value; absent when not measured (no successful request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// Upper end of the value's 95% confidence interval (p99s with enough samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper_ci: Option<f64>,
+    /// Lower end of that interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower_ci: Option<f64>,
+    /// Whether the bound held.
+    pub passed: bool,
+}
+
+/// One probe: a full phased open-loop cell at one rate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Probe {
+    /// Target rate, req/s.
+    pub rps: f64,
+    /// The cell directory, relative to the results directory.
+    pub dir: String,
+    /// How the cell ended.
+    pub status: CellStatus,
+    /// Whether every bound held (and the cell completed).
+    pub passed: bool,
+    /// Each bound with its value.
+    pub checks: Vec<Check>,
+    /// Requests completed per second in the window.
+    pub achieved_rps: f64,
+    /// Output tokens per second in the window (server throughput, direct).
+    pub output_tps: f64,
+}
+
+/// How sure the answer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// Every bound at the answer holds with its whole 95% interval, and the bound that
+    /// failed just above it failed with its whole interval.
+    High,
+    /// The answer passed and its neighbour failed, but an interval straddles its limit
+    /// (or a p99 rests on under 1000 samples): the true capacity may sit a probe away.
+    Medium,
+    /// No bracket (nothing passed, nothing failed, or the search stopped).
+    Low,
+}
+
+/// The instances a target load needs at the found capacity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InstancePlan {
+    /// Load to serve, req/s.
+    pub target_rps: f64,
+    /// `ceil(target / max_rps)`.
+    pub instances: u32,
+    /// Spare fraction kept.
+    pub headroom: f64,
+    /// `ceil(target x (1 + headroom) / max_rps)`.
+    pub instances_with_headroom: u32,
+}
+
+/// One search: endpoint x model x scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CapacitySearch {
+    /// Endpoint name.
+    pub endpoint: String,
+    /// Model id.
+    pub model: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// How it ended.
+    pub status: SearchStatus,
+    /// The highest rate that met the SLO, req/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rps: Option<f64>,
+    /// Output tokens per second the server delivered at that rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tps: Option<f64>,
+    /// The lowest rate that failed, req/s: the capacity lies in `[max_rps, failing_rps)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_rps: Option<f64>,
+    /// The bound that failed at the lowest rate (the first to break as load grows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failed: Option<String>,
+    /// How sure the answer is.
+    pub confidence: Confidence,
+    /// Why that confidence.
+    pub confidence_reasons: Vec<String>,
+    /// Where the first rate came from.
+    pub start: StartRate,
+    /// Instances for `target_rps`, when given and a rate passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<InstancePlan>,
+    /// Every probe, in the order run.
+    pub probes: Vec<Probe>,
+}
