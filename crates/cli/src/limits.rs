@@ -183,7 +183,7 @@ pub fn check(plan: &Plan, machine: &Machine) -> Vec<Problem> {
 /// Raises the soft open-file limit to what the largest concurrency needs (with room to
 /// spare); the plan check made sure the hard limit allows it.
 pub fn raise_open_files(plan: &Plan) {
-    let max_n = u64::from(plan.batch_sizes.iter().copied().max().unwrap_or(1));
+    let max_n = u64::from(plan.max_in_flight());
     let need = PerRequest::of(plan).files_for(max_n);
     match rlimit::increase_nofile_limit(need.saturating_mul(2)) {
         Ok(got) if got < need => tracing::warn!(

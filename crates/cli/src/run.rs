@@ -63,12 +63,21 @@ pub async fn run(
     }
     if args.dry_run {
         print!("{}", plateau_report::table::plan(&plan));
+        if let Some(c) = &plan.capacity {
+            println!(
+                "  + a capacity search per endpoint x model x scenario within {}: \
+                 2 to {} open-loop probes each, to {}% resolution",
+                c.slo.describe(),
+                c.max_probes,
+                c.resolution * 100.0
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     results::check_writable(&plan.output_dir)
         .map_err(|e| Failure::io(anyhow!("cannot write results: {e}")))?;
     limits::raise_open_files(&plan);
-    let max_n = plan.batch_sizes.iter().copied().max().unwrap_or(1) as usize;
+    let max_n = plan.max_in_flight() as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
     let (targets, sims) = preflight::resolve_targets(&plan).await?;
     let endpoint_infos = match preflight::check(&plan, &targets, &client).await {
@@ -106,6 +115,12 @@ pub async fn run(
 
     println!("{}", plateau_report::table::text(&report.summaries));
     print!("{}", plateau_report::table::turns(&report.summaries));
+    if let Some(capacity) = &report.capacity {
+        println!("capacity within {}:", capacity.slo.describe());
+        for search in &capacity.searches {
+            println!("  {}", search.answer());
+        }
+    }
     println!("results: {}", plan.output_dir.display());
     if report.interrupted {
         return Err(Failure::interrupted());

@@ -6,6 +6,7 @@
 //! with the reason; other endpoints go on. `resume` decides which earlier results stand;
 //! `run_json` keeps `run.json` honest to the end, `failed` included.
 
+mod capacity;
 mod error;
 mod resume;
 mod run_json;
@@ -24,6 +25,7 @@ use crate::live::Live;
 use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
+use crate::results::capacity::CapacityReport;
 use crate::results::fingerprint::{self, Fingerprint};
 use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
 use crate::results::summary::{
@@ -90,6 +92,9 @@ pub struct RunReport {
     pub interrupted: bool,
     /// The run's metadata as written.
     pub info: RunInfo,
+    /// The capacity searches' answers, when `capacity` is configured (also in
+    /// `capacity.json`).
+    pub capacity: Option<CapacityReport>,
 }
 
 /// Runs every cell of `plan`. An error after `run.json` is first written comes back as
@@ -117,92 +122,138 @@ async fn run_cells(
     run_path: &Path,
     info: &mut RunInfo,
 ) -> Result<RunReport, DriverError> {
-    let endpoints: Vec<_> = plan.endpoints.iter().cloned().map(Arc::new).collect();
-    let mut summaries = Vec::new();
-    let mut interrupted = false;
-    // Why each endpoint is given up on, once one of its cells gave up.
-    let mut failed_endpoints: Vec<Option<String>> = vec![None; plan.endpoints.len()];
-    // Each endpoint's failure streak, carried from one of its cells to the next.
-    let watches: Vec<Arc<GiveUp>> = plan
-        .endpoints
-        .iter()
-        .map(|_| Arc::new(GiveUp::new(plan.give_up_after)))
-        .collect();
+    let mut state = State {
+        endpoints: plan.endpoints.iter().cloned().map(Arc::new).collect(),
+        summaries: Vec::new(),
+        interrupted: false,
+        failed_endpoints: vec![None; plan.endpoints.len()],
+        watches: plan
+            .endpoints
+            .iter()
+            .map(|_| Arc::new(GiveUp::new(plan.give_up_after)))
+            .collect(),
+    };
+    let at = Place {
+        plan,
+        ctx,
+        run_path,
+    };
     for (index, cell) in cells.iter().enumerate() {
-        let dir = plan.cell_dir(cell);
-        let workload =
-            ctx.workloads
-                .workload(plan, cell)
-                .map_err(|message| DriverError::Workload {
-                    scenario: cell.scenario.clone(),
-                    message,
-                })?;
-        let fingerprint = Fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
-        if ctx.resume
-            && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
-        {
-            ctx.observer
-                .cell_finished(index, cells.len(), cell, &done, true);
-            info.cells[index].state = CellState::Resumed;
-            summaries.push(done);
-            continue;
-        }
-        if let Some(reason) = &failed_endpoints[cell.endpoint] {
-            ctx.observer
-                .cell_skipped(index, cells.len(), cell, reason.as_str());
-            info.cells[index].state = CellState::Skipped;
-            info.cells[index].reason = Some(reason.clone());
-            continue;
-        }
-        ctx.observer.cell_started(index, cells.len(), cell);
-        ctx.live.reset();
-        // What run.json says if an error stops the run inside this cell.
-        info.cells[index].state = CellState::Failed;
-        let failures = Failures {
-            give_up: watches[cell.endpoint].clone(),
-            seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        };
-        let job = Job {
-            workload,
-            fingerprint,
-            failures,
-        };
-        let (summary, gave_up) = run_one(plan, cell, &dir, job, ctx, &endpoints).await?;
-        interrupted = summary.status == CellStatus::Interrupted;
-        info.cells[index].state = summary.status.into();
-        info.cells[index].reason = summary.failure.clone();
-        if gave_up {
-            let why = summary.failure.clone().unwrap_or_default();
-            tracing::error!(
-                "{}: gave up: {why}; skipping the rest of endpoint {}",
-                info.cells[index].path,
-                plan.endpoints[cell.endpoint].name
-            );
-            failed_endpoints[cell.endpoint] =
-                Some(format!("{} gave up: {why}", info.cells[index].path));
-        }
-        ctx.observer
-            .cell_finished(index, cells.len(), cell, &summary, false);
-        summaries.push(summary);
-        results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
-        results::write_json(run_path, info)?;
-        if interrupted {
+        visit(&at, &mut state, info, index, cell).await?;
+        if state.interrupted {
             break;
         }
     }
-    let status = if interrupted {
+    let capacity = match &plan.capacity {
+        Some(config) if !state.interrupted => {
+            Some(capacity::search_all(&at, &mut state, info, config).await?)
+        }
+        _ => None,
+    };
+    let status = if state.interrupted {
         RunStatus::Interrupted
     } else {
         RunStatus::Complete
     };
     run_json::close(info, status, None);
-    results::csv::write(&plan.output_dir.join(results::CSV_FILE), &summaries)?;
+    results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
     results::write_json(run_path, info)?;
     Ok(RunReport {
-        summaries,
-        interrupted,
+        summaries: state.summaries,
+        interrupted: state.interrupted,
         info: info.clone(),
+        capacity,
     })
+}
+
+/// What every cell of a run shares.
+struct Place<'a, 'c> {
+    plan: &'a Plan,
+    ctx: &'a RunContext<'c>,
+    run_path: &'a Path,
+}
+
+/// What the run has learnt so far.
+struct State {
+    endpoints: Vec<Arc<crate::plan::Endpoint>>,
+    /// Every cell's summary so far, in run order (skipped cells have none).
+    summaries: Vec<CellSummary>,
+    /// Ctrl-C ended a cell.
+    interrupted: bool,
+    /// Why each endpoint is given up on, once one of its cells gave up.
+    failed_endpoints: Vec<Option<String>>,
+    /// Each endpoint's failure streak, carried from one of its cells to the next.
+    watches: Vec<Arc<GiveUp>>,
+}
+
+/// Runs the cell at `index` of `run.json`'s list, reuses it (`--resume`), or skips it (its
+/// endpoint gave up); returns its summary, `None` when skipped.
+async fn visit(
+    at: &Place<'_, '_>,
+    state: &mut State,
+    info: &mut RunInfo,
+    index: usize,
+    cell: &Cell,
+) -> Result<Option<CellSummary>, DriverError> {
+    let (plan, ctx) = (at.plan, at.ctx);
+    let total = info.cells.len();
+    let dir = plan.cell_dir(cell);
+    let workload = ctx
+        .workloads
+        .workload(plan, cell)
+        .map_err(|message| DriverError::Workload {
+            scenario: cell.scenario.clone(),
+            message,
+        })?;
+    let fingerprint = Fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
+    if ctx.resume
+        && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
+    {
+        ctx.observer.cell_finished(index, total, cell, &done, true);
+        info.cells[index].state = CellState::Resumed;
+        state.summaries.push(done.clone());
+        return Ok(Some(done));
+    }
+    if let Some(reason) = &state.failed_endpoints[cell.endpoint] {
+        ctx.observer
+            .cell_skipped(index, total, cell, reason.as_str());
+        info.cells[index].state = CellState::Skipped;
+        info.cells[index].reason = Some(reason.clone());
+        return Ok(None);
+    }
+    ctx.observer.cell_started(index, total, cell);
+    ctx.live.reset();
+    // What run.json says if an error stops the run inside this cell.
+    info.cells[index].state = CellState::Failed;
+    let failures = Failures {
+        give_up: state.watches[cell.endpoint].clone(),
+        seed: plan.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    };
+    let job = Job {
+        workload,
+        fingerprint,
+        failures,
+    };
+    let (summary, gave_up) = run_one(plan, cell, &dir, job, ctx, &state.endpoints).await?;
+    state.interrupted = summary.status == CellStatus::Interrupted;
+    info.cells[index].state = summary.status.into();
+    info.cells[index].reason = summary.failure.clone();
+    if gave_up {
+        let why = summary.failure.clone().unwrap_or_default();
+        tracing::error!(
+            "{}: gave up: {why}; skipping the rest of endpoint {}",
+            info.cells[index].path,
+            plan.endpoints[cell.endpoint].name
+        );
+        state.failed_endpoints[cell.endpoint] =
+            Some(format!("{} gave up: {why}", info.cells[index].path));
+    }
+    ctx.observer
+        .cell_finished(index, total, cell, &summary, false);
+    state.summaries.push(summary.clone());
+    results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
+    results::write_json(at.run_path, info)?;
+    Ok(Some(summary))
 }
 
 fn relative(plan: &Plan, cell: &Cell) -> String {

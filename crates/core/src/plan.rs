@@ -324,6 +324,21 @@ impl Plan {
         cells
     }
 
+    /// The most requests the run may hold in flight at once: the largest N, or for open
+    /// loops `max_concurrency` (else [`OPEN_LOOP_SESSIONS`], past which an open loop is
+    /// far beyond any server's capacity anyway). Sizes the connection pool and the
+    /// open-file limit.
+    pub fn max_in_flight(&self) -> u32 {
+        let closed = self.batch_sizes.iter().copied().max().unwrap_or(1);
+        let open = !self.request_rates.is_empty() || self.capacity.is_some();
+        let open = if open {
+            self.max_concurrency.unwrap_or(OPEN_LOOP_SESSIONS)
+        } else {
+            1
+        };
+        closed.max(open)
+    }
+
     /// The open-loop load at `rps` with the plan's arrival process and cap.
     pub fn rate(&self, rps: f64) -> Load {
         Load::Rate(Rate {
@@ -347,12 +362,21 @@ impl Plan {
 
     /// The run's shortest and longest wall time: Drain takes between nothing and its limit
     /// (for a derived limit, its typical value, 30 s: longer only for cells whose requests
-    /// take over 15 s).
+    /// take over 15 s), and capacity searches between 2 and `max_probes` probes each.
     pub fn estimated_duration(&self) -> (Duration, Duration) {
-        let cells = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
+        let listed = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
+        // A capacity search runs at least 2 probes (a pass and a failure), at most
+        // `max_probes`, for every endpoint x model x scenario.
+        let searches = (self.endpoints.len() * self.models.len() * self.scenarios.len()) as u32;
+        let (fewest, most) = self.capacity.as_ref().map_or((0, 0), |c| {
+            (2 * searches, c.max_probes.saturating_mul(searches))
+        });
         let p = self.phases;
         let base = p.fill + p.stabilize + p.measure;
-        (base * cells, (base + p.drain.typical()) * cells)
+        (
+            base * (listed + fewest),
+            (base + p.drain.typical()) * (listed + most),
+        )
     }
 
     /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`

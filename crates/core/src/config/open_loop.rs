@@ -83,6 +83,26 @@ pub struct CapacitySlo {
     pub max_error_rate: Option<f64>,
 }
 
+impl CapacitySlo {
+    /// The bounds in words: `TTFT p99 <= 500 ms, error rate <= 1%`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (name, bound) in [
+            ("TTFT", self.ttft_p99_ms),
+            ("TPOT", self.tpot_p99_ms),
+            ("E2E", self.e2e_p99_ms),
+        ] {
+            if let Some(ms) = bound {
+                parts.push(format!("{name} p99 <= {ms} ms"));
+            }
+        }
+        if let Some(e) = self.max_error_rate {
+            parts.push(format!("error rate <= {}%", e * 100.0));
+        }
+        parts.join(", ")
+    }
+}
+
 fn default_headroom() -> f64 {
     0.2
 }
@@ -123,6 +143,16 @@ mod tests {
         let c: CapacityConfig = serde_json::from_str(r#"{"slo": {"ttft_p99_ms": 500}}"#).unwrap();
         assert_eq!((c.headroom, c.resolution, c.max_probes), (0.2, 0.1, 12));
         assert_eq!(c.slo.ttft_p99_ms, Some(500.0));
+        assert_eq!(c.slo.describe(), "TTFT p99 <= 500 ms");
+        let slo = CapacitySlo {
+            tpot_p99_ms: Some(50.0),
+            max_error_rate: Some(0.01),
+            ..c.slo
+        };
+        assert_eq!(
+            slo.describe(),
+            "TTFT p99 <= 500 ms, TPOT p99 <= 50 ms, error rate <= 1%"
+        );
         assert!(serde_json::from_str::<CapacityConfig>(r#"{"slo": {"ttft_p99": 5}}"#).is_err());
     }
 }

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::CapacitySlo;
+use crate::plan::format_rps;
 use crate::results::summary::CellStatus;
 
 /// File name, at the top of the results directory.
@@ -161,4 +162,47 @@ pub struct CapacitySearch {
     pub plan: Option<InstancePlan>,
     /// Every probe, in the order run.
     pub probes: Vec<Probe>,
+}
+
+impl CapacitySearch {
+    /// The answer in one line, for the log and the console:
+    /// `sim/m/A1: 22.3 req/s (2230 output tok/s) within the SLO; ...`.
+    pub fn answer(&self) -> String {
+        let a = self;
+        let who = format!("{}/{}/{}", a.endpoint, a.model, a.scenario);
+        let Some(max) = a.max_rps else {
+            return match a.status {
+                SearchStatus::Stopped => format!("{who}: search stopped before an answer"),
+                _ => format!(
+                    "{who}: no rate met the SLO (lowest probed {} req/s)",
+                    a.probes.iter().map(|p| p.rps).fold(f64::INFINITY, f64::min)
+                ),
+            };
+        };
+        let mut line = format!(
+            "{who}: {} req/s ({:.0} output tok/s) within the SLO",
+            format_rps(max),
+            a.max_output_tps.unwrap_or_default()
+        );
+        if let Some(fail) = a.failing_rps {
+            line += &format!(
+                "; {} fails at {} req/s",
+                a.first_failed.as_deref().unwrap_or("the SLO"),
+                format_rps(fail)
+            );
+        }
+        line +=
+            &format!("; confidence {:?}, {} probes", a.confidence, a.probes.len()).to_lowercase();
+        if let Some(p) = &a.plan {
+            line += &format!(
+                "; {} req/s needs {} instance{} ({} with {:.0}% headroom)",
+                format_rps(p.target_rps),
+                p.instances,
+                if p.instances == 1 { "" } else { "s" },
+                p.instances_with_headroom,
+                p.headroom * 100.0
+            );
+        }
+        line
+    }
 }

@@ -37,7 +37,7 @@ pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Pat
         e.url = Some(url.clone());
     }
     let plan = Plan::build(&config, &|_| None).unwrap();
-    let max_n = plan.batch_sizes.iter().copied().max().unwrap() as usize;
+    let max_n = plan.max_in_flight() as usize;
     let workload = FixedPrompt::new("Say something about closed-loop benchmarks.", None);
     let report = driver::run_plan(
         &plan,
@@ -66,5 +66,14 @@ pub fn at(report: &RunReport, n: u32) -> &CellSummary {
         .summaries
         .iter()
         .find(|s| s.cell.load.concurrency == Some(n))
+        .unwrap()
+}
+
+/// The one summary of an open loop at `rps`.
+pub fn at_rate(report: &RunReport, rps: f64) -> &CellSummary {
+    report
+        .summaries
+        .iter()
+        .find(|s| s.cell.load.request_rate == Some(rps))
         .unwrap()
 }

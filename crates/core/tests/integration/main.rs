@@ -11,6 +11,7 @@ mod calibration;
 mod common;
 mod faults;
 mod https;
+mod open_loop;
 mod realistic;
 mod resend;
 mod schema;
