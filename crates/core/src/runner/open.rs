@@ -26,10 +26,13 @@ use crate::recorder::Record;
 use crate::transport::Transport;
 use crate::workload::{Prompt, Session, Workload};
 
+/// Idle sessions (id and session), oldest first, and how many were made.
+type Idle = (VecDeque<(u32, Box<dyn Session>)>, u32);
+
 /// Idle sessions, oldest first, and how many were made.
 struct Sessions {
     workload: Arc<dyn Workload>,
-    idle: Mutex<(VecDeque<(u32, Box<dyn Session>)>, u32)>,
+    idle: Mutex<Idle>,
 }
 
 impl Sessions {
