@@ -11,6 +11,7 @@
 //! [`font`] and one shared [`style`]; [`html`], [`markdown`] and core's CSV writer lay out
 //! the tables ([`tables`]). [`table`] formats the text tables `plateau run` prints.
 
+pub mod capacity;
 pub mod error;
 pub mod figures;
 pub mod font;
