@@ -1,7 +1,8 @@
 //! What the capacity section of report.html and summary.md says, from `capacity.json`:
 //! the SLO, each search's answer as labelled facts (max req/s, output tok/s, the bracket,
 //! the first bound to fail, confidence, status, instance plan) and its probes as a table of
-//! text. Writers lay them out; every number is read from the file.
+//! text. Writers lay them out; every number is read from the file (measurements with three
+//! significant digits, configured limits as given).
 
 use plateau_core::config::CapacitySlo;
 use plateau_core::plan::format_rps;
@@ -10,17 +11,17 @@ use plateau_core::results::capacity::{
 };
 use plateau_core::results::summary::CellStatus;
 
-use crate::style::number;
+use crate::style::{number, tick};
 
 /// `TTFT p99 ≤ 500 ms, error rate ≤ 0.01`: the bounds every probe was judged by.
 pub fn slo(slo: &CapacitySlo) -> String {
-    let ms = |name: &str, v: Option<f64>| v.map(|v| format!("{name} ≤ {} ms", number(v)));
+    let ms = |name: &str, v: Option<f64>| v.map(|v| format!("{name} ≤ {} ms", tick(v)));
     let parts: Vec<String> = [
         ms("TTFT p99", slo.ttft_p99_ms),
         ms("TPOT p99", slo.tpot_p99_ms),
         ms("E2E p99", slo.e2e_p99_ms),
         slo.max_error_rate
-            .map(|v| format!("error rate ≤ {}", number(v))),
+            .map(|v| format!("error rate ≤ {}", tick(v))),
     ]
     .into_iter()
     .flatten()
@@ -101,7 +102,7 @@ pub fn facts(report: &CapacityReport, s: &CapacitySearch) -> Vec<(&'static str, 
             p.instances,
             if p.instances == 1 { "" } else { "s" },
             p.instances_with_headroom,
-            number(p.headroom * 100.0)
+            tick(p.headroom * 100.0)
         ),
         (None, Some(t)) => format!("{} req/s target: no rate passed", format_rps(t)),
         (None, None) => "no target_rps configured".into(),
@@ -171,8 +172,8 @@ fn check(c: &Check) -> String {
             "{} {} {}",
             number(v),
             if c.passed { "≤" } else { ">" },
-            number(c.limit)
+            tick(c.limit)
         ),
-        None => format!("not measured (limit {})", number(c.limit)),
+        None => format!("not measured (limit {})", tick(c.limit)),
     }
 }
