@@ -6,11 +6,14 @@
 //! [`render`] is the whole pipeline, shared by `plateau report` and `cargo xtask figures`:
 //! the results directory is read once ([`plateau_core::results::dir::ResultsDir`]) and
 //! checked ([`plateau_core::validate::check_dir`]); [`matrix::Matrix`] places each cell by
-//! series (endpoint x model), scenario and concurrency; [`quantity`] names where each shown
-//! value lives in a summary; [`figures`] draws every figure as PNG and SVG with the embedded
-//! [`font`] and one shared [`style`]; [`html`], [`markdown`] and core's CSV writer lay out
-//! the tables ([`tables`]). [`table`] formats the text tables `plateau run` prints.
+//! series (endpoint x model), scenario and load (concurrency N for the closed loop, request
+//! rate for the open loop); [`quantity`] names where each shown value lives in a summary;
+//! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared
+//! [`style`]; [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
+//! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]).
+//! [`table`] formats the text tables `plateau run` prints.
 
+pub mod capacity;
 pub mod error;
 pub mod figures;
 pub mod font;

@@ -1,21 +1,39 @@
-//! summary.md: the run in a few lines, the failed checks and warnings, and the results
-//! table of each scenario, as GitHub-flavoured Markdown (pastes into an issue or a PR).
+//! summary.md: the run in a few lines, the capacity answer when the run searched for one,
+//! the failed checks and warnings, and the results tables of each scenario (closed loop,
+//! open loop), as GitHub-flavoured Markdown (pastes into an issue or a PR).
 
 use std::fmt::Write;
 
+use plateau_core::results::capacity::CapacityReport;
 use plateau_core::results::run_info::RunInfo;
 use plateau_core::validate::{Finding, Severity};
 
 use crate::matrix::Matrix;
-use crate::tables::{self, COLUMNS};
+use crate::{capacity, tables};
+
+/// What summary.md shows.
+pub struct Input<'a> {
+    /// The cells.
+    pub m: &'a Matrix<'a>,
+    /// The results directory as given.
+    pub results_dir: &'a str,
+    /// `run.json`, when it was read.
+    pub run: Option<&'a RunInfo>,
+    /// `capacity.json`, when the run searched for capacity.
+    pub capacity: Option<&'a CapacityReport>,
+    /// Findings of the checks.
+    pub findings: &'a [Finding],
+}
 
 /// The Markdown text.
-pub fn render(
-    m: &Matrix,
-    results_dir: &str,
-    run: Option<&RunInfo>,
-    findings: &[Finding],
-) -> String {
+pub fn render(input: &Input) -> String {
+    let Input {
+        m,
+        results_dir,
+        run,
+        capacity,
+        findings,
+    } = *input;
     let mut out = String::new();
     let _ = writeln!(out, "# plateau results: {}\n", cell(results_dir));
     let _ = writeln!(out, "{}\n", cell(&m.subtitle()));
@@ -28,8 +46,11 @@ pub fn render(
             run.started_at.to_rfc3339(),
             run.wall_duration_s
                 .map_or(String::new(), |s| format!(", {s:.0} s")),
-            m.cells.len()
+            m.all().count()
         );
+    }
+    if let Some(report) = capacity {
+        capacity_section(&mut out, report);
     }
     let fails = findings
         .iter()
@@ -59,7 +80,7 @@ pub fn render(
         out.push('\n');
     }
     for g in tables::groups(m) {
-        let _ = writeln!(out, "## {}\n", cell(&g.scenario.title()));
+        let _ = writeln!(out, "## {}\n", cell(&g.title()));
         let series = g.rows.iter().any(|r| r.series.is_some());
         let mut head: Vec<String> = Vec::new();
         let mut align: Vec<&str> = Vec::new();
@@ -67,9 +88,13 @@ pub fn render(
             head.push("series".into());
             align.push(":--");
         }
-        for q in &COLUMNS {
+        for q in g.columns {
             head.push(tables::header(q));
             align.push("--:");
+        }
+        if g.open {
+            head.push("overloaded".into());
+            align.push(":--");
         }
         head.push("steady".into());
         align.push(":--");
@@ -80,8 +105,11 @@ pub fn render(
             if let Some(s) = row.series {
                 cells.push(cell(s));
             }
-            for q in &COLUMNS {
+            for q in g.columns {
                 cells.push(q.text(row.summary).unwrap_or_else(|| "–".into()));
+            }
+            if g.open {
+                cells.push(tables::overloaded(row.summary).0.into());
             }
             let (word, why) = tables::verdict(row.summary);
             cells.push(if why.is_empty() {
@@ -95,9 +123,39 @@ pub fn render(
     }
     out.push_str(
         "Latencies in ms over requests started in the measure window; throughputs in output \
-         tokens/s; jitter = ITL p99 / ITL p50. Figures and the full report: report.html.\n",
+         tokens/s; jitter = ITL p99 / ITL p50. Open loop: latencies from the intended send; \
+         an overloaded cell's percentiles say only how long its window was. Figures and the \
+         full report: report.html.\n",
     );
     out
+}
+
+/// The capacity answer of every search, its facts and its probes.
+fn capacity_section(out: &mut String, report: &CapacityReport) {
+    let _ = writeln!(
+        out,
+        "## Capacity\n\nThe highest request rate within the SLO ({}).\n",
+        cell(&capacity::slo(&report.slo))
+    );
+    for s in &report.searches {
+        let _ = writeln!(
+            out,
+            "### {}: {}\n",
+            cell(&capacity::title(s)),
+            cell(&capacity::headline(s))
+        );
+        for (label, text) in capacity::facts(report, s) {
+            let _ = writeln!(out, "- {label}: {}", cell(&text));
+        }
+        let (head, rows) = capacity::probes(s);
+        let _ = writeln!(out, "\n| {} |", head.join(" | "));
+        let _ = writeln!(out, "|{}|", vec!["--:"; head.len()].join("|"));
+        for row in rows {
+            let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+    }
 }
 
 /// `text` safe inside a table cell or a line: pipes escaped, line breaks as spaces.

@@ -1,10 +1,12 @@
-//! The run as a matrix: which series (endpoint x model), scenarios and concurrencies it
-//! holds, and each cell's summary at its coordinates. Figures and tables read cells through
-//! [`Matrix`]; nothing here computes a number.
+//! The run as a matrix: which series (endpoint x model), scenarios and loads it holds, and
+//! each cell's summary at its coordinates. Closed-loop cells sit on the concurrency axis
+//! ([`Matrix::cells`]), open-loop cells on the request-rate axis ([`Matrix::open`]). Figures
+//! and tables read cells through [`Matrix`]; nothing here computes a number.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use plateau_core::plan::Load;
 use plateau_core::results::dir::ResultsDir;
 use plateau_core::results::summary::CellSummary;
 
@@ -56,19 +58,32 @@ pub struct Cell<'a> {
     pub series: usize,
     /// Index into [`Matrix::scenarios`].
     pub scenario: usize,
+    /// Its load: N (closed loop) or a request rate (open loop).
+    pub load: Load,
 }
 
-/// The readable cells of a results directory, ordered by series, scenario, concurrency.
+/// The readable cells of a results directory: closed-loop cells ordered by series,
+/// scenario, concurrency; open-loop cells by series, scenario, target rate.
 #[derive(Debug)]
 pub struct Matrix<'a> {
-    /// Cells in order.
+    /// Closed-loop cells in order.
     pub cells: Vec<Cell<'a>>,
+    /// Open-loop cells in order.
+    pub open: Vec<Cell<'a>>,
     /// Series in the run's order of endpoints and models (`run.json`), others after, sorted.
     pub series: Vec<Series>,
     /// Scenarios in the run's order (`run.json`), others after, sorted.
     pub scenarios: Vec<Scenario>,
     /// Every concurrency present, ascending.
     pub concurrencies: Vec<u32>,
+}
+
+/// Where a cell sorts on its axis: N, or the rate.
+fn position(load: &Load) -> f64 {
+    match load {
+        Load::Concurrency(n) => f64::from(*n),
+        Load::Rate(r) => r.rps,
+    }
 }
 
 impl<'a> Matrix<'a> {
@@ -143,10 +158,9 @@ impl<'a> Matrix<'a> {
             })
             .collect();
 
-        let mut cells: Vec<Cell> = read
+        let (mut cells, mut open): (Vec<Cell>, Vec<Cell>) = read
             .iter()
             .filter_map(|&(c, s)| {
-                s.cell.load.concurrency?;
                 Some(Cell {
                     rel: &c.rel,
                     dir: &c.dir,
@@ -155,26 +169,31 @@ impl<'a> Matrix<'a> {
                         .iter()
                         .position(|x| x.endpoint == s.cell.endpoint && x.model == s.cell.model)?,
                     scenario: scenarios.iter().position(|x| x.id == s.cell.scenario)?,
+                    load: s.cell.load.load()?,
                 })
             })
-            .collect();
-        cells.sort_by_key(|c| {
-            (
-                c.series,
-                c.scenario,
-                c.summary.cell.load.concurrency.unwrap_or_default(),
-            )
-        });
-        let concurrencies: BTreeSet<u32> = cells
-            .iter()
-            .map(|c| c.summary.cell.load.concurrency.unwrap_or_default())
-            .collect();
+            .partition(|c| matches!(c.load, Load::Concurrency(_)));
+        for list in [&mut cells, &mut open] {
+            list.sort_by(|a, b| {
+                (a.series, a.scenario)
+                    .cmp(&(b.series, b.scenario))
+                    .then(position(&a.load).total_cmp(&position(&b.load)))
+            });
+        }
+        let concurrencies: BTreeSet<u32> =
+            cells.iter().filter_map(|c| c.load.concurrency()).collect();
         Matrix {
             cells,
+            open,
             series,
             scenarios,
             concurrencies: concurrencies.into_iter().collect(),
         }
+    }
+
+    /// Every cell, closed loop then open loop.
+    pub fn all(&self) -> impl Iterator<Item = &Cell<'a>> {
+        self.cells.iter().chain(&self.open)
     }
 
     /// The summary at (`series`, `scenario`, `concurrency`), if that cell exists.
@@ -184,17 +203,33 @@ impl<'a> Matrix<'a> {
             .find(|c| {
                 c.series == series
                     && c.scenario == scenario
-                    && c.summary.cell.load.concurrency.unwrap_or_default() == concurrency
+                    && c.load.concurrency() == Some(concurrency)
             })
             .map(|c| c.summary)
     }
 
-    /// The cells of one series in one scenario, by concurrency.
-    pub fn line(&self, series: usize, scenario: usize) -> Vec<&'a CellSummary> {
+    /// The closed-loop cells of one series in one scenario: `(N, summary)` by concurrency.
+    pub fn line(&self, series: usize, scenario: usize) -> Vec<(u32, &'a CellSummary)> {
         self.cells
             .iter()
             .filter(|c| c.series == series && c.scenario == scenario)
-            .map(|c| c.summary)
+            .filter_map(|c| Some((c.load.concurrency()?, c.summary)))
+            .collect()
+    }
+
+    /// The open-loop cells of one series in one scenario: `(target req/s, summary)` by rate.
+    pub fn rate_line(&self, series: usize, scenario: usize) -> Vec<(f64, &'a CellSummary)> {
+        self.open
+            .iter()
+            .filter(|c| c.series == series && c.scenario == scenario)
+            .filter_map(|c| Some((c.load.rate()?.rps, c.summary)))
+            .collect()
+    }
+
+    /// The scenarios (indices into [`Matrix::scenarios`]) with open-loop cells, in order.
+    pub fn open_scenarios(&self) -> Vec<usize> {
+        (0..self.scenarios.len())
+            .filter(|&k| self.open.iter().any(|c| c.scenario == k))
             .collect()
     }
 

@@ -1,17 +1,18 @@
-//! The report pipeline ([`render`]): read the results directory once, check it, draw every
-//! figure (timelines read their cell's records; figures are drawn in parallel, one per
+//! The report pipeline ([`render`]): read the results directory (and `capacity.json`, when
+//! a capacity search ran) once, check it, draw every figure (timelines read their cell's records; figures are drawn in parallel, one per
 //! worker at a time), then write report.html, summary.md and summary.csv.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use plateau_core::results::capacity::{CAPACITY_FILE, CapacityReport};
 use plateau_core::results::dir::ResultsDir;
-use plateau_core::results::{self, CSV_FILE, read_samples};
+use plateau_core::results::{self, CSV_FILE, read_json, read_samples};
 use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, Timeline};
-use crate::matrix::Matrix;
+use crate::matrix::{Cell, Matrix};
 use crate::{font, html, markdown};
 
 /// report.html's file name.
@@ -117,8 +118,18 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     if let Some(Err(e)) = &dir.run {
         unreadable.push(e.to_string());
     }
+    let capacity_path = opts.results_dir.join(CAPACITY_FILE);
+    let capacity: Option<CapacityReport> =
+        match capacity_path.exists().then(|| read_json(&capacity_path)) {
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => {
+                unreadable.push(e.to_string());
+                None
+            }
+            None => None,
+        };
     let m = Matrix::new(&dir);
-    if m.cells.is_empty() {
+    if m.all().next().is_none() {
         return Err(ReportError::NoCells {
             path: opts.results_dir.clone(),
             errors: unreadable.iter().map(|e| format!("\n  {e}")).collect(),
@@ -137,12 +148,13 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         source,
     })?;
 
-    let overview = figures::overview(&m, compare_at);
-    let jobs: Vec<Job> = (0..m.cells.len())
+    let overview = figures::overview(&m, compare_at, capacity.as_ref());
+    let cells: Vec<Cell> = m.all().copied().collect();
+    let jobs: Vec<Job> = (0..cells.len())
         .map(Job::Timeline)
         .chain((0..overview.len()).map(Job::Overview))
         .collect();
-    let done = parallel(&jobs, |job| run(job, &m, &overview, &opts.figures_dir));
+    let done = parallel(&jobs, |job| run(job, &cells, &overview, &opts.figures_dir));
     let mut findings = validate::check_dir(&dir, &opts.thresholds, Records::Skip);
     let (mut shown, mut timelines) = (Vec::new(), Vec::new());
     for (job, result) in jobs.iter().zip(done) {
@@ -167,17 +179,24 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         m: &m,
         results_dir: &shown_dir,
         run,
+        capacity: capacity.as_ref(),
         findings: &findings,
         overview: &shown,
         timelines: &timelines,
     });
     let html_path = root.join(HTML_FILE);
     results::write_atomic(&html_path, page.as_bytes()).map_err(ReportError::Output)?;
-    let md = markdown::render(&m, &shown_dir, dir.run_info(), &findings);
+    let md = markdown::render(&markdown::Input {
+        m: &m,
+        results_dir: &shown_dir,
+        run: dir.run_info(),
+        capacity: capacity.as_ref(),
+        findings: &findings,
+    });
     let md_path = root.join(MARKDOWN_FILE);
     results::write_atomic(&md_path, md.as_bytes()).map_err(ReportError::Output)?;
     let csv_path = root.join(CSV_FILE);
-    let summaries: Vec<_> = m.cells.iter().map(|c| c.summary.clone()).collect();
+    let summaries: Vec<_> = cells.iter().map(|c| c.summary.clone()).collect();
     results::csv::write(&csv_path, &summaries).map_err(ReportError::Output)?;
 
     Ok(Output {
@@ -185,21 +204,22 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         markdown: md_path,
         csv: csv_path,
         figures: shown.into_iter().chain(timelines).collect(),
-        cells: m.cells.len(),
+        cells: cells.len(),
         findings,
         unreadable,
     })
 }
 
-/// Draws one figure; a timeline whose records cannot be read gives a finding instead.
-fn run(job: &Job, m: &Matrix, overview: &[Plot], dir: &Path) -> Result<Done, ReportError> {
+/// Draws one figure (a timeline of one of `cells`); a timeline whose records cannot be read
+/// gives a finding instead.
+fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done, ReportError> {
     match *job {
         Job::Overview(i) => Ok(Done {
             rendered: Some(figures::save(&overview[i], dir)?),
             ..Done::default()
         }),
         Job::Timeline(i) => {
-            let cell = m.cells[i];
+            let cell = cells[i];
             let s = cell.summary;
             if s.records.write_error.is_some() {
                 return Ok(Done::default());
@@ -213,7 +233,7 @@ fn run(job: &Job, m: &Matrix, overview: &[Plot], dir: &Path) -> Result<Done, Rep
                 Ok(samples) => Ok(Done {
                     finding: validate::check_records(s, Ok(samples.len())),
                     rendered: Some(figures::save(
-                        &Plot::Timeline(Timeline::new(s, &samples)),
+                        &Plot::Timeline(Timeline::new(s, cell.load, &samples)),
                         dir,
                     )?),
                     unreadable: None,

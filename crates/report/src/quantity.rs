@@ -103,15 +103,74 @@ macro_rules! quantity {
     };
 }
 
+quantity!(CONCURRENCY, "cell.concurrency", "N", "", Count, |s| s
+    .cell
+    .load
+    .concurrency
+    .map(|n| Reading::plain(f64::from(n))));
 quantity!(
-    CONCURRENCY,
-    "cell.load.concurrency.unwrap_or_default()",
-    "N",
-    "",
-    Count,
-    |s| Some(Reading::plain(f64::from(
-        s.cell.load.concurrency.unwrap_or_default()
-    )))
+    TARGET_RPS,
+    "cell.request_rate",
+    "target rate",
+    "req/s",
+    Measure,
+    |s| s.cell.load.request_rate.map(Reading::plain)
+);
+quantity!(
+    OFFERED_RPS,
+    "load.offered_rps",
+    "offered",
+    "req/s",
+    Measure,
+    |s| s
+        .metrics
+        .load
+        .as_ref()
+        .map(|l| Reading::plain(l.offered_rps))
+);
+quantity!(
+    ACHIEVED_RPS,
+    "load.achieved_rps",
+    "achieved",
+    "req/s",
+    Measure,
+    |s| s
+        .metrics
+        .load
+        .as_ref()
+        .map(|l| Reading::plain(l.achieved_rps))
+);
+quantity!(
+    SCHEDULE_LAG_P99,
+    "load.schedule_lag_ms.p99",
+    "schedule lag p99",
+    "ms",
+    Measure,
+    |s| p99(s
+        .metrics
+        .load
+        .as_ref()
+        .map_or(&None, |l| &l.schedule_lag_ms))
+);
+quantity!(
+    QUEUE_P99,
+    "load.queue_ms.p99",
+    "queue p99",
+    "ms",
+    Measure,
+    |s| p99(s.metrics.load.as_ref().map_or(&None, |l| &l.queue_ms))
+);
+quantity!(
+    GOODPUT_RPS,
+    "goodput.rate_rps",
+    "goodput",
+    "req/s",
+    Measure,
+    |s| s
+        .metrics
+        .goodput
+        .as_ref()
+        .map(|g| Reading::plain(g.rate_rps))
 );
 quantity!(OK, "requests.measured_ok", "ok", "", Count, |s| Some(
     Reading::plain(s.metrics.requests.measured_ok as f64)

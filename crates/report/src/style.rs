@@ -28,6 +28,8 @@ pub const TEXT: RGBColor = RGBColor(30, 30, 30);
 pub const MUTED: RGBColor = RGBColor(100, 100, 100);
 /// Grid lines.
 pub const GRID: RGBColor = RGBColor(225, 225, 225);
+/// Reference lines (the diagonal y = x).
+pub const REFERENCE: RGBColor = RGBColor(170, 170, 170);
 /// Marks a cell that failed a check.
 pub const ALERT: RGBColor = RGBColor(200, 30, 30);
 /// Empty heatmap cells.

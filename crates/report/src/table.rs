@@ -1,10 +1,11 @@
-//! Plain-text tables for the terminal: the per-cell results table, a one-line result per
-//! cell, and the dry-run plan. Formatting only.
+//! Plain-text tables for the terminal: the per-cell results table (closed-loop cells, then
+//! open-loop cells with their load columns), a one-line result per cell, and the dry-run
+//! plan. Formatting only.
 
 use std::fmt::Write;
 
-use plateau_core::metrics::{Distribution, TtftBasis};
-use plateau_core::plan::Plan;
+use plateau_core::metrics::{Distribution, LoadMetrics, TtftBasis};
+use plateau_core::plan::{Plan, format_rps};
 use plateau_core::results::summary::{CellStatus, CellSummary};
 use plateau_core::validate::cell_label;
 
@@ -17,8 +18,10 @@ const COLUMNS: &[Column] = &[
     ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
     ("TTFT p50", 9, |s| ttft(s, |d| d.p50)),
     ("TTFT p99", 9, |s| ttft(s, |d| d.p99)),
-    ("TPOT p50", 9, |s| ms(&s.metrics.tpot_ms, |d| d.p50)),
-    ("ITL p50", 8, |s| ms(&s.metrics.itl_chunk_ms, |d| d.p50)),
+    ("TPOT p50", 9, |s| ms(s.metrics.tpot_ms.as_ref(), |d| d.p50)),
+    ("ITL p50", 8, |s| {
+        ms(s.metrics.itl_chunk_ms.as_ref(), |d| d.p50)
+    }),
     ("jitter", 7, |s| {
         s.metrics
             .jitter
@@ -38,8 +41,62 @@ const COLUMNS: &[Column] = &[
     ("steady", 7, |s| verdict(s).into()),
 ];
 
-/// The results table, one row per cell.
+/// The columns of open-loop cells.
+const OPEN_COLUMNS: &[Column] = &[
+    ("cell", 0, cell_label),
+    ("ok", 6, |s| s.metrics.requests.measured_ok.to_string()),
+    ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
+    ("rate", 7, |s| {
+        s.cell.load.request_rate.map_or("-".into(), format_rps)
+    }),
+    ("offered", 8, |s| rps(s, |l| l.offered_rps)),
+    ("achieved", 9, |s| rps(s, |l| l.achieved_rps)),
+    ("lag p99", 8, |s| {
+        ms(load(s).and_then(|l| l.schedule_lag_ms.as_ref()), |d| d.p99)
+    }),
+    ("queue p99", 10, |s| {
+        ms(load(s).and_then(|l| l.queue_ms.as_ref()), |d| d.p99)
+    }),
+    ("TTFT p50", 9, |s| ttft(s, |d| d.p50)),
+    ("TTFT p99", 9, |s| ttft(s, |d| d.p99)),
+    ("TPOT p50", 9, |s| ms(s.metrics.tpot_ms.as_ref(), |d| d.p50)),
+    ("server t/s", 11, |s| {
+        num(Some(s.metrics.throughput.server_direct_tps))
+    }),
+    ("steady", 7, |s| verdict(s).into()),
+];
+
+fn load(s: &CellSummary) -> Option<&LoadMetrics> {
+    s.metrics.load.as_ref()
+}
+
+fn rps(s: &CellSummary, f: fn(&LoadMetrics) -> f64) -> String {
+    load(s).map_or("-".into(), |l| format!("{:.2}", f(l)))
+}
+
+/// The results table, one row per cell: closed-loop cells, then (under their own header)
+/// open-loop cells.
 pub fn text(summaries: &[CellSummary]) -> String {
+    let (open, closed): (Vec<&CellSummary>, Vec<&CellSummary>) = summaries
+        .iter()
+        .partition(|s| s.cell.load.request_rate.is_some());
+    let mut out = String::new();
+    if !closed.is_empty() {
+        out.push_str(&columns(COLUMNS, &closed));
+        out.push_str("times in ms; t/s = output tokens per second; conc = mean achieved concurrency in Measure\n");
+    }
+    if !open.is_empty() {
+        out.push_str(&columns(OPEN_COLUMNS, &open));
+        out.push_str("open loop: rates in req/s; TTFT from the intended send; lag = schedule lag; OVERL. = overloaded (arrivals outpaced the server)\n");
+    }
+    if summaries.iter().any(whole_response) {
+        out.push_str("* stream: false: TTFT is the time to the whole response\n");
+    }
+    out
+}
+
+/// `summaries` under the header of `columns`.
+fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
     let first = summaries
         .iter()
         .map(|s| cell_label(s).len())
@@ -47,7 +104,7 @@ pub fn text(summaries: &[CellSummary]) -> String {
         .unwrap_or(4)
         .max(4);
     let mut out = String::new();
-    for (i, (h, w, _)) in COLUMNS.iter().enumerate() {
+    for (i, (h, w, _)) in columns.iter().enumerate() {
         let _ = if i == 0 {
             write!(out, "{h:<first$}")
         } else {
@@ -56,7 +113,7 @@ pub fn text(summaries: &[CellSummary]) -> String {
     }
     out.push('\n');
     for s in summaries {
-        for (i, (_, w, get)) in COLUMNS.iter().enumerate() {
+        for (i, (_, w, get)) in columns.iter().enumerate() {
             let v = get(s);
             let _ = if i == 0 {
                 write!(out, "{v:<first$}")
@@ -65,10 +122,6 @@ pub fn text(summaries: &[CellSummary]) -> String {
             };
         }
         out.push('\n');
-    }
-    out.push_str("times in ms; t/s = output tokens per second; conc = mean achieved concurrency in Measure\n");
-    if summaries.iter().any(whole_response) {
-        out.push_str("* stream: false: TTFT is the time to the whole response\n");
     }
     out
 }
@@ -79,7 +132,7 @@ fn whole_response(s: &CellSummary) -> bool {
 
 /// A TTFT value, marked `*` where it is the time to the whole response.
 fn ttft(s: &CellSummary, f: fn(&Distribution) -> f64) -> String {
-    let v = ms(&s.metrics.ttft_ms, f);
+    let v = ms(s.metrics.ttft_ms.as_ref(), f);
     if whole_response(s) { v + "*" } else { v }
 }
 
@@ -88,7 +141,7 @@ pub fn one_line(s: &CellSummary) -> String {
     format!(
         "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, {}",
         ttft(s, |d| d.p50),
-        ms(&s.metrics.tpot_ms, |d| d.p50),
+        ms(s.metrics.tpot_ms.as_ref(), |d| d.p50),
         num(Some(s.metrics.throughput.server_direct_tps)),
         s.metrics.requests.measured_ok,
         s.metrics.requests.measured_errors,
@@ -146,13 +199,14 @@ fn verdict(s: &CellSummary) -> &'static str {
     match (s.status, s.metrics.steady.steady) {
         (CellStatus::Interrupted, _) => "interr.",
         (CellStatus::Failed, _) => "FAILED",
+        _ if s.metrics.steady.overloaded => "OVERL.",
         (_, true) => "yes",
         (_, false) => "NO",
     }
 }
 
-fn ms(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
-    d.as_ref().map_or("-".into(), |d| format!("{:.1}", f(d)))
+fn ms(d: Option<&Distribution>, f: fn(&Distribution) -> f64) -> String {
+    d.map_or("-".into(), |d| format!("{:.1}", f(d)))
 }
 
 fn num(v: Option<f64>) -> String {
@@ -165,7 +219,12 @@ pub fn turns(summaries: &[CellSummary]) -> String {
     for s in summaries.iter().filter(|s| !s.metrics.turns.is_empty()) {
         let _ = write!(out, "{} TTFT p50 by turn:", cell_label(s));
         for t in s.metrics.turns.iter().take(8) {
-            let _ = write!(out, "  {}: {} ms", t.turn, ms(&t.ttft_ms, |d| d.p50));
+            let _ = write!(
+                out,
+                "  {}: {} ms",
+                t.turn,
+                ms(t.ttft_ms.as_ref(), |d| d.p50)
+            );
         }
         out.push('\n');
     }

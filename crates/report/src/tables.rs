@@ -1,5 +1,7 @@
 //! The per-scenario results tables of report.html and summary.md: which columns, in which
-//! order, and the rows of each scenario. Writers format them; nothing is computed here.
+//! order, and the rows of each scenario: one table of closed-loop cells (by N) and one of
+//! open-loop cells (by request rate, with the load columns and the overload verdict).
+//! Writers format them; nothing is computed here.
 
 use plateau_core::results::run_info::RunStatus;
 use plateau_core::results::summary::{CellStatus, CellSummary};
@@ -7,7 +9,8 @@ use plateau_core::results::summary::{CellStatus, CellSummary};
 use crate::matrix::{Matrix, Scenario};
 use crate::quantity::{self as q, Quantity};
 
-/// The numeric columns, in order (the series and steady columns are added around them).
+/// The numeric columns of a closed-loop table, in order (the series and steady columns are
+/// added around them).
 pub const COLUMNS: [Quantity; 14] = [
     q::CONCURRENCY,
     q::OK,
@@ -25,10 +28,33 @@ pub const COLUMNS: [Quantity; 14] = [
     q::CONCURRENCY_MEAN,
 ];
 
-/// One scenario's table.
+/// The numeric columns of an open-loop table, in order (the series, overloaded and steady
+/// columns are added around them).
+pub const OPEN_COLUMNS: [Quantity; 14] = [
+    q::TARGET_RPS,
+    q::OFFERED_RPS,
+    q::ACHIEVED_RPS,
+    q::SCHEDULE_LAG_P99,
+    q::QUEUE_P99,
+    q::OK,
+    q::ERRORS,
+    q::TTFT_P50,
+    q::TTFT_P99,
+    q::TPOT_P50,
+    q::TPOT_P99,
+    q::ITL_P99,
+    q::SERVER_TPS,
+    q::GOODPUT_RPS,
+];
+
+/// One scenario's table of closed-loop or of open-loop cells.
 pub struct Group<'a> {
     /// The scenario.
     pub scenario: &'a Scenario,
+    /// Open-loop cells (else closed-loop).
+    pub open: bool,
+    /// The numeric columns: [`COLUMNS`] or [`OPEN_COLUMNS`].
+    pub columns: &'static [Quantity],
     /// Rows: the series label (when the run has several series), the cell's path and summary.
     pub rows: Vec<Row<'a>>,
 }
@@ -43,16 +69,28 @@ pub struct Row<'a> {
     pub summary: &'a CellSummary,
 }
 
-/// The tables of `m`, one per scenario, rows by series then concurrency.
+impl Group<'_> {
+    /// The table's heading: `A1 · Same Short`, `A1 · Same Short, open loop`.
+    pub fn title(&self) -> String {
+        if self.open {
+            format!("{}, open loop", self.scenario.title())
+        } else {
+            self.scenario.title()
+        }
+    }
+}
+
+/// The tables of `m`: per scenario, its closed-loop cells by series then concurrency, then
+/// its open-loop cells by series then rate (a table without rows is left out).
 pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
     let many = m.series.len() > 1;
-    m.scenarios
-        .iter()
-        .enumerate()
-        .map(|(k, scenario)| Group {
-            scenario,
-            rows: m
-                .cells
+    let group = |k: usize, open: bool| {
+        let cells = if open { &m.open } else { &m.cells };
+        Group {
+            scenario: &m.scenarios[k],
+            open,
+            columns: if open { &OPEN_COLUMNS } else { &COLUMNS },
+            rows: cells
                 .iter()
                 .filter(|c| c.scenario == k)
                 .map(|c| Row {
@@ -61,8 +99,21 @@ pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
                     summary: c.summary,
                 })
                 .collect(),
-        })
+        }
+    };
+    (0..m.scenarios.len())
+        .flat_map(|k| [group(k, false), group(k, true)])
+        .filter(|g| !g.rows.is_empty())
         .collect()
+}
+
+/// The overloaded column of an open-loop table: `yes` with the core's reason, or `no`.
+pub fn overloaded(s: &CellSummary) -> (&'static str, String) {
+    match s.metrics.load.as_ref().and_then(|l| l.overloaded.clone()) {
+        Some(why) => ("overloaded", why),
+        None if s.metrics.steady.overloaded => ("overloaded", String::new()),
+        None => ("no", String::new()),
+    }
 }
 
 /// The header of a column: `TTFT p50 (ms)`.

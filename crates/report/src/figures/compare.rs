@@ -28,7 +28,7 @@ pub fn comparison_concurrency(m: &Matrix, requested: Option<u32>) -> Option<u32>
     let has = |series: usize, n: u32| {
         m.cells
             .iter()
-            .any(|c| c.series == series && c.summary.cell.load.concurrency.unwrap_or_default() == n)
+            .any(|c| c.series == series && c.load.concurrency() == Some(n))
     };
     if let Some(n) = requested {
         return m.concurrencies.contains(&n).then_some(n);

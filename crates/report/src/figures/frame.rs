@@ -5,6 +5,7 @@ use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
+use super::marks::{self, Mark};
 use crate::style;
 
 /// A drawing area in pixels.
@@ -35,6 +36,8 @@ pub enum Swatch {
     Outline(RGBColor),
     /// A dot.
     Dot(RGBColor),
+    /// A point marker ([`marks`]).
+    Mark(Mark),
 }
 
 /// Title, subtitle and legend of a figure.
@@ -148,6 +151,7 @@ fn draw_swatch<DB: DrawingBackend>(
         Swatch::Dot(c) => {
             area.draw(&Circle::new((x + SWATCH_W / 2, y), 5, c.filled()))?;
         }
+        Swatch::Mark(mark) => marks::draw(area, (x + SWATCH_W / 2, y), mark)?,
         Swatch::Outline(c) => {
             area.draw(&Rectangle::new(
                 [(x, y - 8), (x + SWATCH_W, y + 8)],

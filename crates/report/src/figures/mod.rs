@@ -5,21 +5,32 @@
 //!   per scenario, one line per series, confidence intervals as bands;
 //! - [`heatmap`]: scenario x concurrency grids of one quantity, one panel per series;
 //! - [`compare`]: every series side by side at one concurrency;
-//! - [`pareto`]: server throughput against a p99 latency, one panel per scenario;
+//! - [`pareto`]: server throughput against a p99 latency, one panel per scenario (and the
+//!   closed- and open-loop cells together);
+//! - [`latency_vs_rate`]: TTFT and TPOT vs the open loop's request rate, with the SLO and
+//!   the capacity found;
+//! - [`requests_vs_rate`]: achieved vs offered request rate, and goodput, vs the rate;
 //! - [`timeline`]: one cell over its whole life, phases shaded.
 //!
-//! [`frame`] and [`axes`] hold what they share: title, subtitle, legend, panel grid, axes.
+//! The open-loop figures are drawn only when the run has open-loop cells. [`frame`],
+//! [`axes`], [`marks`] and [`rate`] hold what figures share: title, subtitle, legend, panel
+//! grid, axes, point markers, the rate axis.
 
 pub mod axes;
 pub mod compare;
 pub mod frame;
 pub mod heatmap;
+pub mod latency_vs_rate;
+pub mod marks;
 pub mod pareto;
+pub mod rate;
+pub mod requests_vs_rate;
 pub mod scaling;
 pub mod timeline;
 
 use std::path::{Path, PathBuf};
 
+use plateau_core::results::capacity::CapacityReport;
 use plotters::prelude::*;
 
 pub use compare::comparison_concurrency;
@@ -39,6 +50,10 @@ pub enum Plot<'a> {
     Compare(compare::Compare<'a>),
     /// Throughput against p99 latency.
     Pareto(pareto::Pareto<'a>),
+    /// A latency vs request rate.
+    LatencyVsRate(latency_vs_rate::LatencyVsRate<'a>),
+    /// Request rates vs the target rate.
+    RequestsVsRate(requests_vs_rate::RequestsVsRate<'a>),
     /// One cell over time.
     Timeline(Timeline<'a>),
 }
@@ -51,6 +66,8 @@ impl Plot<'_> {
             Plot::Heatmap(p) => p.name.into(),
             Plot::Compare(p) => p.name(),
             Plot::Pareto(p) => p.name.into(),
+            Plot::LatencyVsRate(p) => p.spec.name.into(),
+            Plot::RequestsVsRate(p) => p.spec.name.into(),
             Plot::Timeline(p) => p.name(),
         }
     }
@@ -62,6 +79,8 @@ impl Plot<'_> {
             Plot::Heatmap(p) => p.title.into(),
             Plot::Compare(p) => p.title(),
             Plot::Pareto(p) => p.title.into(),
+            Plot::LatencyVsRate(p) => p.spec.title.into(),
+            Plot::RequestsVsRate(p) => p.spec.title.into(),
             Plot::Timeline(p) => p.title(),
         }
     }
@@ -86,6 +105,8 @@ impl Plot<'_> {
             Plot::Heatmap(p) => p.size(),
             Plot::Compare(p) => p.size(),
             Plot::Pareto(p) => p.size(),
+            Plot::LatencyVsRate(p) => p.size(),
+            Plot::RequestsVsRate(p) => p.size(),
             Plot::Timeline(p) => p.size(),
         }
     }
@@ -96,6 +117,8 @@ impl Plot<'_> {
             Plot::Heatmap(p) => p.draw(root),
             Plot::Compare(p) => p.draw(root),
             Plot::Pareto(p) => p.draw(root),
+            Plot::LatencyVsRate(p) => p.draw(root),
+            Plot::RequestsVsRate(p) => p.draw(root),
             Plot::Timeline(p) => p.draw(root),
         }
     }
@@ -152,17 +175,44 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
     })
 }
 
-/// The figures over the whole matrix (all but the timelines), in the report's order. The
-/// engine comparison is drawn at `compare_at` (see [`comparison_concurrency`]).
-pub fn overview<'a>(m: &'a Matrix<'a>, compare_at: Option<u32>) -> Vec<Plot<'a>> {
-    let mut plots: Vec<Plot> = scaling::SPECS
-        .iter()
-        .map(|spec| Plot::Scaling(scaling::Scaling { m, spec }))
-        .collect();
-    plots.extend(heatmap::all(m).into_iter().map(Plot::Heatmap));
+/// The figures over the whole matrix (all but the timelines), in the report's order: the
+/// closed-loop figures when there are closed-loop cells, the engine comparison at
+/// `compare_at` (see [`comparison_concurrency`]), then the open-loop figures when there are
+/// open-loop cells (SLO and capacity lines from `capacity`; goodput only when some cell has
+/// one).
+pub fn overview<'a>(
+    m: &'a Matrix<'a>,
+    compare_at: Option<u32>,
+    capacity: Option<&'a CapacityReport>,
+) -> Vec<Plot<'a>> {
+    let mut plots: Vec<Plot> = Vec::new();
+    if !m.cells.is_empty() {
+        plots.extend(
+            scaling::SPECS
+                .iter()
+                .map(|spec| Plot::Scaling(scaling::Scaling { m, spec })),
+        );
+        plots.extend(heatmap::all(m).into_iter().map(Plot::Heatmap));
+    }
     if let Some(at) = compare_at {
         plots.push(Plot::Compare(compare::Compare { m, at }));
     }
-    plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
+    if !m.cells.is_empty() {
+        plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
+    }
+    if m.open.is_empty() {
+        return plots;
+    }
+    plots.extend(
+        latency_vs_rate::SPECS
+            .iter()
+            .map(|spec| Plot::LatencyVsRate(latency_vs_rate::LatencyVsRate { m, capacity, spec })),
+    );
+    let rates = |spec| Plot::RequestsVsRate(requests_vs_rate::RequestsVsRate { m, capacity, spec });
+    plots.push(rates(&requests_vs_rate::ACHIEVED));
+    if m.open.iter().any(|c| c.summary.metrics.goodput.is_some()) {
+        plots.push(rates(&requests_vs_rate::GOODPUT));
+    }
+    plots.extend(pareto::with_open(m).map(Plot::Pareto));
     plots
 }

@@ -180,13 +180,9 @@ impl Scaling<'_> {
         self.m
             .line(series, scenario)
             .into_iter()
-            .filter_map(|s| {
+            .filter_map(|(n, s)| {
                 let r = (line.q.read)(s)?;
-                Some((
-                    axes::log2(s.cell.load.concurrency.unwrap_or_default()),
-                    r.value,
-                    r.ci,
-                ))
+                Some((axes::log2(n), r.value, r.ci))
             })
             .collect()
     }

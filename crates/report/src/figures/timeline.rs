@@ -1,10 +1,12 @@
 //! One cell over its whole life: output tokens/s and requests in flight (the core's
 //! [`timeline`]) with Fill, Stabilize, Measure and Drain shaded, the per-second series the
 //! steady-state verdict judged, and the verdict in the subtitle, so a reader can see the
-//! measure window was steady.
+//! measure window was steady. A closed-loop cell shows its target N as a line; an open-loop
+//! cell names its target rate in the legend (requests outstanding have no target).
 
 use plateau_core::metrics::{TimelinePoint, timeline};
 use plateau_core::phase::Phase;
+use plateau_core::plan::Load;
 use plateau_core::results::summary::CellSummary;
 use plateau_core::sample::Sample;
 use plotters::prelude::*;
@@ -24,6 +26,8 @@ const IN_FLIGHT: RGBColor = RGBColor(213, 94, 0);
 pub struct Timeline<'a> {
     /// The cell.
     pub cell: &'a CellSummary,
+    /// Its load.
+    pub load: Load,
     /// Its timeline.
     pub points: Vec<TimelinePoint>,
     /// Bucket length, s.
@@ -31,8 +35,8 @@ pub struct Timeline<'a> {
 }
 
 impl<'a> Timeline<'a> {
-    /// The timeline of `cell` from its request records.
-    pub fn new(cell: &'a CellSummary, samples: &[Sample]) -> Timeline<'a> {
+    /// The timeline of `cell` (at `load`) from its request records.
+    pub fn new(cell: &'a CellSummary, load: Load, samples: &[Sample]) -> Timeline<'a> {
         let end_us = cell.phases.end_us;
         let bucket_us = BUCKETS_US
             .into_iter()
@@ -40,20 +44,21 @@ impl<'a> Timeline<'a> {
             .unwrap_or(1_000_000);
         Timeline {
             cell,
+            load,
             points: timeline(samples, end_us, bucket_us),
             bucket_s: bucket_us as f64 / 1e6,
         }
     }
 
-    /// File name without extension: `timeline_<endpoint>_<model>_<scenario>_c<N>`.
+    /// File name without extension: `timeline_<endpoint>_<model>_<scenario>_<c8|r2.5>`.
     pub fn name(&self) -> String {
         let c = &self.cell.cell;
         format!(
-            "timeline_{}_{}_{}_c{}",
+            "timeline_{}_{}_{}_{}",
             file_part(&c.endpoint),
             file_part(&c.model),
             file_part(&c.scenario),
-            c.load.concurrency.unwrap_or_default()
+            file_part(&self.load.dir_name())
         )
     }
 
@@ -61,11 +66,11 @@ impl<'a> Timeline<'a> {
     pub fn title(&self) -> String {
         let c = &self.cell.cell;
         format!(
-            "Timeline of {}/{}/{}/c{}",
+            "Timeline of {}/{}/{}/{}",
             c.endpoint,
             c.model,
             c.scenario,
-            c.load.concurrency.unwrap_or_default()
+            self.load.dir_name()
         )
     }
 
@@ -92,10 +97,10 @@ impl<'a> Timeline<'a> {
                 Swatch::Line(IN_FLIGHT),
                 "requests in flight (right axis)".into(),
             ),
-            (
-                Swatch::Dashed(style::MUTED),
-                format!("target N = {}", c.load.concurrency.unwrap_or_default()),
-            ),
+            match self.load {
+                Load::Concurrency(n) => (Swatch::Dashed(style::MUTED), format!("target N = {n}")),
+                Load::Rate(_) => (Swatch::Block(WHITE), format!("target {}", self.load)),
+            },
         ];
         for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
             legend.push((Swatch::Block(color), phase.name().into()));
@@ -133,8 +138,13 @@ impl<'a> Timeline<'a> {
             .map(|p| p.output_tps)
             .chain(steady.iter().copied())
             .fold(0.0, f64::max);
-        let n = f64::from(self.cell.cell.load.concurrency.unwrap_or_default());
-        let flight_top = self.points.iter().map(|p| p.in_flight).fold(n, f64::max) * 1.15;
+        let n = self.load.concurrency().map(f64::from);
+        let flight_top = self
+            .points
+            .iter()
+            .map(|p| p.in_flight)
+            .fold(n.unwrap_or(0.0), f64::max)
+            * 1.15;
         let y = axes::up_to(top);
         let mut chart = ChartBuilder::on(&body)
             .margin_left(8)
@@ -189,12 +199,14 @@ impl<'a> Timeline<'a> {
                 .flat_map(|q| [(q.t_s, f(q)), ((q.t_s + self.bucket_s).min(end), f(q))])
                 .collect::<Vec<_>>()
         };
-        chart.draw_secondary_series(DashedLineSeries::new(
-            [(0.0, n), (end, n)],
-            8,
-            6,
-            style::MUTED.stroke_width(2),
-        ))?;
+        if let Some(n) = n {
+            chart.draw_secondary_series(DashedLineSeries::new(
+                [(0.0, n), (end, n)],
+                8,
+                6,
+                style::MUTED.stroke_width(2),
+            ))?;
+        }
         chart.draw_secondary_series(LineSeries::new(
             step(|q| q.in_flight),
             IN_FLIGHT.stroke_width(2),

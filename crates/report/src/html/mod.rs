@@ -1,18 +1,21 @@
 //! report.html: one self-contained page (figures embedded as PNG data URIs, no scripts, no
-//! external resources) with the run's metadata, the warnings, a results table per scenario
-//! and every figure. All text from result files is escaped ([`escape`]).
+//! external resources) opening with the capacity answer when the run searched for one, then
+//! the run's metadata, the warnings, the results tables of each scenario (closed loop, open
+//! loop) and every figure. All text from result files is escaped ([`escape`]).
 
+pub mod capacity;
 pub mod run;
 
 use std::fmt::Write;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use plateau_core::results::capacity::CapacityReport;
 use plateau_core::validate::{Finding, Severity};
 
 use crate::figures::Rendered;
 use crate::matrix::Matrix;
-use crate::tables::{self, COLUMNS};
+use crate::tables;
 
 /// Everything the page shows.
 pub struct Page<'a> {
@@ -22,6 +25,8 @@ pub struct Page<'a> {
     pub results_dir: &'a str,
     /// `run.json`, or why it is missing.
     pub run: Result<&'a plateau_core::results::run_info::RunInfo, String>,
+    /// `capacity.json`, when the run searched for capacity.
+    pub capacity: Option<&'a CapacityReport>,
     /// Findings of the checks.
     pub findings: &'a [Finding],
     /// The overview figures.
@@ -50,6 +55,7 @@ figure { margin: 18px 0 30px; } figure img { max-width: 100%; height: auto; bord
 figcaption { color: #646464; font-size: 14px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(820px, 1fr)); gap: 12px; }
 .note { color: #646464; font-size: 14px; }
+.card { border: 1px solid #ddd; border-radius: 6px; padding: 2px 16px 4px; margin: 12px 0; }
 ";
 
 /// The page's HTML.
@@ -65,14 +71,22 @@ pub fn render(page: &Page) -> String {
     );
     let _ = write!(
         out,
-        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>\n\
-         <nav><a href=\"#run\">Run</a><a href=\"#warnings\">Warnings</a>\
+        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>\n<nav>{}\
+         <a href=\"#run\">Run</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#results\">Results</a><a href=\"#figures\">Figures</a>\
          <a href=\"#timelines\">Timelines</a></nav>\n",
         escape(page.results_dir),
-        page.m.cells.len(),
-        escape(&page.m.subtitle())
+        page.m.all().count(),
+        escape(&page.m.subtitle()),
+        if page.capacity.is_some() {
+            "<a href=\"#capacity\">Capacity</a>"
+        } else {
+            ""
+        }
     );
+    if let Some(report) = page.capacity {
+        capacity::section(&mut out, report);
+    }
     run::section(&mut out, &page.run);
     warnings(&mut out, page.findings);
     results(&mut out, page.m);
@@ -167,19 +181,24 @@ fn results(out: &mut String, m: &Matrix) {
     out.push_str(
         "<h2 id=\"results\">Results</h2>\n<p class=\"note\">Latencies in ms over the requests \
          started in the measure window; throughputs in output tokens/s. <i>Italic</i>: a \
-         percentile from too few samples (p99 below 1000). jitter = ITL p99 / ITL p50.</p>\n",
+         percentile from too few samples (p99 below 1000). jitter = ITL p99 / ITL p50. \
+         Open loop: latencies from the intended send; schedule lag and queue are the client's \
+         share; an overloaded cell's percentiles say only how long its window was.</p>\n",
     );
     for g in tables::groups(m) {
         let _ = writeln!(
             out,
             "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<tr>",
-            escape(&g.scenario.title())
+            escape(&g.title())
         );
         if g.rows.iter().any(|r| r.series.is_some()) {
             out.push_str("<th class=\"text\">series</th>");
         }
-        for q in &COLUMNS {
+        for q in g.columns {
             let _ = write!(out, "<th>{}</th>", escape(&tables::header(q)));
+        }
+        if g.open {
+            out.push_str("<th class=\"text\">overloaded</th>");
         }
         out.push_str("<th class=\"text\">steady</th></tr>\n");
         for row in &g.rows {
@@ -187,7 +206,7 @@ fn results(out: &mut String, m: &Matrix) {
             if let Some(series) = row.series {
                 let _ = write!(out, "<td class=\"text\">{}</td>", escape(series));
             }
-            for q in &COLUMNS {
+            for q in g.columns {
                 match ((q.read)(row.summary), q.text(row.summary)) {
                     (Some(r), Some(text)) => {
                         let class = if r.small_sample {
@@ -207,6 +226,15 @@ fn results(out: &mut String, m: &Matrix) {
                         let _ = write!(out, "<td data-field=\"{}\">–</td>", q.field);
                     }
                 }
+            }
+            if g.open {
+                let (word, why) = tables::overloaded(row.summary);
+                let class = if word == "no" { "" } else { " NO" };
+                let _ = write!(
+                    out,
+                    "<td class=\"text{class}\" title=\"{}\">{word}</td>",
+                    escape(&why)
+                );
             }
             let (word, why) = tables::verdict(row.summary);
             let _ = writeln!(

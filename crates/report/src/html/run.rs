@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use plateau_core::metrics::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, TREND_SIGNIFICANCE};
+use plateau_core::plan::format_rps;
 use plateau_core::results::run_info::RunInfo;
 
 use super::escape;
@@ -89,6 +90,15 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
         ("models", models.join("\n")),
         ("scenarios", c.scenarios.join(", ")),
         ("concurrencies", list(&c.batch_sizes)),
+        (
+            "request rates",
+            if c.request_rates.is_empty() {
+                "–".into()
+            } else {
+                let rates: Vec<String> = c.request_rates.iter().map(|&r| format_rps(r)).collect();
+                format!("{} req/s, {} arrivals", rates.join(", "), c.arrival.label())
+            },
+        ),
         (
             "phases",
             format!(

@@ -1,5 +1,5 @@
 //! Shared by the tests: a fresh copy of a fixture in a temp directory (the report writes
-//! into its results directory), and the clean fixture rendered once.
+//! into its results directory), and the clean and open fixtures rendered once each.
 
 use std::fs;
 use std::path::PathBuf;
@@ -26,12 +26,24 @@ pub fn fixture_copy(name: &str, test: &str) -> (PathBuf, PathBuf) {
     (results, root.join("figures"))
 }
 
-/// The clean fixture, rendered once for every test that only reads the output.
-pub fn clean() -> &'static (PathBuf, PathBuf, Output) {
-    static RENDERED: OnceLock<(PathBuf, PathBuf, Output)> = OnceLock::new();
-    RENDERED.get_or_init(|| {
-        let (results, figures) = fixture_copy("clean", "clean");
-        let out = plateau_report::render(&Options::new(&results, &figures)).unwrap();
-        (results, figures, out)
-    })
+/// A fixture as rendered: `(results dir, figures dir, output)`.
+pub type Rendered = (PathBuf, PathBuf, Output);
+
+fn render(name: &str) -> Rendered {
+    let (results, figures) = fixture_copy(name, name);
+    let out = plateau_report::render(&Options::new(&results, &figures)).unwrap();
+    (results, figures, out)
+}
+
+/// The clean fixture (closed loop only), rendered once for every test that only reads the
+/// output.
+pub fn clean() -> &'static Rendered {
+    static RENDERED: OnceLock<Rendered> = OnceLock::new();
+    RENDERED.get_or_init(|| render("clean"))
+}
+
+/// The open fixture (closed- and open-loop cells, capacity.json), rendered once.
+pub fn open() -> &'static Rendered {
+    static RENDERED: OnceLock<Rendered> = OnceLock::new();
+    RENDERED.get_or_init(|| render("open"))
 }

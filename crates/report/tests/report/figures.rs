@@ -1,5 +1,6 @@
-//! Every figure of the clean fixture exists as a PNG that decodes to its size and an SVG
-//! that parses as XML with that width and height.
+//! Every figure of the clean and open fixtures exists as a PNG that decodes to its size and
+//! an SVG that parses as XML with that width and height; the open-loop figures are drawn
+//! only when there are open-loop cells.
 
 use std::fs::File;
 use std::path::Path;
@@ -33,6 +34,16 @@ fn expected_names() -> Vec<String> {
     names
 }
 
+/// The figures only a run with open-loop cells gets.
+const OPEN_LOOP: [&str; 6] = [
+    "ttft_vs_rate",
+    "tpot_vs_rate",
+    "achieved_vs_offered_rate",
+    "goodput_vs_rate",
+    "pareto_closed_and_open_vs_ttft_p99",
+    "timeline_vllm_llama-8b_A1_r2",
+];
+
 fn png_size(path: &Path) -> (u32, u32) {
     let decoder = png::Decoder::new(File::open(path).unwrap());
     let mut reader = decoder.read_info().unwrap();
@@ -50,12 +61,7 @@ fn svg_size(path: &Path) -> (u32, u32) {
     (attr("width"), attr("height"))
 }
 
-#[test]
-fn every_figure_is_a_png_and_an_svg_of_its_size() {
-    let (_, figures_dir, out) = common::clean();
-    let mut names: Vec<String> = out.figures.iter().map(|f| f.name.clone()).collect();
-    names.sort();
-    assert_eq!(names, expected_names());
+fn check_files(figures_dir: &Path, out: &plateau_report::Output) {
     for f in &out.figures {
         let [png, svg] = &f.files;
         assert_eq!(png, &figures_dir.join(format!("{}.png", f.name)));
@@ -70,6 +76,18 @@ fn every_figure_is_a_png_and_an_svg_of_its_size() {
         if f.name.starts_with("timeline_") {
             assert_eq!(f.size.0, 1400, "{}", f.name);
         }
+    }
+}
+
+#[test]
+fn every_figure_is_a_png_and_an_svg_of_its_size() {
+    let (_, figures_dir, out) = common::clean();
+    let mut names: Vec<String> = out.figures.iter().map(|f| f.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, expected_names());
+    check_files(figures_dir, out);
+    for name in OPEN_LOOP {
+        assert!(!figures_dir.join(format!("{name}.png")).exists(), "{name}");
     }
     // Two scenarios side by side: two 560 px panels.
     let ttft = out
@@ -87,4 +105,33 @@ fn svg_text_uses_the_registered_family() {
     assert!(text.contains("font-family=\"sans-serif\""));
     assert!(text.contains("TTFT (ms)"), "axis label missing");
     assert!(text.contains("A1 · Same Short"), "panel caption missing");
+}
+
+#[test]
+fn open_loop_cells_get_their_figures() {
+    let (_, figures_dir, out) = common::open();
+    let names: Vec<&str> = out.figures.iter().map(|f| f.name.as_str()).collect();
+    for name in OPEN_LOOP {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    for rate in ["r4", "r6", "r8"] {
+        assert!(names.contains(&format!("timeline_vllm_llama-8b_A1_{rate}").as_str()));
+    }
+    // The closed-loop figures are still there for the closed-loop cells.
+    assert!(names.contains(&"ttft_vs_concurrency"));
+    assert_eq!(out.figures.len(), 10 + 5 + 7, "{names:?}");
+    check_files(figures_dir, out);
+    let svg =
+        |name: &str| std::fs::read_to_string(figures_dir.join(format!("{name}.svg"))).unwrap();
+    let ttft = svg("ttft_vs_rate");
+    assert!(ttft.contains("SLO: TTFT p99 ≤ 100 ms"), "SLO line missing");
+    assert!(
+        ttft.contains("hollow: overloaded"),
+        "overload legend missing"
+    );
+    assert!(ttft.contains("capacity found"), "capacity legend missing");
+    assert!(svg("tpot_vs_rate").contains("SLO: TPOT p99 ≤ 25 ms"));
+    assert!(svg("timeline_vllm_llama-8b_A1_r2").contains("target 2 req/s"));
+    assert!(!svg("timeline_vllm_llama-8b_A1_r2").contains("target N"));
+    assert!(svg("pareto_closed_and_open_vs_ttft_p99").contains("8/s"));
 }

@@ -1,5 +1,6 @@
 //! report.html, summary.csv and summary.md show exactly the fixture's numbers: every value
-//! is looked up independently in the cell's summary.json by its field path.
+//! is looked up independently in the cell's summary.json by its field path, and the
+//! capacity answer as capacity.json has it.
 
 use std::path::Path;
 
@@ -20,12 +21,11 @@ fn field(summary: &serde_json::Value, path: &str) -> Option<f64> {
     v.as_f64()
 }
 
-#[test]
-fn report_html_shows_the_summary_values() {
-    let (results, _, out) = common::clean();
-    let html = std::fs::read_to_string(&out.html).unwrap();
+/// Checks every `data-field` cell of every results row of `html` against the summary of
+/// its cell; returns `(rows, values checked)`.
+fn check_rows(results: &Path, html: &str) -> (usize, usize) {
     let doc = roxmltree::Document::parse_with_options(
-        &html,
+        html,
         roxmltree::ParsingOptions {
             allow_dtd: true,
             ..Default::default()
@@ -36,9 +36,8 @@ fn report_html_shows_the_summary_values() {
         .descendants()
         .filter(|n| n.has_tag_name("tr") && n.attribute("data-cell").is_some())
         .collect();
-    assert_eq!(rows.len(), 12, "one row per cell");
     let mut checked = 0;
-    for row in rows {
+    for row in &rows {
         let rel = row.attribute("data-cell").unwrap();
         let s = summary(results, rel);
         for td in row.children().filter(|n| n.has_tag_name("td")) {
@@ -61,7 +60,101 @@ fn report_html_shows_the_summary_values() {
             }
         }
     }
+    (rows.len(), checked)
+}
+
+#[test]
+fn report_html_shows_the_summary_values() {
+    let (results, _, out) = common::clean();
+    let html = std::fs::read_to_string(&out.html).unwrap();
+    let (rows, checked) = check_rows(results, &html);
+    assert_eq!(rows, 12, "one row per cell");
     assert!(checked >= 12 * 14, "checked {checked} values");
+}
+
+#[test]
+fn open_loop_rows_show_the_load_columns() {
+    let (results, _, out) = common::open();
+    let html = std::fs::read_to_string(&out.html).unwrap();
+    let (rows, checked) = check_rows(results, &html);
+    assert_eq!(rows, 3 + 4, "three closed-loop and four open-loop cells");
+    // Four open-loop rows of 13 numeric columns (queue p99 is absent: no client queue).
+    assert!(checked >= 3 * 13 + 4 * 13, "checked {checked} values");
+    for field in [
+        "cell.request_rate",
+        "load.offered_rps",
+        "load.achieved_rps",
+        "load.schedule_lag_ms.p99",
+        "load.queue_ms.p99",
+        "goodput.rate_rps",
+    ] {
+        assert_eq!(
+            html.matches(&format!("data-field=\"{field}\"")).count(),
+            4,
+            "{field}"
+        );
+    }
+    assert!(html.contains("<h3>A1 · Same Short, open loop</h3>"));
+    // 8 req/s outpaced the server: its row says so, the others do not.
+    let r8 = html
+        .lines()
+        .find(|l| l.contains("data-cell=\"vllm/llama-8b/A1/r8\""))
+        .unwrap();
+    assert!(r8.contains(">overloaded</td>"), "{r8}");
+    let overloaded_rows = html
+        .lines()
+        .filter(|l| l.contains("data-cell=") && l.contains(">overloaded</td>"));
+    assert_eq!(overloaded_rows.count(), 1);
+}
+
+#[test]
+fn report_opens_with_the_capacity_answer() {
+    let (_, _, out) = common::open();
+    let html = std::fs::read_to_string(&out.html).unwrap();
+    let md = std::fs::read_to_string(&out.markdown).unwrap();
+    let capacity = html.find("<h2 id=\"capacity\">").expect("capacity section");
+    assert!(
+        capacity < html.find("<h2 id=\"run\">").unwrap(),
+        "capacity comes first"
+    );
+    let want = [
+        "vllm · llama-8b · A1: 6 req/s, 72.0 output tok/s",
+        "TTFT p99 ≤ 100 ms, TPOT p99 ≤ 25 ms",
+        "6 req/s within the SLO",
+        "[6, 8) req/s",
+        "ttft_p99_ms at 8 req/s",
+        "medium: at 6 req/s ttft_p99_ms has too few samples for a confidence interval",
+        "probes exhausted",
+        "100 req/s target: 17 instances, 20 with 20% headroom",
+    ];
+    for text in want {
+        assert!(html.contains(text), "report.html lacks {text:?}");
+        assert!(md.contains(text), "summary.md lacks {text:?}");
+    }
+    // The probes, in the order run, each check against its limit.
+    let probes = [
+        "| 4 | complete | yes | 34.2 ≤ 100 | 16.2 ≤ 25 | no | 4.00 | 48.0 | vllm/llama-8b/A1/r4 |",
+        "| 8 | complete | NO | 767 > 100 | 18.7 ≤ 25 | overloaded | 7.00 | 83.5 | vllm/llama-8b/A1/r8 |",
+        "| 6 | complete | yes | 39.2 ≤ 100 | 17.5 ≤ 25 | no | 6.00 | 72.0 | vllm/llama-8b/A1/r6 |",
+    ];
+    let at = |p: &str| {
+        md.find(p)
+            .unwrap_or_else(|| panic!("summary.md lacks {p:?}"))
+    };
+    assert!(at(probes[0]) < at(probes[1]) && at(probes[1]) < at(probes[2]));
+    assert!(html.contains("<td>767 &gt; 100</td>"));
+    assert!(md.contains("## A1 · Same Short, open loop"));
+}
+
+#[test]
+fn a_closed_loop_run_has_no_capacity_section() {
+    let (_, _, out) = common::clean();
+    let html = std::fs::read_to_string(&out.html).unwrap();
+    let md = std::fs::read_to_string(&out.markdown).unwrap();
+    assert!(!html.contains("id=\"capacity\""));
+    assert!(!html.contains("open loop"));
+    assert!(!md.contains("Capacity"));
+    assert!(!md.contains("open loop"));
 }
 
 #[test]

@@ -1,0 +1,144 @@
+//! What the open-loop figures share: the request-rate x axis, a series' points in one
+//! scenario (overloaded cells marked hollow), the line through them, the legend entries,
+//! and the capacity search that belongs to a series and scenario (`capacity.json`).
+
+use std::ops::Range;
+
+use plateau_core::results::capacity::{CapacityReport, CapacitySearch};
+use plateau_core::results::summary::CellSummary;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+
+use super::frame::{DrawError, Swatch};
+use super::marks::{self, Mark, Shape};
+use crate::matrix::Matrix;
+use crate::style;
+
+/// What the rate axis says.
+pub const RATE_DESC: &str = "target request rate (req/s, open loop)";
+
+/// One open-loop cell on a figure.
+#[derive(Clone, Copy, Debug)]
+pub struct Point {
+    /// Target rate, req/s.
+    pub x: f64,
+    /// The value shown.
+    pub y: f64,
+    /// Arrivals outpaced the server (`steady.overloaded`).
+    pub overloaded: bool,
+}
+
+/// The open-loop cells of `series` in `scenario` that have a value by `read`, by rate.
+pub fn points(
+    m: &Matrix,
+    series: usize,
+    scenario: usize,
+    read: impl Fn(&CellSummary) -> Option<f64>,
+) -> Vec<Point> {
+    m.rate_line(series, scenario)
+        .into_iter()
+        .filter_map(|(x, s)| {
+            Some(Point {
+                x,
+                y: read(s)?,
+                overloaded: s.metrics.steady.overloaded,
+            })
+        })
+        .collect()
+}
+
+/// `0..` the highest target rate of `scenario` (and `also`), with headroom.
+pub fn x_range(m: &Matrix, scenario: usize, also: impl IntoIterator<Item = f64>) -> Range<f64> {
+    let top = m
+        .open
+        .iter()
+        .filter(|c| c.scenario == scenario)
+        .filter_map(|c| c.load.rate().map(|r| r.rps))
+        .chain(also)
+        .fold(0.0, f64::max);
+    super::axes::up_to(top)
+}
+
+/// The search of `capacity` for the series and scenario at these indices of `m`.
+pub fn search<'c>(
+    capacity: Option<&'c CapacityReport>,
+    m: &Matrix,
+    series: usize,
+    scenario: usize,
+) -> Option<&'c CapacitySearch> {
+    let (se, sc) = (&m.series[series], &m.scenarios[scenario]);
+    capacity?
+        .searches
+        .iter()
+        .find(|s| s.endpoint == se.endpoint && s.model == se.model && s.scenario == sc.id)
+}
+
+/// The capacity (`max_rps`) each series found in scenario `k`: `(series, req/s)`.
+pub fn capacities(capacity: Option<&CapacityReport>, m: &Matrix, k: usize) -> Vec<(usize, f64)> {
+    (0..m.series.len())
+        .filter_map(|s| Some((s, search(capacity, m, s, k)?.max_rps?)))
+        .collect()
+}
+
+/// The legend entry of the capacity lines.
+pub fn capacity_swatch() -> (Swatch, String) {
+    (
+        Swatch::Dashed(style::TEXT),
+        "vertical: capacity found (max req/s within the SLO), series colour".into(),
+    )
+}
+
+/// The legend entry of an overloaded cell.
+pub fn overloaded_swatch() -> (Swatch, String) {
+    (
+        Swatch::Mark(Mark {
+            shape: Shape::Square,
+            color: style::MUTED,
+            hollow: true,
+        }),
+        "hollow: overloaded (arrivals outpaced the server; its p99 is not meaningful)".into(),
+    )
+}
+
+/// A line through `points` (already in the chart's coordinates: log10 values on a log
+/// axis) in `color`, dashed or solid, with a square at each, hollow where the cell was
+/// overloaded.
+pub fn draw_points<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, impl CoordTranslate<From = (f64, f64)>>,
+    color: RGBColor,
+    dashed: bool,
+    points: &[Point],
+) -> Result<(), DrawError> {
+    let xy = points.iter().map(|p| (p.x, p.y));
+    let stroke = color.stroke_width(3);
+    if dashed {
+        chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
+    } else {
+        chart.draw_series(LineSeries::new(xy, stroke))?;
+    }
+    for p in points {
+        let mark = Mark {
+            shape: Shape::Square,
+            color,
+            hollow: p.overloaded,
+        };
+        marks::draw(chart.plotting_area(), (p.x, p.y), mark)?;
+    }
+    Ok(())
+}
+
+/// A dashed line from `from` to `to` (an SLO, a capacity, the diagonal).
+pub fn rule<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, impl CoordTranslate<From = (f64, f64)>>,
+    from: (f64, f64),
+    to: (f64, f64),
+    color: RGBColor,
+) -> Result<(), DrawError> {
+    chart.plotting_area().draw(&DashedPathElement::new(
+        [from, to],
+        8,
+        6,
+        color.stroke_width(2),
+    ))?;
+    Ok(())
+}
