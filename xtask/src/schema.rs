@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::Context;
+use plateau_core::results::capacity::CapacityReport;
 use plateau_core::results::run_info::RunInfo;
 use plateau_core::results::summary::CellSummary;
 
@@ -20,6 +21,10 @@ pub fn run() -> anyhow::Result<()> {
         (
             "run.schema.json",
             serde_json::to_value(schemars::schema_for!(RunInfo))?,
+        ),
+        (
+            "capacity.schema.json",
+            serde_json::to_value(schemars::schema_for!(CapacityReport))?,
         ),
     ] {
         let path = root.join(name);

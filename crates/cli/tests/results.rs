@@ -94,6 +94,19 @@ fn validate_fails_an_unsteady_window() {
 }
 
 #[test]
+fn an_overloaded_rate_is_a_warning_about_the_server_not_a_failed_run() {
+    let (code, stdout, _) = validate("open");
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "warn  vllm/llama-8b/A1/r8  overloaded    overloaded: requests outstanding +"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("A1/r6  overloaded"), "{stdout}");
+}
+
+#[test]
 fn validate_names_a_missing_directory_with_exit_2() {
     let dir = scratch("validate-missing");
     let out = plateau(&["validate", "--results-dir", "nope/results"], &dir);

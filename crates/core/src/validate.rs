@@ -155,13 +155,23 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             ),
         );
     }
-    if !m.steady.steady {
+    // An overloaded open loop measured what it should: the server cannot take the rate.
+    // That is a finding about the server (a rate sweep and a capacity search probe past
+    // capacity on purpose), not a failed measurement.
+    let server_finding = if m.steady.overloaded {
+        Severity::Warn
+    } else {
+        Severity::Fail
+    };
+    if m.steady.overloaded {
+        add("overloaded", Severity::Warn, m.steady.reasons.join("; "));
+    } else if !m.steady.steady {
         add("unsteady", Severity::Fail, m.steady.reasons.join("; "));
     }
     if s.phases.drain_timed_out {
         add(
             "drain_timeout",
-            Severity::Fail,
+            server_finding,
             drain_timeout_message(&s.phases),
         );
     }

@@ -13,6 +13,7 @@ mod exit_codes;
 mod failing;
 mod interrupt;
 mod io_errors;
+mod open_loop;
 mod resume;
 mod secrets;
 mod sim;

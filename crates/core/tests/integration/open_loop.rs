@@ -148,6 +148,18 @@ async fn the_capacity_search_lands_where_the_sweep_crosses_the_slo() {
     // capacity.json on disk says the same.
     let written: CapacityReport = results::read_json(&out.join(CAPACITY_FILE)).unwrap();
     assert_eq!(&written, capacity);
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../schemas/capacity.schema.json")).unwrap();
+    let instance: serde_json::Value = results::read_json(&out.join(CAPACITY_FILE)).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "capacity.json against its schema: {errors:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,6 +8,7 @@ use plateau_sim::SimConfig;
 use crate::common;
 
 const CHECKED_IN: &str = include_str!("../../../../schemas/summary.schema.json");
+const CAPACITY: &str = include_str!("../../../../schemas/capacity.schema.json");
 
 /// The schema the types describe now.
 fn generated() -> serde_json::Value {
@@ -20,6 +21,19 @@ fn checked_in_schema_matches_the_types() {
     assert!(
         checked_in == generated(),
         "schemas/summary.schema.json is stale; regenerate it with `cargo xtask schema`"
+    );
+}
+
+#[test]
+fn checked_in_capacity_schema_matches_the_types() {
+    let checked_in: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
+    let generated = serde_json::to_value(schemars::schema_for!(
+        plateau_core::results::capacity::CapacityReport
+    ))
+    .unwrap();
+    assert!(
+        checked_in == generated,
+        "schemas/capacity.schema.json is stale; regenerate it with `cargo xtask schema`"
     );
 }
 

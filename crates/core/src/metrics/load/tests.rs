@@ -89,3 +89,34 @@ fn only_open_loops_are_judged_overloaded() {
     assert!(load.overloaded.is_none());
     assert!(load.from_send.is_none() && load.schedule_lag_ms.is_none());
 }
+
+#[test]
+fn an_open_loop_is_not_unsteady_for_its_random_arrivals() {
+    // Output bursts every other second (what Poisson arrivals at a low rate look like):
+    // unsteady by block cv in a closed loop, steady in an open one.
+    let samples: Vec<Sample> = (10..30u64)
+        .map(|sec| {
+            let t = sec * S;
+            let tokens = if sec % 2 == 0 { 40 } else { 4 };
+            let mut s = ok(sample(t, &[(t + 100_000, tokens)], t + 100_000));
+            s.t_intended_us = Some(t);
+            s
+        })
+        .collect();
+    let config = crate::config::SteadyConfig::default();
+    let judge =
+        |window: &Window| super::super::Steady::judge(&samples, window, 1.0, Some(0.1), &config);
+    let open = judge(&open_window());
+    assert!(open.steady, "{:?}", open.reasons);
+    assert!(open.block_cv.unwrap() > 0.25, "the cv is still reported");
+    let closed = judge(&Window {
+        concurrency: Some(1),
+        ..open_window()
+    });
+    assert!(!closed.steady);
+    assert!(
+        closed.reasons[0].starts_with("block cv"),
+        "{:?}",
+        closed.reasons
+    );
+}
