@@ -14,7 +14,7 @@ use plateau_core::config::RunConfig;
 pub use origin::Origins;
 
 /// Keys whose environment values are comma-separated lists.
-const LIST_KEYS: &[&str] = &["batch_sizes", "scenarios"];
+const LIST_KEYS: &[&str] = &["batch_sizes", "request_rates", "scenarios"];
 
 /// The environment variables read, `PLATEAU__SECTION__KEY`.
 const ENV_PREFIX: &str = "PLATEAU__";

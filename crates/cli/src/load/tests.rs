@@ -42,6 +42,7 @@ fn env_then_set_override_in_that_order() {
     let env: HashMap<String, String> = [
         ("PLATEAU__MEASURE_SECONDS", "30"),
         ("PLATEAU__BATCH_SIZES", "4,8,16"),
+        ("PLATEAU__REQUEST_RATES", "2.5,10"),
         ("PLATEAU__SLO__TTFT_MS", "250"),
         ("PLATEAU__STABILIZE_SECONDS", "7"),
     ]
@@ -55,6 +56,7 @@ fn env_then_set_override_in_that_order() {
     let c = load(&write("env", BASE), &sets, Some(env)).unwrap().config;
     assert_eq!(c.measure_seconds, 30.0);
     assert_eq!(c.batch_sizes, vec![4, 8, 16]);
+    assert_eq!(c.request_rates, vec![2.5, 10.0]);
     assert_eq!(c.slo.unwrap().ttft_ms, Some(250.0));
     assert_eq!(c.stabilize_seconds, 9.0, "--set wins over env");
     assert_eq!(c.endpoints[0].url.as_deref(), Some("http://gpu:8000/v1"));
