@@ -286,12 +286,18 @@ fn confidence(
     if let Some(bound) = first_failed(hi)
         && let Some(c) = hi.checks.iter().find(|c| c.bound == bound)
         && c.bound.ends_with("_p99_ms")
-        && c.lower_ci.is_none_or(|low| low <= c.limit)
     {
-        reasons.push(format!(
-            "at {} req/s the 95% interval of {} still includes the {} ms limit",
-            hi.rps, c.bound, c.limit
-        ));
+        match c.lower_ci {
+            Some(low) if low <= c.limit => reasons.push(format!(
+                "at {} req/s the 95% interval of {} still includes the {} ms limit",
+                hi.rps, c.bound, c.limit
+            )),
+            None => reasons.push(format!(
+                "at {} req/s {} has too few samples for a confidence interval",
+                hi.rps, c.bound
+            )),
+            _ => {}
+        }
     }
     if reasons.is_empty() {
         reasons.push(format!(

@@ -146,3 +146,20 @@ fn instance_plans_round_up() {
         );
     }
 }
+
+#[test]
+fn a_p99_without_an_interval_says_so() {
+    let c = config(0.1, 12);
+    let mut s = Search::new(10.0, &c);
+    s.record(probe(10.0, 300.0));
+    let mut fail = probe(11.0, 800.0);
+    fail.checks[0].lower_ci = None;
+    fail.checks[0].upper_ci = None;
+    s.record(fail);
+    let a = s.finish(["e", "m", "A1"], StartRate::Default, &c);
+    assert_eq!(a.confidence, Confidence::Medium);
+    assert_eq!(
+        a.confidence_reasons,
+        ["at 11 req/s ttft_p99_ms has too few samples for a confidence interval"]
+    );
+}
