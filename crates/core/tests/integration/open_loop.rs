@@ -11,8 +11,13 @@ use plateau_sim::SimConfig;
 
 use crate::common;
 
+/// The open-loop tests run one at a time: each drives a simulator for a minute or more,
+/// and two at once on a 2-core machine make the client's own timing the thing measured.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn poisson_arrivals_at_20_per_second_on_exact_timing() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let sim = SimConfig::from_profile("fixed").unwrap(); // TTFT 100 ms, ITL 20 ms
     let out = common::out_dir("open-exact");
     let config = serde_json::json!({
@@ -74,6 +79,7 @@ async fn poisson_arrivals_at_20_per_second_on_exact_timing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_capacity_search_lands_where_the_sweep_crosses_the_slo() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     // 8 sequences in the batch, 32 tokens each at ~10 ms a step: about 25 req/s.
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 8;
@@ -164,6 +170,7 @@ async fn the_capacity_search_lands_where_the_sweep_crosses_the_slo() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_cap_queues_arrivals_into_the_latency() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 8;
     let out = common::out_dir("open-cap");
