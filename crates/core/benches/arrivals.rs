@@ -37,7 +37,7 @@ use plateau_core::pacer::Pacer;
 use plateau_core::phase::{DrainLimit, Phase, Schedule};
 use plateau_core::plan::{Load, Rate};
 use plateau_core::recorder::Recorder;
-use plateau_core::runner::{self, CellInput, CellOutput, Failures, GiveUp};
+use plateau_core::runner::{self, CellInput, CellOutput, Failures, GiveUp, Timer};
 use plateau_core::sample::{Outcome, Sample};
 use plateau_core::tokens::Whitespace;
 use plateau_core::transport::Transport;
@@ -116,6 +116,7 @@ async fn run_rate(rps: f64, fill: Duration, measure: Duration) -> CellOutput {
             drain: DrainLimit::Configured(Duration::from_secs(5)),
         },
         seed: 1,
+        timer: Timer::Precise,
         live,
         interrupt: CancellationToken::new(),
         failures: Failures {

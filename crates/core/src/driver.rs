@@ -32,7 +32,7 @@ use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
-use crate::runner::{self, CellInput, Ending, Failures, GiveUp};
+use crate::runner::{self, CellInput, Ending, Failures, GiveUp, Timer};
 use crate::tokens::TokenCounter;
 use crate::transport::HttpTransport;
 use crate::workload::{Workload, WorkloadFactory};
@@ -315,6 +315,7 @@ async fn run_one(
             load: cell.load,
             schedule,
             seed: arrival_seed(plan.seed, cell),
+            timer: Timer::Precise,
             live: ctx.live.clone(),
             interrupt: ctx.interrupt.clone(),
             failures,

@@ -9,11 +9,13 @@
 //! after a failure that asks for time ([`crate::backoff`]), and a cell whose endpoint keeps
 //! failing gives up ([`GiveUp`]) and ends as failed, with the server's last message.
 
+mod arrivals;
 mod give_up;
 mod open;
 mod request;
 mod slot;
 
+pub use arrivals::Timer;
 pub use give_up::GiveUp;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -47,6 +49,9 @@ pub struct CellInput<T> {
     pub schedule: Schedule,
     /// Seeds the open loop's arrival schedule.
     pub seed: u64,
+    /// How the open loop waits for each arrival ([`Timer::Precise`] outside paused-time
+    /// tests).
+    pub timer: Timer,
     /// Counters for the progress display.
     pub live: Arc<Live>,
     /// Ctrl-C: ends the cell early.
@@ -208,6 +213,7 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         load,
         schedule,
         seed,
+        timer,
         live,
         interrupt,
         failures,
@@ -241,7 +247,14 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         }
         Load::Rate(rate) => {
             let records = recorder.sender();
-            slots.spawn(open::run(rate, seed, workload, shared.clone(), records));
+            slots.spawn(open::run(
+                rate,
+                seed,
+                timer,
+                workload,
+                shared.clone(),
+                records,
+            ));
         }
     }
 

@@ -1,7 +1,7 @@
 //! The open loop of one cell: arrivals at the [`Pacer`]'s instants, each sent at once on its
 //! own task however many earlier requests are still running (no coordinated omission: a
-//! slow server never delays or skips an arrival). The dispatcher sleeps to each intended
-//! instant; when it wakes late it sends at once and the lag is recorded. Under
+//! slow server never delays or skips an arrival). The dispatcher takes each arrival when it
+//! is due ([`Arrivals`]); when that is late it sends at once and the lag is recorded. Under
 //! `max_concurrency` an arrival waits client-side for a place, and that queue time is part
 //! of its latency from the intended send. Each arrival takes an idle session (a user; a
 //! conversation in multi-turn scenarios) and gives it back when its request ends.
@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
-use tokio::time::sleep_until;
 
 use super::Shared;
+use super::arrivals::{Arrivals, Timer};
 use super::request::{Start, send};
 use crate::clock::micros;
 use crate::exchange::{Exchange, Meta};
@@ -57,11 +57,13 @@ impl Sessions {
 pub(super) async fn run<T: Transport>(
     rate: Rate,
     seed: u64,
+    timer: Timer,
     workload: Arc<dyn Workload>,
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    let mut pacer = Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed);
+    let pacer = Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed);
+    let mut arrivals = Arrivals::start(timer, pacer, shared.clock);
     let sessions = Arc::new(Sessions {
         workload,
         idle: Mutex::new((VecDeque::new(), 0)),
@@ -71,13 +73,15 @@ pub(super) async fn run<T: Transport>(
         .map(|n| Arc::new(Semaphore::new(n as usize)));
     let mut requests = JoinSet::new();
     loop {
-        let intended = pacer.next_arrival();
-        tokio::select! {
+        let intended = tokio::select! {
             biased;
             _ = shared.cancel.cancelled() => break,
             _ = shared.arrivals_stopped.cancelled() => break,
-            _ = sleep_until(shared.clock.at(intended)) => {}
-        }
+            due = arrivals.next() => match due {
+                Some(at) => at,
+                None => break,
+            },
+        };
         while requests.try_join_next().is_some() {}
         let phase = shared.schedule.phase_at(intended);
         if phase == Phase::Measure {

@@ -80,6 +80,7 @@ async fn run(
         load: crate::plan::Load::Concurrency(schedule.slots),
         schedule,
         seed: 0,
+        timer: Timer::Runtime,
         live: live.clone(),
         interrupt,
         failures: failures(Duration::from_secs(30)),

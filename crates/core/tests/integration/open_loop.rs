@@ -44,7 +44,8 @@ async fn poisson_arrivals_at_20_per_second_on_exact_timing() {
         s.metrics.steady.reasons
     );
     let lag = load.schedule_lag_ms.as_ref().unwrap();
-    assert!(lag.p50 < 2.0, "schedule lag {lag:?}");
+    // The arrivals thread wakes on the OS timer: tokio's millisecond wheel made this 1.15 ms.
+    assert!(lag.p50 < 1.0, "schedule lag {lag:?}");
 
     // The actual sends of the measured requests are a Poisson process at 20 req/s:
     // Kolmogorov-Smirnov on their gaps against Exp(20), at the 1% level.

@@ -11,7 +11,7 @@ use plateau_core::live::Live;
 use plateau_core::phase::Phase;
 use plateau_core::plan::{BaseUrl, Plan};
 use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, Failures, GiveUp, run_cell};
+use plateau_core::runner::{CellInput, Failures, GiveUp, Timer, run_cell};
 use plateau_core::sample::Sample;
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
@@ -54,6 +54,7 @@ async fn run(catalog: &Catalog, plan: &Plan, scenario: &str) -> Vec<Sample> {
         load: plateau_core::plan::Load::Concurrency(N),
         schedule: plan.schedule(&plateau_core::plan::Load::Concurrency(N)),
         seed: 0,
+        timer: Timer::Precise,
         live,
         interrupt: CancellationToken::new(),
         failures: Failures {

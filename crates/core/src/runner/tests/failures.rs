@@ -58,6 +58,7 @@ async fn run_failing(server: Failing, schedule: Schedule, give_up_after: Duratio
         load: crate::plan::Load::Concurrency(schedule.slots),
         schedule,
         seed: 0,
+        timer: Timer::Runtime,
         live,
         interrupt: CancellationToken::new(),
         failures: failures(give_up_after),

@@ -16,6 +16,7 @@ async fn run_open(fake: Fake, rate: Rate, schedule: Schedule) -> CellOutput {
         load: Load::Rate(rate),
         schedule,
         seed: 5,
+        timer: Timer::Runtime,
         live,
         interrupt: CancellationToken::new(),
         failures: failures(Duration::from_secs(30)),
