@@ -21,6 +21,29 @@ pub const MAX_RPS: f64 = 1e6;
 /// Judges the probe whose summary is `s` (cell directory `dir`) against `slo`.
 pub fn judge(s: &CellSummary, dir: String, slo: &CapacitySlo) -> Probe {
     let m = &s.metrics;
+    let mut checks = slo_checks(s, slo);
+    checks.push(Check {
+        bound: "overloaded".into(),
+        limit: 0.0,
+        value: Some(f64::from(u8::from(m.steady.overloaded))),
+        upper_ci: None,
+        lower_ci: None,
+        passed: !m.steady.overloaded,
+    });
+    Probe {
+        rps: s.cell.load.request_rate.unwrap_or_default(),
+        dir,
+        status: s.status,
+        passed: s.status == CellStatus::Complete && checks.iter().all(|c| c.passed),
+        checks,
+        achieved_rps: m.throughput.request_rps,
+        output_tps: m.throughput.server_direct_tps,
+    }
+}
+
+/// The cell `s` against each bound `slo` sets (latency p99s and error rate).
+fn slo_checks(s: &CellSummary, slo: &CapacitySlo) -> Vec<Check> {
+    let m = &s.metrics;
     let mut checks = Vec::new();
     for (bound, limit, dist) in [
         ("ttft_p99_ms", slo.ttft_p99_ms, &m.ttft_ms),
@@ -42,23 +65,7 @@ pub fn judge(s: &CellSummary, dir: String, slo: &CapacitySlo) -> Probe {
             passed: value.is_some_and(|v| v <= limit),
         });
     }
-    checks.push(Check {
-        bound: "overloaded".into(),
-        limit: 0.0,
-        value: Some(f64::from(u8::from(m.steady.overloaded))),
-        upper_ci: None,
-        lower_ci: None,
-        passed: !m.steady.overloaded,
-    });
-    Probe {
-        rps: s.cell.load.request_rate.unwrap_or_default(),
-        dir,
-        status: s.status,
-        passed: s.status == CellStatus::Complete && checks.iter().all(|c| c.passed),
-        checks,
-        achieved_rps: m.throughput.request_rps,
-        output_tps: m.throughput.server_direct_tps,
-    }
+    checks
 }
 
 fn p99_check(bound: &str, limit: f64, d: Option<&Distribution>) -> Check {
@@ -80,14 +87,7 @@ pub fn start_rate(closed: &[&CellSummary], config: &CapacityConfig) -> (f64, Sta
     let usable = |s: &&&CellSummary| {
         s.status == CellStatus::Complete && s.metrics.throughput.request_rps > 0.0
     };
-    let meets = |s: &CellSummary| {
-        let probe = judge(s, String::new(), slo);
-        probe
-            .checks
-            .iter()
-            .filter(|c| c.bound != "overloaded")
-            .all(|c| c.passed)
-    };
+    let meets = |s: &CellSummary| slo_checks(s, slo).iter().all(|c| c.passed);
     let n = |s: &CellSummary| s.cell.load.concurrency.unwrap_or(0);
     let best = closed
         .iter()

@@ -98,6 +98,16 @@ impl InFlight {
             .map(|((t, level), end)| Segment { us: end - t, level })
     }
 
+    /// The highest level ever reached (0 when nothing was in flight).
+    #[cfg(test)]
+    pub fn peak(&self) -> u32 {
+        self.steps
+            .iter()
+            .map(|&(_, level)| level)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Time-weighted mean level over `[from_us, to_us)`; `None` when the span is empty.
     pub fn mean(&self, from_us: u64, to_us: u64) -> Option<f64> {
         let (area, len) = self

@@ -113,8 +113,9 @@ impl LoadMetrics {
             (from, s.t_end_us)
         }));
         let series = per_second(&outstanding, window);
-        let in_flight_trend = relative_trend(&series).map(|t| t.0);
-        let in_flight_rising = relative_trend(&series).filter(|t| rising(*t, max_trend));
+        let in_flight = relative_trend(&series);
+        let in_flight_trend = in_flight.map(|t| t.0);
+        let in_flight_rising = in_flight.filter(|t| rising(*t, max_trend));
         let ttft_points: Vec<(f64, f64)> = ok
             .iter()
             .filter_map(|s| {

@@ -58,7 +58,7 @@ pub use wire::{Connections, Reads};
 
 use crate::config::{SloConfig, SteadyConfig};
 use crate::sample::Sample;
-use concurrency::InFlight;
+pub(crate) use concurrency::InFlight;
 
 /// The measure window of a cell and its target concurrency (closed loop).
 ///

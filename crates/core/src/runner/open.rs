@@ -100,7 +100,8 @@ pub(super) async fn run<T: Transport>(
     while requests.join_next().await.is_some() {}
 }
 
-/// One arrival: wait for a place (if capped), take a session, send, give it back.
+/// One arrival: take a session (a user), wait for a place (if capped), send, give the
+/// session back.
 async fn arrive<T: Transport>(
     shared: Arc<Shared<T>>,
     sessions: Arc<Sessions>,
@@ -109,6 +110,7 @@ async fn arrive<T: Transport>(
     t_intended_us: u64,
     records: UnboundedSender<Record>,
 ) {
+    let (id, mut session) = sessions.take();
     let mut queue_us = None;
     let _place = match places {
         None => None,
@@ -120,13 +122,14 @@ async fn arrive<T: Transport>(
                     place.ok()
                 }
                 _ = shared.cancel.cancelled() => {
-                    never_sent(&shared, phase, t_intended_us, queued_at, &records);
+                    let queued = Queued { id, phase, t_intended_us, queued_at };
+                    never_sent(&shared, queued, &records);
+                    sessions.give_back(id, session);
                     return;
                 }
             }
         }
     };
-    let (id, mut session) = sessions.take();
     let prompt = session.next();
     let start = Start {
         id,
@@ -138,14 +141,23 @@ async fn arrive<T: Transport>(
     sessions.give_back(id, session);
 }
 
-/// Records an arrival still queued for a place when the cell ended: it never went out.
-fn never_sent<T>(
-    shared: &Shared<T>,
+/// An arrival waiting client-side for a place: its session, phase, intended send and
+/// when it began to wait (us since the cell's start).
+struct Queued {
+    id: u32,
     phase: Phase,
     t_intended_us: u64,
     queued_at: u64,
-    records: &UnboundedSender<Record>,
-) {
+}
+
+/// Records an arrival still queued for a place when the cell ended: it never went out.
+fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<Record>) {
+    let Queued {
+        id,
+        phase,
+        t_intended_us,
+        queued_at,
+    } = queued;
     let measured = phase == Phase::Measure;
     let now = shared.clock.now_us();
     let mut exchange = Exchange::new(now);
@@ -158,7 +170,7 @@ fn never_sent<T>(
         exchange,
         meta: Meta {
             seq: shared.seq.fetch_add(1, Ordering::Relaxed),
-            slot: u32::MAX,
+            slot: id,
             phase,
             backoff_us: None,
             t_intended_us: Some(t_intended_us),

@@ -112,22 +112,8 @@ async fn a_cap_queues_arrivals_and_the_queue_counts_in_the_latency() {
     )
     .await;
     let samples = &out.recorded.samples;
-    let in_flight_max = {
-        let mut events: Vec<(u64, i32)> = samples
-            .iter()
-            .filter(|s| s.t_end_us > s.t_sent_us)
-            .flat_map(|s| [(s.t_sent_us, 1), (s.t_end_us, -1)])
-            .collect();
-        events.sort_unstable();
-        events
-            .iter()
-            .scan(0, |level, e| {
-                *level += e.1;
-                Some(*level)
-            })
-            .max()
-    };
-    assert_eq!(in_flight_max, Some(2), "the cap holds");
+    let in_flight = crate::metrics::InFlight::from_samples(samples);
+    assert_eq!(in_flight.peak(), 2, "the cap holds");
     let m = summarize(&out, 10.0);
     let load = m.load.as_ref().expect("load block");
     let queue = load.queue_ms.as_ref().expect("queue times");
