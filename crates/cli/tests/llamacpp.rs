@@ -1,6 +1,7 @@
 //! `plateau run` against a real llama.cpp server: `tools/llamacpp/serve.py` (the `xllamacpp`
 //! wheel's llama-server with a tiny random-weight llama and a matching `tokenizer.json`) on
-//! 127.0.0.1, all six scenarios at N = 4. Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
+//! 127.0.0.1, all six scenarios at N = 4, then B1 in an open loop at 50 req/s (well under
+//! the server's ~300 req/s at N = 4). Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
 //! `tools/llamacpp/requirements.txt` (`.ci/run` makes one); without it the test says why and
 //! passes, unless `PLATEAU_REQUIRE_LLAMACPP=1`.
 
@@ -113,14 +114,13 @@ fn start(python: &Path, models: &Path, dir: &Path) -> Server {
     }
 }
 
-fn config(dir: &Path, url: &str, tokenizer: &Path) -> PathBuf {
+/// A config for the server at `url` writing to `dir/results`, with `load`'s keys added.
+fn config(dir: &Path, url: &str, tokenizer: &Path, name: &str, load: Value) -> PathBuf {
     let datasets = dir.join("no-datasets");
     fs::create_dir_all(&datasets).unwrap();
-    let config = json!({
+    let mut config = json!({
         "endpoints": [{"name": "llamacpp", "url": format!("{url}/v1"), "engine": "llamacpp"}],
         "models": [{"id": "tiny", "name": "tiny-llama"}],
-        "scenarios": SCENARIOS,
-        "batch_sizes": [N],
         "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 6, "drain_seconds": 20,
         "max_tokens": 16,
         "request_timeout_seconds": 30,
@@ -128,14 +128,43 @@ fn config(dir: &Path, url: &str, tokenizer: &Path) -> PathBuf {
         "datasets_dir": datasets,
         "output_dir": dir.join("results"),
     });
-    let path = dir.join("config.json");
+    for (key, value) in load.as_object().unwrap() {
+        config[key] = value.clone();
+    }
+    let path = dir.join(name);
     fs::write(&path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
     path
 }
 
-fn summary(dir: &Path, scenario: &str) -> Value {
+/// `plateau run --config config`: exit status, stdout, stderr. Exit 1 (a cell failed
+/// validation) is allowed: 6-second windows on a loaded 2-core machine may be judged
+/// unsteady. The requirements are checked one by one by the caller.
+fn run(config: &Path, server: &Server) -> (String, String) {
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_plateau"))
+        .current_dir(root())
+        .args(["run", "--config", config.to_str().unwrap()])
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    eprintln!("plateau run took {:.1} s", t0.elapsed().as_secs_f64());
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "plateau run: {}\n{stdout}\n{}\nserver log (end):\n{}",
+        out.status,
+        tail(&stderr, 60),
+        tail(&server.log(), 60)
+    );
+    (stdout, stderr)
+}
+
+fn summary(dir: &Path, scenario: &str, cell: &str) -> Value {
     let path = dir.join(format!(
-        "results/llamacpp/tiny/{scenario}/c{N}/summary.json"
+        "results/llamacpp/tiny/{scenario}/{cell}/summary.json"
     ));
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
@@ -165,36 +194,16 @@ fn six_scenarios_at_n4_against_llama_cpp() {
     let models = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llamacpp-model");
     let server = start(&python, &models, &dir);
     let tokenizer = models.join("tokenizer.json");
-    let config = config(&dir, &server.url, &tokenizer);
-
-    let t0 = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_plateau"))
-        .current_dir(root())
-        .args(["run", "--config", config.to_str().unwrap()])
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    eprintln!("plateau run took {:.1} s", t0.elapsed().as_secs_f64());
-    // Exit 1 (a cell failed validation) is allowed: 6-second windows on a loaded 2-core
-    // machine may be judged unsteady. The requirements below are checked one by one.
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "plateau run: {}\n{stdout}\n{}\nserver log (end):\n{}",
-        out.status,
-        tail(&stderr, 60),
-        tail(&server.log(), 60)
-    );
+    let closed = json!({"scenarios": SCENARIOS, "batch_sizes": [N]});
+    let config_path = config(&dir, &server.url, &tokenizer, "closed.json", closed);
+    let (_, stderr) = run(&config_path, &server);
 
     // Every check is collected, so one run names every requirement that does not hold.
     let mut failed = Vec::new();
     let mut ttft_p50 = std::collections::BTreeMap::new();
     eprintln!("cell  total  measured  ttft_p50_ms  prompt_tokens_server  target  errors_by_kind");
     for scenario in SCENARIOS {
-        let s = summary(&dir, scenario);
+        let s = summary(&dir, scenario, &format!("c{N}"));
         let requests = &s["requests"];
         let errors = &requests["errors_by_kind"];
         let (target, server_in) = (
@@ -270,6 +279,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
             "TTFT p50: A2 {a2:?} ms is not far below B2 {b2:?} ms (prompt cache)"
         )),
     }
+    open_loop_at_50_per_second(&dir, &server, &tokenizer, &mut failed);
     assert!(
         failed.is_empty(),
         "{} requirement(s) failed (results kept in {}):\n  {}\nplateau stderr (end):\n{}",
@@ -279,4 +289,69 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         tail(&stderr, 30)
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// B1 at 50 req/s Poisson: every arrival sent on schedule, none failed, the achieved rate
+/// the offered one, and latencies from the intended send no shorter than from the send.
+fn open_loop_at_50_per_second(
+    dir: &Path,
+    server: &Server,
+    tokenizer: &Path,
+    failed: &mut Vec<String>,
+) {
+    let open = json!({"scenarios": ["B1"], "request_rates": [50]});
+    let config_path = config(dir, &server.url, tokenizer, "open.json", open);
+    run(&config_path, server);
+    let s = summary(dir, "B1", "r50");
+    let requests = &s["requests"];
+    let load = &s["load"];
+    let at = |p: &str| f64_at(&s, p);
+    eprintln!(
+        "B1 r50: status {}, measured {}, achieved {:?} req/s, lag p50 {:?} ms, TTFT p50 {:?} ms \
+         (from send {:?}), overloaded {}",
+        s["status"],
+        requests["measured"],
+        at("/load/achieved_rps"),
+        at("/load/schedule_lag_ms/p50"),
+        at("/ttft_ms/p50"),
+        at("/load/from_send/ttft_ms/p50"),
+        s["steady"]["overloaded"],
+    );
+    if s["status"] != "complete" || load["mode"] != "open" {
+        failed.push(format!(
+            "B1 r50: status {}, load mode {}",
+            s["status"], load["mode"]
+        ));
+    }
+    if requests["measured_errors"] != 0
+        || requests["errors_by_kind"]
+            .as_object()
+            .is_none_or(|m| !m.is_empty())
+    {
+        failed.push(format!(
+            "B1 r50: failed requests {}",
+            requests["errors_by_kind"]
+        ));
+    }
+    // 300 Poisson arrivals in 6 s: the count is within 20% of the rate 99.9% of the time.
+    match at("/load/achieved_rps") {
+        Some(rps) if (rps / 50.0 - 1.0).abs() < 0.2 => {}
+        rps => failed.push(format!("B1 r50: achieved {rps:?} req/s, offered 50")),
+    }
+    if s["steady"]["overloaded"] == true {
+        failed.push(format!(
+            "B1 r50: overloaded at a sixth of the closed loop's rate: {}",
+            s["steady"]["reasons"]
+        ));
+    }
+    match at("/load/schedule_lag_ms/p50") {
+        Some(lag) if lag < 5.0 => {}
+        lag => failed.push(format!("B1 r50: schedule lag p50 {lag:?} ms")),
+    }
+    match (at("/ttft_ms/p50"), at("/load/from_send/ttft_ms/p50")) {
+        (Some(intended), Some(sent)) if intended >= sent => {}
+        (i, s) => failed.push(format!(
+            "B1 r50: TTFT p50 from the intended send {i:?} below that from the send {s:?}"
+        )),
+    }
 }
