@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use plateau_core::results::capacity::CapacityReport;
+use plateau_core::results::repeats::RepeatsReport;
 use plateau_core::results::run_info::RunInfo;
 use plateau_core::results::summary::CellSummary;
 
@@ -25,6 +26,10 @@ pub fn run() -> anyhow::Result<()> {
         (
             "capacity.schema.json",
             serde_json::to_value(schemars::schema_for!(CapacityReport))?,
+        ),
+        (
+            "repeats.schema.json",
+            serde_json::to_value(schemars::schema_for!(RepeatsReport))?,
         ),
     ] {
         let path = root.join(name);

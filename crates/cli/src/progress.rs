@@ -61,13 +61,7 @@ impl<'a> RunProgress<'a> {
     }
 
     fn label(&self, cell: &Cell) -> String {
-        format!(
-            "{}/{}/{}/{}",
-            self.plan.endpoints[cell.endpoint].name,
-            self.plan.models[cell.model].id,
-            cell.scenario,
-            cell.load.dir_name()
-        )
+        self.plan.cell_label(cell)
     }
 }
 

@@ -121,6 +121,9 @@ pub async fn run(
             println!("  {}", search.answer());
         }
     }
+    if let Some(repeats) = &report.repeats {
+        print!("{}", plateau_report::repeats::console(repeats));
+    }
     println!("results: {}", plan.output_dir.display());
     if report.interrupted {
         return Err(Failure::interrupted());

@@ -77,6 +77,10 @@ pub struct RunConfig {
     /// Seed for every random choice of the workloads and the simulator.
     #[serde(default)]
     pub seed: u64,
+    /// Run every listed cell this many times (interleaved across endpoints) for the
+    /// across-run spread in `repeats.json`; each repeat sends the same prompts.
+    #[serde(default = "default_repeats")]
+    pub repeats: u32,
     /// Path to a Hugging Face `tokenizer.json`; default: the embedded BPE.
     #[serde(default)]
     pub tokenizer: Option<PathBuf>,
@@ -308,6 +312,10 @@ fn default_give_up_after() -> f64 {
 fn default_output_dir() -> PathBuf {
     PathBuf::from("results/latest")
 }
+fn default_repeats() -> u32 {
+    1
+}
+
 fn default_true() -> bool {
     true
 }

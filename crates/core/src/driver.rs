@@ -27,6 +27,7 @@ use crate::plan::{BaseUrl, Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
 use crate::results::capacity::CapacityReport;
 use crate::results::fingerprint::{self, Fingerprint};
+use crate::results::repeats::{self, RepeatsReport};
 use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
 use crate::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
@@ -95,6 +96,9 @@ pub struct RunReport {
     /// The capacity searches' answers, when `capacity` is configured (also in
     /// `capacity.json`).
     pub capacity: Option<CapacityReport>,
+    /// Each headline number's spread across runs, with `repeats` above 1 (also in
+    /// `repeats.json`).
+    pub repeats: Option<RepeatsReport>,
 }
 
 /// Runs every cell of `plan`. An error after `run.json` is first written comes back as
@@ -155,6 +159,10 @@ async fn run_cells(
     } else {
         RunStatus::Complete
     };
+    let repeats = (plan.repeats > 1).then(|| repeats::aggregate(&state.summaries, plan.repeats));
+    if let Some(report) = &repeats {
+        results::write_json(&plan.output_dir.join(repeats::REPEATS_FILE), report)?;
+    }
     run_json::close(info, status, None);
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
     results::write_json(run_path, info)?;
@@ -163,6 +171,7 @@ async fn run_cells(
         interrupted: state.interrupted,
         info: info.clone(),
         capacity,
+        repeats,
     })
 }
 
@@ -254,14 +263,6 @@ async fn visit(
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
     results::write_json(at.run_path, info)?;
     Ok(Some(summary))
-}
-
-fn relative(plan: &Plan, cell: &Cell) -> String {
-    let dir = plan.cell_dir(cell);
-    dir.strip_prefix(&plan.output_dir)
-        .unwrap_or(&dir)
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// What one cell runs with, besides the plan and the run's context.
@@ -372,6 +373,7 @@ async fn run_one(
             stream: plan.request.stream,
             max_tokens: plan.request.max_tokens,
             ignore_eos: endpoint.ignore_eos,
+            repeat: cell.repeat,
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),

@@ -130,6 +130,8 @@ pub struct Cell {
     pub scenario: String,
     /// Closed loop at N, or open loop at a rate.
     pub load: Load,
+    /// Which run of the cell this is, from 1 (see [`Plan::repeats`]).
+    pub repeat: u32,
 }
 
 /// The validated plan the runner executes.
@@ -159,6 +161,8 @@ pub struct Plan {
     pub output_dir: PathBuf,
     /// Seed for workloads and the simulator.
     pub seed: u64,
+    /// How many times each listed cell runs.
+    pub repeats: u32,
     /// Give up on a cell after a streak of failures this long.
     pub give_up_after: Duration,
     /// Goodput objectives.
@@ -252,6 +256,12 @@ impl Plan {
         if config.max_tokens == 0 {
             v.problem("max_tokens".into(), "expected at least 1");
         }
+        if !(1..=1000).contains(&config.repeats) {
+            v.problem(
+                "repeats".into(),
+                format!("got {}, expected from 1 to 1000", config.repeats),
+            );
+        }
         v.steady(&config.steady);
         if let Some(slo) = &config.slo {
             v.slo(slo);
@@ -289,6 +299,7 @@ impl Plan {
             },
             output_dir: config.output_dir.clone(),
             seed: config.seed,
+            repeats: config.repeats,
             give_up_after,
             slo: config.slo.clone(),
             steady: config.steady.clone(),
@@ -297,26 +308,47 @@ impl Plan {
         })
     }
 
-    /// Every cell of the listed loads, endpoints outermost, then models, scenarios,
-    /// concurrencies, then rates. Capacity-search probes are not listed: they are decided
-    /// as the run goes.
+    /// Every cell of the listed loads. One run of each: endpoints outermost, then models,
+    /// scenarios, concurrencies, then rates. With `repeats` K > 1, K passes over the
+    /// matrix, each with the endpoints innermost and rotated by one per pass, so drift over
+    /// time (thermals, other tenants) falls on every endpoint alike and none always runs
+    /// first. Capacity-search probes are not listed: they are decided as the run goes.
     pub fn cells(&self) -> Vec<Cell> {
+        let loads: Vec<Load> = self
+            .batch_sizes
+            .iter()
+            .map(|&n| Load::Concurrency(n))
+            .chain(self.request_rates.iter().map(|&rps| self.rate(rps)))
+            .collect();
+        let cell = |endpoint, model, scenario: &String, load, repeat| Cell {
+            endpoint,
+            model,
+            scenario: scenario.clone(),
+            load,
+            repeat,
+        };
+        let endpoints = self.endpoints.len();
         let mut cells = Vec::new();
-        for endpoint in 0..self.endpoints.len() {
+        if self.repeats <= 1 {
+            for endpoint in 0..endpoints {
+                for model in 0..self.models.len() {
+                    for scenario in &self.scenarios {
+                        for &load in &loads {
+                            cells.push(cell(endpoint, model, scenario, load, 1));
+                        }
+                    }
+                }
+            }
+            return cells;
+        }
+        for repeat in 1..=self.repeats {
             for model in 0..self.models.len() {
                 for scenario in &self.scenarios {
-                    let loads = self
-                        .batch_sizes
-                        .iter()
-                        .map(|&n| Load::Concurrency(n))
-                        .chain(self.request_rates.iter().map(|&rps| self.rate(rps)));
-                    for load in loads {
-                        cells.push(Cell {
-                            endpoint,
-                            model,
-                            scenario: scenario.clone(),
-                            load,
-                        });
+                    for &load in &loads {
+                        for i in 0..endpoints {
+                            let endpoint = (i + repeat as usize - 1) % endpoints;
+                            cells.push(cell(endpoint, model, scenario, load, repeat));
+                        }
                     }
                 }
             }
@@ -386,7 +418,26 @@ impl Plan {
             .join(&self.endpoints[cell.endpoint].name)
             .join(&self.models[cell.model].id)
             .join(&cell.scenario)
-            .join(cell.load.dir_name())
+            .join(cell_dir_name(&cell.load, cell.repeat))
+    }
+
+    /// `endpoint/model/scenario/c8-2`: the cell's directory under the results directory.
+    pub fn cell_label(&self, cell: &Cell) -> String {
+        format!(
+            "{}/{}/{}/{}",
+            self.endpoints[cell.endpoint].name,
+            self.models[cell.model].id,
+            cell.scenario,
+            cell_dir_name(&cell.load, cell.repeat)
+        )
+    }
+}
+
+/// A cell's directory name: its load (`c8`, `r2.5`), then `-<k>` for repeat k >= 2.
+pub fn cell_dir_name(load: &Load, repeat: u32) -> String {
+    match repeat {
+        0 | 1 => load.dir_name(),
+        k => format!("{}-{k}", load.dir_name()),
     }
 }
 

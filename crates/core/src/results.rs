@@ -8,6 +8,8 @@ pub mod capacity;
 pub mod csv;
 pub mod dir;
 pub mod fingerprint;
+pub mod headline;
+pub mod repeats;
 pub mod run_info;
 pub mod summary;
 
@@ -116,6 +118,14 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsError> {
         line: Some(e.line()),
         message: e.to_string(),
     })
+}
+
+/// Reads a JSON file that may be absent: `None` when there is no file at `path`.
+pub fn read_json_if_present<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, ResultsError> {
+    match path.exists() {
+        true => read_json(path).map(Some),
+        false => Ok(None),
+    }
 }
 
 /// The temp name `path` is written under before the rename.

@@ -79,15 +79,13 @@ impl fmt::Display for Finding {
 
 /// The cell's label in findings and tables.
 pub fn cell_label(s: &CellSummary) -> String {
+    let dir = s.cell.load.load().map_or_else(
+        || "?".into(),
+        |l| crate::plan::cell_dir_name(&l, s.cell.repeat),
+    );
     format!(
-        "{}/{}/{}/{}",
-        s.cell.endpoint,
-        s.cell.model,
-        s.cell.scenario,
-        s.cell
-            .load
-            .load()
-            .map_or_else(|| "?".into(), |l| l.dir_name())
+        "{}/{}/{}/{dir}",
+        s.cell.endpoint, s.cell.model, s.cell.scenario
     )
 }
 

@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod matrix;
 pub mod pipeline;
 pub mod quantity;
+pub mod repeats;
 pub mod style;
 pub mod table;
 pub mod tables;

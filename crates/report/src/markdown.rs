@@ -5,11 +5,12 @@
 use std::fmt::Write;
 
 use plateau_core::results::capacity::CapacityReport;
+use plateau_core::results::repeats::RepeatsReport;
 use plateau_core::results::run_info::RunInfo;
 use plateau_core::validate::{Finding, Severity};
 
 use crate::matrix::Matrix;
-use crate::{capacity, tables};
+use crate::{capacity, repeats, tables};
 
 /// What summary.md shows.
 pub struct Input<'a> {
@@ -21,6 +22,8 @@ pub struct Input<'a> {
     pub run: Option<&'a RunInfo>,
     /// `capacity.json`, when the run searched for capacity.
     pub capacity: Option<&'a CapacityReport>,
+    /// `repeats.json`, when each cell ran more than once.
+    pub repeats: Option<&'a RepeatsReport>,
     /// Findings of the checks.
     pub findings: &'a [Finding],
 }
@@ -32,6 +35,7 @@ pub fn render(input: &Input) -> String {
         results_dir,
         run,
         capacity,
+        repeats,
         findings,
     } = *input;
     let mut out = String::new();
@@ -121,6 +125,9 @@ pub fn render(input: &Input) -> String {
         }
         out.push('\n');
     }
+    if let Some(report) = repeats {
+        repeats_section(&mut out, report);
+    }
     out.push_str(
         "Latencies in ms over requests started in the measure window; throughputs in output \
          tokens/s; jitter = ITL p99 / ITL p50. Open loop: latencies from the intended send; \
@@ -156,6 +163,19 @@ fn capacity_section(out: &mut String, report: &CapacityReport) {
         }
         out.push('\n');
     }
+}
+
+/// Each headline number's spread across the runs of each cell.
+fn repeats_section(out: &mut String, report: &RepeatsReport) {
+    let _ = writeln!(out, "## Repeats\n\n{}\n", repeats::note(report));
+    let (head, rows) = repeats::table(report);
+    let _ = writeln!(out, "| {} |", head.join(" | "));
+    let _ = writeln!(out, "|:--|:--|{}|", vec!["--:"; head.len() - 2].join("|"));
+    for row in rows {
+        let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
 }
 
 /// `text` safe inside a table cell or a line: pipes escaped, line breaks as spaces.

@@ -158,8 +158,10 @@ impl<'a> Matrix<'a> {
             })
             .collect();
 
+        // Repeats past the first are in the Repeats section (`repeats.json`), not on axes.
         let (mut cells, mut open): (Vec<Cell>, Vec<Cell>) = read
             .iter()
+            .filter(|(_, s)| s.cell.repeat <= 1)
             .filter_map(|&(c, s)| {
                 Some(Cell {
                     rel: &c.rel,

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use plateau_core::results::capacity::{CAPACITY_FILE, CapacityReport};
 use plateau_core::results::dir::ResultsDir;
-use plateau_core::results::{self, CSV_FILE, read_json, read_samples};
+use plateau_core::results::repeats::{REPEATS_FILE, RepeatsReport};
+use plateau_core::results::{self, CSV_FILE, read_samples};
 use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
@@ -106,6 +107,18 @@ struct Done {
     unreadable: Option<String>,
 }
 
+/// A file a run writes only sometimes: `None` when absent; when it cannot be read, why
+/// goes to `unreadable` (reported, not fatal).
+fn optional<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    unreadable: &mut Vec<String>,
+) -> Option<T> {
+    results::read_json_if_present(path).unwrap_or_else(|e| {
+        unreadable.push(e.to_string());
+        None
+    })
+}
+
 /// Makes the whole report from the result files in `opts.results_dir`.
 pub fn render(opts: &Options) -> Result<Output, ReportError> {
     font::register()?;
@@ -118,16 +131,10 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     if let Some(Err(e)) = &dir.run {
         unreadable.push(e.to_string());
     }
-    let capacity_path = opts.results_dir.join(CAPACITY_FILE);
     let capacity: Option<CapacityReport> =
-        match capacity_path.exists().then(|| read_json(&capacity_path)) {
-            Some(Ok(c)) => Some(c),
-            Some(Err(e)) => {
-                unreadable.push(e.to_string());
-                None
-            }
-            None => None,
-        };
+        optional(&opts.results_dir.join(CAPACITY_FILE), &mut unreadable);
+    let repeats: Option<RepeatsReport> =
+        optional(&opts.results_dir.join(REPEATS_FILE), &mut unreadable);
     let m = Matrix::new(&dir);
     if m.all().next().is_none() {
         return Err(ReportError::NoCells {
@@ -180,6 +187,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         results_dir: &shown_dir,
         run,
         capacity: capacity.as_ref(),
+        repeats: repeats.as_ref(),
         findings: &findings,
         overview: &shown,
         timelines: &timelines,
@@ -191,6 +199,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         results_dir: &shown_dir,
         run: dir.run_info(),
         capacity: capacity.as_ref(),
+        repeats: repeats.as_ref(),
         findings: &findings,
     });
     let md_path = root.join(MARKDOWN_FILE);

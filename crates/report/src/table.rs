@@ -175,11 +175,8 @@ pub fn plan(plan: &Plan) -> String {
         let e = &plan.endpoints[c.endpoint];
         let _ = writeln!(
             out,
-            "  {}/{}/{}/{}  ({} via {:?} API)",
-            e.name,
-            plan.models[c.model].id,
-            c.scenario,
-            c.load.dir_name(),
+            "  {}  ({} via {:?} API)",
+            plan.cell_label(c),
             e.engine.as_str(),
             e.api
         );

@@ -47,6 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             model: 0,
             scenario: id.into(),
             load: plateau_core::plan::Load::Concurrency(64),
+            repeat: 1,
         };
         let t0 = Instant::now();
         let w = catalog.workload(&plan, &cell)?;

@@ -43,5 +43,6 @@ pub fn cell(scenario: &str, n: u32) -> Cell {
         model: 0,
         scenario: scenario.into(),
         load: plateau_core::plan::Load::Concurrency(n),
+        repeat: 1,
     }
 }

@@ -14,6 +14,7 @@ mod failing;
 mod interrupt;
 mod io_errors;
 mod open_loop;
+mod repeats;
 mod resume;
 mod secrets;
 mod sim;

@@ -3,7 +3,7 @@
 //! (`r<rate>/`), starting from the scenario's closed-loop cells where the run has them
 //! (Little's law), and write `capacity.json` after every search.
 
-use super::{Place, State, relative, visit};
+use super::{Place, State, visit};
 use crate::capacity::{Search, judge, start_rate};
 use crate::config::CapacityConfig;
 use crate::driver::DriverError;
@@ -53,8 +53,9 @@ pub(super) async fn search_all(
                         model,
                         scenario: scenario.clone(),
                         load: plan.rate(rps),
+                        repeat: 1,
                     };
-                    let rel = relative(plan, &cell);
+                    let rel = plan.cell_label(&cell);
                     let summary = match earlier(state, &cell, plan) {
                         Some(done) => Some(done),
                         None => {
@@ -101,6 +102,7 @@ fn earlier(state: &State, cell: &Cell, plan: &Plan) -> Option<CellSummary> {
             s.cell.endpoint == plan.endpoints[cell.endpoint].name
                 && s.cell.model == plan.models[cell.model].id
                 && s.cell.scenario == cell.scenario
+                && s.cell.repeat == 1
                 && s.cell.load.load().map(|l| l.dir_name()) == Some(dir.clone())
         })
         .cloned()

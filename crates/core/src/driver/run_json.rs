@@ -42,7 +42,7 @@ pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Pat
         cells: cells
             .iter()
             .map(|c| CellEntry {
-                path: super::relative(plan, c),
+                path: plan.cell_label(c),
                 state: CellState::Pending,
                 redone: None,
                 reason: None,

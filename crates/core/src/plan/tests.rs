@@ -46,6 +46,37 @@ fn a_good_config_builds_a_plan() {
 }
 
 #[test]
+fn repeats_interleave_endpoints_and_rotate_who_goes_first() {
+    let mut v = base();
+    v["endpoints"] = serde_json::json!([
+        {"name": "a", "url": "http://localhost:8000/v1", "engine": "vllm"},
+        {"name": "b", "url": "http://localhost:8001/v1", "engine": "vllm"}
+    ]);
+    v["repeats"] = serde_json::json!(2);
+    let plan = build(&v).unwrap();
+    let order: Vec<String> = plan
+        .cells()
+        .iter()
+        .map(|c| {
+            let dir = plan.cell_dir(c);
+            let rel = dir.strip_prefix("results/latest").unwrap();
+            rel.to_string_lossy().replace("/llama/A1", "")
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "a/c1", "b/c1", "a/c4", "b/c4", "b/c1-2", "a/c1-2", "b/c4-2", "a/c4-2"
+        ]
+    );
+    // One run keeps the order of a run without `repeats`: endpoints outermost.
+    v["repeats"] = serde_json::json!(1);
+    let plan = build(&v).unwrap();
+    let endpoints: Vec<usize> = plan.cells().iter().map(|c| c.endpoint).collect();
+    assert_eq!(endpoints, [0, 0, 1, 1]);
+}
+
+#[test]
 fn without_drain_seconds_the_drain_limit_is_derived() {
     let mut v = base();
     v.as_object_mut().unwrap().remove("drain_seconds");
@@ -82,6 +113,11 @@ fn each_invalid_field_is_named() {
             "/models",
             serde_json::json!([]),
             "models: expected at least one entry",
+        ),
+        (
+            "/repeats",
+            serde_json::json!(0),
+            "repeats: got 0, expected from 1 to 1000",
         ),
         (
             "/scenarios",

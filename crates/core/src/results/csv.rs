@@ -22,6 +22,7 @@ pub const COLUMNS: &[Column] = &[
         s.cell.load.arrival.map(|a| a.label()).unwrap_or_default()
     }),
     ("max_concurrency", |s| opt(s.cell.load.max_concurrency)),
+    ("repeat", |s| s.cell.repeat.to_string()),
     ("status", |s| status(s.status).into()),
     ("steady", |s| s.metrics.steady.steady.to_string()),
     ("measured", |s| s.metrics.requests.measured.to_string()),

@@ -95,6 +95,17 @@ pub struct CellInfo {
     pub max_tokens: u32,
     /// `ignore_eos` sent.
     pub ignore_eos: bool,
+    /// Which run of the cell this is, from 1 (config `repeats`); absent when 1.
+    #[serde(default = "first_repeat", skip_serializing_if = "is_first_repeat")]
+    pub repeat: u32,
+}
+
+fn first_repeat() -> u32 {
+    1
+}
+
+fn is_first_repeat(repeat: &u32) -> bool {
+    *repeat == 1
 }
 
 /// Configured phase lengths and the bounds as they happened (us since cell start).

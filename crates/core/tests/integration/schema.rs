@@ -9,6 +9,7 @@ use crate::common;
 
 const CHECKED_IN: &str = include_str!("../../../../schemas/summary.schema.json");
 const CAPACITY: &str = include_str!("../../../../schemas/capacity.schema.json");
+const REPEATS: &str = include_str!("../../../../schemas/repeats.schema.json");
 
 /// The schema the types describe now.
 fn generated() -> serde_json::Value {
@@ -24,16 +25,27 @@ fn checked_in_schema_matches_the_types() {
     );
 }
 
-#[test]
-fn checked_in_capacity_schema_matches_the_types() {
-    let checked_in: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
-    let generated = serde_json::to_value(schemars::schema_for!(
-        plateau_core::results::capacity::CapacityReport
-    ))
-    .unwrap();
+/// `schemas/<name>` equals the schema the types describe now.
+fn assert_fresh(name: &str, checked_in: &str, generated: schemars::Schema) {
+    let checked_in: serde_json::Value = serde_json::from_str(checked_in).unwrap();
     assert!(
-        checked_in == generated,
-        "schemas/capacity.schema.json is stale; regenerate it with `cargo xtask schema`"
+        checked_in == serde_json::to_value(generated).unwrap(),
+        "schemas/{name} is stale; regenerate it with `cargo xtask schema`"
+    );
+}
+
+#[test]
+fn checked_in_capacity_and_repeats_schemas_match_the_types() {
+    use plateau_core::results::{capacity::CapacityReport, repeats::RepeatsReport};
+    assert_fresh(
+        "capacity.schema.json",
+        CAPACITY,
+        schemars::schema_for!(CapacityReport),
+    );
+    assert_fresh(
+        "repeats.schema.json",
+        REPEATS,
+        schemars::schema_for!(RepeatsReport),
     );
 }
 

@@ -4,6 +4,7 @@
 //! loop) and every figure. All text from result files is escaped ([`escape`]).
 
 pub mod capacity;
+pub mod repeats;
 pub mod run;
 
 use std::fmt::Write;
@@ -11,6 +12,7 @@ use std::fmt::Write;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use plateau_core::results::capacity::CapacityReport;
+use plateau_core::results::repeats::RepeatsReport;
 use plateau_core::validate::{Finding, Severity};
 
 use crate::figures::Rendered;
@@ -27,6 +29,8 @@ pub struct Page<'a> {
     pub run: Result<&'a plateau_core::results::run_info::RunInfo, String>,
     /// `capacity.json`, when the run searched for capacity.
     pub capacity: Option<&'a CapacityReport>,
+    /// `repeats.json`, when each cell ran more than once.
+    pub repeats: Option<&'a RepeatsReport>,
     /// Findings of the checks.
     pub findings: &'a [Finding],
     /// The overview figures.
@@ -90,6 +94,9 @@ pub fn render(page: &Page) -> String {
     run::section(&mut out, &page.run);
     warnings(&mut out, page.findings);
     results(&mut out, page.m);
+    if let Some(report) = page.repeats {
+        repeats::section(&mut out, report);
+    }
     out.push_str("<h2 id=\"figures\">Figures</h2>\n");
     for r in page.overview {
         figure(&mut out, r);
