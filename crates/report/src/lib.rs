@@ -15,6 +15,7 @@
 
 pub mod capacity;
 pub mod error;
+pub mod export;
 pub mod figures;
 pub mod font;
 pub mod html;
