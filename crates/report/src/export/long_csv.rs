@@ -223,7 +223,11 @@ mod tests {
         });
         let mut rows = Vec::new();
         walk(&v, "", &mut rows);
-        assert_eq!(rows.len(), 11, "10 statistics + 1 scalar, list and bool skipped");
+        assert_eq!(
+            rows.len(),
+            11,
+            "10 statistics + 1 scalar, list and bool skipped"
+        );
         let p99 = rows.iter().find(|r| r.statistic == "p99").unwrap();
         assert_eq!(
             (p99.value, p99.ci, p99.small_sample),
@@ -231,8 +235,9 @@ mod tests {
         );
         let p50 = rows.iter().find(|r| r.statistic == "p50").unwrap();
         assert_eq!((p50.ci, p50.small_sample), (None, Some(false)));
-        assert_eq!(rows[0].unit, "count");
-        let rps = rows.last().unwrap();
+        let n = rows.iter().find(|r| r.statistic == "n").unwrap();
+        assert_eq!((n.value, n.unit), (3.0, "count"));
+        let rps = rows.iter().find(|r| r.statistic == "value").unwrap();
         assert_eq!(
             (rps.metric.as_str(), rps.statistic, rps.value, rps.unit),
             ("throughput.request_rps", "value", 4.5, "req/s")

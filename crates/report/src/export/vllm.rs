@@ -63,8 +63,11 @@ pub fn write(results_dir: &Path, out: &Path) -> Result<Written, ReportError> {
             unreadable.push(e.clone());
         }
         let path = out.join(file_name(summary));
-        write_json(&path, &cell(summary, samples.as_deref().map_err(String::as_str)))
-            .map_err(ReportError::Output)?;
+        write_json(
+            &path,
+            &cell(summary, samples.as_deref().map_err(String::as_str)),
+        )
+        .map_err(ReportError::Output)?;
         files.push(path);
     }
     Ok(Written {
