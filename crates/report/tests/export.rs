@@ -9,6 +9,8 @@
 //! --save-detailed --percentile-metrics ttft,tpot,itl,e2el,client_queue_time
 //! --metric-percentiles 50,90,95,99,99.9`), four requests, written by `json.dump`.
 
+#![allow(clippy::unwrap_used, missing_docs)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -24,10 +24,13 @@ use crate::error::ReportError;
 /// The vLLM commit whose `vllm/benchmarks/serve.py` the key set was read from.
 pub const VLLM_COMMIT: &str = "009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1";
 
+/// Where a statistic lives in a [`Distribution`].
+pub type Statistic = fn(&Distribution) -> f64;
+
 /// The percentiles written for each latency (`p50_ttft_ms` ... `p99.9_ttft_ms`), named as
 /// vLLM names them (`str(int(p))`, or `str(p)` for a fraction), with where plateau keeps
 /// each in a [`Distribution`].
-pub const PERCENTILES: [(&str, fn(&Distribution) -> f64); 5] = [
+pub const PERCENTILES: [(&str, Statistic); 5] = [
     ("50", |d| d.p50),
     ("90", |d| d.p90),
     ("95", |d| d.p95),
