@@ -33,6 +33,10 @@ pub enum Command {
     /// Check a results directory: missing or interrupted cells, error rates, steady measure
     /// windows, sample counts, token counts. Exit 1 when a check fails.
     Validate(ValidateArgs),
+    /// Rewrite a results directory for other tools: one `vllm bench serve --save-result`
+    /// JSON per cell (`--format vllm`), or one long CSV row per cell x metric x statistic
+    /// (`--format long-csv`).
+    Export(ExportArgs),
 }
 
 /// `plateau run`.
@@ -98,4 +102,32 @@ pub struct ValidateArgs {
     /// Largest fraction of measured requests that may fail in a cell (0 to 1).
     #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
     pub max_error_rate: f64,
+}
+
+/// `plateau export`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// What to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// The results directory [default: output_dir of benchmark_config.json, else
+    /// results/default].
+    #[arg(value_name = "RESULTS_DIR", conflicts_with = "results_dir")]
+    pub dir: Option<PathBuf>,
+    /// The results directory (same as RESULTS_DIR).
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+    /// Where to write: a directory for `vllm` [default: RESULTS_DIR/export/vllm], a file
+    /// for `long-csv` [default: RESULTS_DIR/export/metrics_long.csv].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `plateau export --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One `vllm bench serve --save-result` JSON per cell.
+    Vllm,
+    /// One CSV row per cell x metric x statistic.
+    LongCsv,
 }

@@ -3,6 +3,7 @@
 
 mod args;
 mod exit;
+mod export;
 mod limits;
 mod load;
 mod logging;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
             Command::Sim(args) => sim::serve(args).await,
             Command::Report(args) => report::report(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
+            Command::Export(args) => export::export(args),
         }
     });
     match result {
