@@ -113,5 +113,22 @@ fn three_repeats_of_two_endpoints_interleave_and_spread() {
     );
     let html = std::fs::read_to_string(results.join("report.html")).unwrap();
     assert!(html.contains("<h2 id=\"repeats\">Repeats</h2>"));
+
+    // Each repeat exports to its own vLLM file and its own long-CSV rows.
+    let (code, out, err) = run(&mut plateau(&[
+        "export",
+        "--format",
+        "vllm",
+        results.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let vllm = results.join("export/vllm");
+    for name in [
+        "fast_m_A1_c2.json",
+        "fast_m_A1_c2-2.json",
+        "slow_m_A1_c2-3.json",
+    ] {
+        assert!(vllm.join(name).exists(), "{name}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,13 +16,14 @@ use super::{Written, read};
 use crate::error::ReportError;
 
 /// The header, in order.
-pub const HEADER: [&str; 15] = [
+pub const HEADER: [&str; 16] = [
     "endpoint",
     "engine",
     "model",
     "scenario",
     "load_kind",
     "load",
+    "repeat",
     "status",
     "steady",
     "metric",
@@ -97,6 +98,7 @@ pub fn render(summaries: &[&CellSummary]) -> Result<Vec<u8>, String> {
             s.cell.scenario.clone(),
             load_kind.to_owned(),
             load,
+            s.cell.repeat.to_string(),
             status.as_str().unwrap_or_default().to_owned(),
             s.metrics.steady.steady.to_string(),
         ];

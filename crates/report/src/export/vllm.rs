@@ -13,6 +13,7 @@ use std::path::Path;
 
 use plateau_core::config::{Api, Arrival};
 use plateau_core::metrics::{Distribution, Window};
+use plateau_core::plan::cell_dir_name;
 use plateau_core::results::summary::{CellStatus, CellSummary};
 use plateau_core::results::{read_samples, write_json};
 use plateau_core::sample::Sample;
@@ -20,6 +21,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Written, read};
 use crate::error::ReportError;
+use crate::figures::timeline::file_part;
 
 /// The vLLM commit whose `vllm/benchmarks/serve.py` the key set was read from.
 pub const VLLM_COMMIT: &str = "009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1";
@@ -80,29 +82,15 @@ pub fn write(results_dir: &Path, out: &Path) -> Result<Written, ReportError> {
     })
 }
 
-/// `<endpoint>_<model>_<scenario>_<load>.json`, the load being `c<N>` or `r<rate>`; any
-/// character that is not alphanumeric, `-` or `.` becomes `-`.
+/// `<endpoint>_<model>_<scenario>_<cell>.json`, the cell being its directory name (`c8`,
+/// `r2.5`, `c8-2` for a second repeat); any character unsafe in a file name becomes `-`.
 pub fn file_name(s: &CellSummary) -> String {
-    let load = match (s.cell.load.concurrency, s.cell.load.request_rate) {
-        (Some(n), _) => format!("c{n}"),
-        (None, Some(r)) => format!("r{r}"),
-        (None, None) => "load-unknown".to_owned(),
-    };
-    let parts = [&s.cell.endpoint, &s.cell.model, &s.cell.scenario, &load];
-    let safe: Vec<String> = parts
-        .iter()
-        .map(|p| {
-            p.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                        c
-                    } else {
-                        '-'
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    let dir = s.cell.load.load().map_or_else(
+        || "load-unknown".to_owned(),
+        |l| cell_dir_name(&l, s.cell.repeat),
+    );
+    let parts = [&s.cell.endpoint, &s.cell.model, &s.cell.scenario, &dir];
+    let safe: Vec<String> = parts.iter().map(|p| file_part(p)).collect();
     format!("{}.json", safe.join("_"))
 }
 
