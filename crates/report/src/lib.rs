@@ -11,9 +11,11 @@
 //! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared
 //! [`style`]; [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
 //! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]).
-//! [`table`] formats the text tables `plateau run` prints.
+//! [`table`] formats the text tables `plateau run` prints. [`compare`] tests a baseline
+//! run against candidates (`plateau compare`).
 
 pub mod capacity;
+pub mod compare;
 pub mod error;
 pub mod figures;
 pub mod font;

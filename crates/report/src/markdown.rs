@@ -159,6 +159,6 @@ fn capacity_section(out: &mut String, report: &CapacityReport) {
 }
 
 /// `text` safe inside a table cell or a line: pipes escaped, line breaks as spaces.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
