@@ -30,6 +30,10 @@ pub enum Command {
     /// Draw figures and write report.html, summary.md and summary.csv from a results
     /// directory (no re-run).
     Report(ReportArgs),
+    /// Compare a baseline results directory with one or more candidates: matched cells,
+    /// differences with 95% confidence intervals and p-values, a verdict per metric;
+    /// writes compare.html, compare.md, compare.csv and figures.
+    Compare(CompareArgs),
     /// Check a results directory: missing or interrupted cells, error rates, steady measure
     /// windows, sample counts, token counts. Exit 1 when a check fails.
     Validate(ValidateArgs),
@@ -86,6 +90,22 @@ pub struct ReportArgs {
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].
     #[arg(long, value_name = "N")]
     pub compare_at: Option<u32>,
+}
+
+/// `plateau compare`.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The baseline results directory.
+    pub baseline: PathBuf,
+    /// Candidate results directories, each compared with the baseline.
+    #[arg(required = true)]
+    pub candidates: Vec<PathBuf>,
+    /// Where compare.html, compare.md, compare.csv and figures/ go.
+    #[arg(long, default_value = "compare")]
+    pub out: PathBuf,
+    /// Bootstrap resamples per latency percentile (seeded: the same intervals every time).
+    #[arg(long, default_value_t = plateau_report::compare::RESAMPLES, value_parser = clap::value_parser!(u64).range(100..=100_000).map(|n| n as usize))]
+    pub resamples: usize,
 }
 
 /// `plateau validate`.
