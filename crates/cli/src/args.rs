@@ -80,13 +80,22 @@ pub struct SimArgs {
 /// `plateau report`.
 #[derive(Args)]
 pub struct ReportArgs {
+    /// Results directories: one is the same as --results-dir; several are drawn side by side
+    /// (not copied), each one's endpoints labelled by its directory name where names collide,
+    /// into --out.
+    #[arg(conflicts_with = "results_dir", value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
     /// The results directory [default: output_dir of benchmark_config.json, else
     /// results/default].
     #[arg(long)]
     pub results_dir: Option<PathBuf>,
-    /// Where the PNG and SVG figures go.
-    #[arg(long, default_value = "figures")]
-    pub figures_dir: PathBuf,
+    /// Where report.html, summary.md and summary.csv of several directories go.
+    #[arg(long, default_value = "report")]
+    pub out: PathBuf,
+    /// Where the PNG and SVG figures go [default: figures, or <out>/figures for several
+    /// directories].
+    #[arg(long)]
+    pub figures_dir: Option<PathBuf>,
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].
     #[arg(long, value_name = "N")]
     pub compare_at: Option<u32>,
@@ -104,7 +113,11 @@ pub struct CompareArgs {
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
     /// Bootstrap resamples per latency percentile (seeded: the same intervals every time).
-    #[arg(long, default_value_t = plateau_report::compare::RESAMPLES, value_parser = clap::value_parser!(u64).range(100..=100_000).map(|n| n as usize))]
+    #[arg(
+        long,
+        default_value_t = plateau_report::compare::RESAMPLES,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(100..=100_000)
+    )]
     pub resamples: usize,
 }
 
