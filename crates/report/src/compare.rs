@@ -39,7 +39,7 @@ pub const MARKDOWN_FILE: &str = "compare.md";
 /// compare.csv's file name.
 pub const CSV_FILE: &str = "compare.csv";
 /// The bootstrap's seed: the same intervals on every run.
-pub const SEED: u64 = 0x706c_6174_6561_75;
+pub const SEED: u64 = 0x0070_6c61_7465_6175;
 /// Bootstrap resamples by default.
 pub const RESAMPLES: usize = 1000;
 
@@ -182,7 +182,7 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
         .flat_map(|d| &d.cells)
         .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
         .collect();
-    let groups: Vec<Vec<Group>> = dirs.iter().map(|d| runs::groups(d)).collect();
+    let groups: Vec<Vec<Group>> = dirs.iter().map(runs::groups).collect();
     for (d, g) in dirs.iter().zip(&groups) {
         if g.is_empty() {
             return Err(ReportError::NoCells {

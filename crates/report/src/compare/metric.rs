@@ -83,13 +83,12 @@ pub fn requests_per_second(samples: &[Sample], w: &Window) -> Vec<f64> {
     let k = usize::try_from(seconds(w)).unwrap_or(usize::MAX);
     let mut out = vec![0.0; k];
     for s in samples.iter().filter(|s| s.outcome.is_ok()) {
-        if let Some(t) = s.t_end_us.checked_sub(w.m0_us) {
-            if let Some(slot) = usize::try_from(t / SECOND_US)
+        if let Some(t) = s.t_end_us.checked_sub(w.m0_us)
+            && let Some(slot) = usize::try_from(t / SECOND_US)
                 .ok()
                 .and_then(|i| out.get_mut(i))
-            {
-                *slot += 1.0;
-            }
+        {
+            *slot += 1.0;
         }
     }
     out
