@@ -13,6 +13,10 @@ use std::path::Path;
 mod common;
 use common::{plateau, run, temp};
 
+#[path = "../../report/tests/report/tree.rs"]
+mod tree;
+use tree::copy_tree;
+
 /// A run of A1 at N = 1 and 4 against the realistic simulator with decode step
 /// `decode_base_ms`, endpoint `endpoint`, into `dir/<name>`.
 fn bench(dir: &Path, name: &str, endpoint: &str, decode_base_ms: f64) {
@@ -150,4 +154,39 @@ fn compare_finds_the_slower_decode_and_no_difference_between_equal_runs() {
         assert!(dir.join(format!("cmp/figures/{f}.png")).is_file(), "{f}");
         assert!(dir.join(format!("cmp/figures/{f}.svg")).is_file(), "{f}");
     }
+}
+
+/// `plateau report DIR1 DIR2 --out DIR`: two copies of the report crate's clean fixture
+/// drawn side by side, endpoints labelled by directory, nothing written into the sources;
+/// `plateau compare` with one directory is a usage error (exit 2).
+#[test]
+fn report_takes_several_directories_and_compare_needs_two() {
+    let dir = temp("report-several");
+    let clean = Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/fixtures/clean");
+    let (a, b) = (dir.join("gpu-a"), dir.join("gpu-b"));
+    copy_tree(&clean, &a);
+    copy_tree(&clean, &b);
+    let (code, stdout, stderr) = run(plateau(&[
+        "report",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ])
+    .current_dir(&dir));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("24 cells"), "{stdout}");
+    let csv = std::fs::read_to_string(dir.join("out/summary.csv")).unwrap();
+    assert_eq!(
+        csv.lines()
+            .filter(|l| l.starts_with("gpu-b/sglang,"))
+            .count(),
+        6
+    );
+    assert!(dir.join("out/report.html").is_file());
+    assert!(dir.join("out/figures/ttft_vs_concurrency.svg").is_file());
+    assert!(!a.join("report.html").exists() && !b.join("summary.md").exists());
+
+    let (code, _, stderr) = run(plateau(&["compare", a.to_str().unwrap()]).current_dir(&dir));
+    assert_eq!(code, 2, "{stderr}");
 }

@@ -1,7 +1,8 @@
 //! `plateau compare`: a baseline results directory against one or more candidates. Cells
 //! are matched ([`runs`]), every headline metric ([`metric::METRICS`]) of a matched cell is
 //! tested ([`analyze`] with [`stats`]), and compare.csv, compare.md, compare.html and the
-//! figures (each run one line, per scenario) are written ([`write`], [`html`], [`figures`]).
+//! figures (each run one line, per scenario) are written ([`write`](mod@write), [`html`],
+//! [`figures`]).
 //!
 //! The statistics, in short: a latency percentile's difference gets a 95% percentile
 //! bootstrap interval (fixed seed, [`Options::resamples`] resamples) and the p-value of a

@@ -115,10 +115,28 @@ fn compare_of_a_run_against_its_copy_finds_no_difference() {
     let b = root.join("second");
     copy_tree(&fixtures::path("clean"), &a);
     copy_tree(&fixtures::path("clean"), &b);
+    // A second repeat of vllm A1 N=1 on both sides, in the directory layout of `repeats`.
+    for dir in [&a, &b] {
+        let cell = dir.join("vllm/llama-8b/A1");
+        copy_tree(&cell.join("c1"), &cell.join("c1-2"));
+    }
     let out = run(vec![a, b], &root.join("cmp"));
     let c = &out.comparisons[0];
     assert_eq!(c.by, compare::runs::MatchBy::Cell);
     assert_eq!(c.cells.len(), 12);
+    let repeated = c
+        .cells
+        .iter()
+        .find(|x| x.baseline == "vllm/llama-8b/A1/c1")
+        .unwrap();
+    assert_eq!(repeated.repeats, [2, 2]);
+    let tps = repeated
+        .rows
+        .iter()
+        .find(|r| r.metric.q.label == "server throughput")
+        .unwrap();
+    assert_eq!(tps.test, "Welch t over repeats");
+    assert!(c.cells.iter().filter(|x| x.repeats == [1, 1]).count() == 11);
     for r in c.cells.iter().flat_map(|x| &x.rows) {
         // Identical samples: every difference is exactly 0 and every p-value exactly 1
         // (U at its mean; equal per-second series; equal proportions).
