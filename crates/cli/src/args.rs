@@ -30,6 +30,10 @@ pub enum Command {
     /// Draw figures and write report.html, summary.md and summary.csv from a results
     /// directory (no re-run).
     Report(ReportArgs),
+    /// Compare a baseline results directory with one or more candidates: matched cells,
+    /// differences with 95% confidence intervals and p-values, a verdict per metric;
+    /// writes compare.html, compare.md, compare.csv and figures.
+    Compare(CompareArgs),
     /// Check a results directory: missing or interrupted cells, error rates, steady measure
     /// windows, sample counts, token counts. Exit 1 when a check fails.
     Validate(ValidateArgs),
@@ -80,16 +84,45 @@ pub struct SimArgs {
 /// `plateau report`.
 #[derive(Args)]
 pub struct ReportArgs {
+    /// Results directories: one is the same as --results-dir; several are drawn side by side
+    /// (not copied), each one's endpoints labelled by its directory name where names collide,
+    /// into --out.
+    #[arg(conflicts_with = "results_dir", value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
     /// The results directory [default: output_dir of benchmark_config.json, else
     /// results/default].
     #[arg(long)]
     pub results_dir: Option<PathBuf>,
-    /// Where the PNG and SVG figures go.
-    #[arg(long, default_value = "figures")]
-    pub figures_dir: PathBuf,
+    /// Where report.html, summary.md and summary.csv of several directories go.
+    #[arg(long, default_value = "report")]
+    pub out: PathBuf,
+    /// Where the PNG and SVG figures go [default: figures, or <out>/figures for several
+    /// directories].
+    #[arg(long)]
+    pub figures_dir: Option<PathBuf>,
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].
     #[arg(long, value_name = "N")]
     pub compare_at: Option<u32>,
+}
+
+/// `plateau compare`.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The baseline results directory.
+    pub baseline: PathBuf,
+    /// Candidate results directories, each compared with the baseline.
+    #[arg(required = true)]
+    pub candidates: Vec<PathBuf>,
+    /// Where compare.html, compare.md, compare.csv and figures/ go.
+    #[arg(long, default_value = "compare")]
+    pub out: PathBuf,
+    /// Bootstrap resamples per latency percentile (seeded: the same intervals every time).
+    #[arg(
+        long,
+        default_value_t = plateau_report::compare::RESAMPLES,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(100..=100_000)
+    )]
+    pub resamples: usize,
 }
 
 /// `plateau validate`.

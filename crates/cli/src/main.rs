@@ -2,6 +2,7 @@
 //! its result to the exit codes of SPEC.md section 2.
 
 mod args;
+mod compare;
 mod exit;
 mod export;
 mod limits;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
             Command::Run(args) => run::run(args, &progress, &redactions).await,
             Command::Sim(args) => sim::serve(args).await,
             Command::Report(args) => report::report(args),
+            Command::Compare(args) => compare::compare(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
             Command::Export(args) => export::export(args),
         }

@@ -1,5 +1,6 @@
 //! `plateau report`: figures, report.html, summary.md and summary.csv from a results
-//! directory, through the same library call as `cargo xtask figures`.
+//! directory (or several side by side, written to `--out`), through the same library call
+//! as `cargo xtask figures`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,9 +21,22 @@ const FALLBACK: &str = "results/default";
 /// Writes the report.
 pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
     let started = Instant::now();
-    let results_dir = results_dir(args.results_dir)?;
-    let mut opts = Options::new(&results_dir, &args.figures_dir);
+    let mut dirs = args.dirs.into_iter();
+    let (results_dir, more) = match dirs.next() {
+        Some(first) => (first, dirs.collect::<Vec<_>>()),
+        None => (results_dir(args.results_dir)?, Vec::new()),
+    };
+    let figures_dir = match (args.figures_dir, more.is_empty()) {
+        (Some(dir), _) => dir,
+        (None, true) => PathBuf::from("figures"),
+        (None, false) => args.out.join("figures"),
+    };
+    let mut opts = Options::new(&results_dir, &figures_dir);
     opts.compare_at = args.compare_at;
+    if !more.is_empty() {
+        opts.out_dir = Some(args.out);
+        opts.more_dirs = more;
+    }
     let out = plateau_report::render(&opts).map_err(|e| match e {
         ReportError::Draw { .. } | ReportError::Font => Failure::other(e.into()),
         ReportError::Output(_) | ReportError::Write { .. } => {
@@ -30,7 +44,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
         }
         other => Failure::bad_input(other.into()),
     })?;
-    print!("{}", out.describe(&args.figures_dir));
+    print!("{}", out.describe(&figures_dir));
     println!("done in {:.1} s", started.elapsed().as_secs_f64());
     if !out.unreadable.is_empty() {
         for e in &out.unreadable {

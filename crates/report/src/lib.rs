@@ -11,10 +11,12 @@
 //! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared
 //! [`style`]; [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
 //! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]).
-//! [`table`] formats the text tables `plateau run` prints. [`export`] rewrites the results for
-//! other tools (`plateau export`): vLLM `--save-result` files and a long-form CSV.
+//! [`table`] formats the text tables `plateau run` prints. [`compare`] tests a baseline
+//! run against candidates (`plateau compare`). [`export`] rewrites the results for other
+//! tools (`plateau export`): vLLM `--save-result` files and a long-form CSV.
 
 pub mod capacity;
+pub mod compare;
 pub mod error;
 pub mod export;
 pub mod figures;

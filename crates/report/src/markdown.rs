@@ -179,6 +179,6 @@ fn repeats_section(out: &mut String, report: &RepeatsReport) {
 }
 
 /// `text` safe inside a table cell or a line: pipes escaped, line breaks as spaces.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use plateau_core::plan::Load;
-use plateau_core::results::dir::ResultsDir;
+use plateau_core::results::ResultsError;
+use plateau_core::results::dir::{CellFiles, ResultsDir};
 use plateau_core::results::summary::CellSummary;
 
 /// One line in the figures: an endpoint (with its engine) serving a model.
@@ -266,6 +267,73 @@ impl<'a> Matrix<'a> {
             models.join(", "),
             endpoints.join(", ")
         )
+    }
+}
+
+/// How [`merge`] names the endpoints of each run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// Prefix an endpoint with its run's label (`run-a/vllm`) only when another run has an
+    /// endpoint of the same name.
+    OnCollision,
+    /// Every run is a series of its own: a run with one endpoint x model is named by its
+    /// label alone, others `label/endpoint`.
+    ByRun,
+}
+
+/// Several results directories read as one, without copying them: each `(label, dir)`'s
+/// readable cells (first repeats only: a repeat `c8-2` would draw a second point at N = 8)
+/// with endpoints renamed by `naming`, cell paths prefixed with the label, and the files that
+/// could not be read kept as errors. The merged directory has no `run.json`.
+pub fn merge(runs: &[(String, &ResultsDir)], naming: Naming) -> ResultsDir {
+    let endpoints = |d: &ResultsDir| -> BTreeSet<(String, String)> {
+        d.summaries()
+            .map(|s| (s.cell.endpoint.clone(), s.cell.model.clone()))
+            .collect()
+    };
+    let series: Vec<_> = runs.iter().map(|(_, d)| endpoints(d)).collect();
+    let mut cells = Vec::new();
+    for (k, (label, dir)) in runs.iter().enumerate() {
+        let collides = |endpoint: &str| {
+            series
+                .iter()
+                .enumerate()
+                .any(|(j, s)| j != k && s.iter().any(|(e, _)| e == endpoint))
+        };
+        for c in &dir.cells {
+            let summary = match &c.summary {
+                Ok(s) => {
+                    if s.cell.repeat > 1 {
+                        continue;
+                    }
+                    let mut s = s.clone();
+                    s.cell.endpoint = match naming {
+                        Naming::ByRun if series[k].len() == 1 => label.clone(),
+                        Naming::ByRun => format!("{label}/{}", s.cell.endpoint),
+                        Naming::OnCollision if collides(&s.cell.endpoint) => {
+                            format!("{label}/{}", s.cell.endpoint)
+                        }
+                        Naming::OnCollision => s.cell.endpoint,
+                    };
+                    Ok(s)
+                }
+                Err(e) => Err(ResultsError::Format {
+                    path: label.into(),
+                    line: None,
+                    message: e.to_string(),
+                }),
+            };
+            cells.push(CellFiles {
+                rel: format!("{label}/{}", c.rel),
+                dir: c.dir.clone(),
+                summary,
+            });
+        }
+    }
+    ResultsDir {
+        root: runs.first().map(|r| r.1.root.clone()).unwrap_or_default(),
+        run: None,
+        cells,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The report pipeline ([`render`]): read the results directory (and `capacity.json`, when
-//! a capacity search ran) once, check it, draw every figure (timelines read their cell's records; figures are drawn in parallel, one per
+//! a capacity search ran) once, or several results directories merged side by side
+//! ([`crate::matrix::merge`]), check it, draw every figure (timelines read their cell's records; figures are drawn in parallel, one per
 //! worker at a time), then write report.html, summary.md and summary.csv.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, Timeline};
-use crate::matrix::{Cell, Matrix};
+use crate::matrix::{self, Cell, Matrix, Naming};
 use crate::{font, html, markdown};
 
 /// report.html's file name.
@@ -34,6 +35,13 @@ pub struct Options {
     pub compare_at: Option<u32>,
     /// Limits of the checks behind the warnings.
     pub thresholds: Thresholds,
+    /// More results directories drawn beside `results_dir`, none copied: each one's
+    /// endpoints are labelled `<directory name>/<endpoint>` where another directory has an
+    /// endpoint of the same name. With any, set `out_dir` (the sources are only read).
+    pub more_dirs: Vec<PathBuf>,
+    /// Where report.html, summary.md and summary.csv go (created if missing); `None`: into
+    /// `results_dir`.
+    pub out_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -44,6 +52,8 @@ impl Options {
             figures_dir: figures_dir.into(),
             compare_at: None,
             thresholds: Thresholds::default(),
+            more_dirs: Vec::new(),
+            out_dir: None,
         }
     }
 }
@@ -119,23 +129,45 @@ fn optional<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// Makes the whole report from the result files in `opts.results_dir`.
+/// Makes the whole report from the result files in `opts.results_dir` (and
+/// `opts.more_dirs`).
 pub fn render(opts: &Options) -> Result<Output, ReportError> {
     font::register()?;
-    let dir = ResultsDir::read(&opts.results_dir)?;
+    let paths: Vec<PathBuf> = std::iter::once(&opts.results_dir)
+        .chain(&opts.more_dirs)
+        .cloned()
+        .collect();
+    let sources: Vec<ResultsDir> = paths
+        .iter()
+        .map(|p| ResultsDir::read(p))
+        .collect::<Result<_, _>>()?;
+    let labels = crate::compare::labels(&paths);
+    let several = sources.len() > 1;
+    let merged;
+    let dir: &ResultsDir = if several {
+        let runs: Vec<(String, &ResultsDir)> = labels.iter().cloned().zip(&sources).collect();
+        merged = matrix::merge(&runs, Naming::OnCollision);
+        &merged
+    } else {
+        &sources[0]
+    };
     let mut unreadable: Vec<String> = dir
         .cells
         .iter()
         .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
         .collect();
-    if let Some(Err(e)) = &dir.run {
-        unreadable.push(e.to_string());
+    for source in &sources {
+        if let Some(Err(e)) = &source.run {
+            unreadable.push(e.to_string());
+        }
     }
-    let capacity: Option<CapacityReport> =
-        optional(&opts.results_dir.join(CAPACITY_FILE), &mut unreadable);
-    let repeats: Option<RepeatsReport> =
-        optional(&opts.results_dir.join(REPEATS_FILE), &mut unreadable);
-    let m = Matrix::new(&dir);
+    let capacity: Option<CapacityReport> = (!several)
+        .then(|| optional(&opts.results_dir.join(CAPACITY_FILE), &mut unreadable))
+        .flatten();
+    let repeats: Option<RepeatsReport> = (!several)
+        .then(|| optional(&opts.results_dir.join(REPEATS_FILE), &mut unreadable))
+        .flatten();
+    let m = Matrix::new(dir);
     if m.all().next().is_none() {
         return Err(ReportError::NoCells {
             path: opts.results_dir.clone(),
@@ -162,7 +194,19 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         .chain((0..overview.len()).map(Job::Overview))
         .collect();
     let done = parallel(&jobs, |job| run(job, &cells, &overview, &opts.figures_dir));
-    let mut findings = validate::check_dir(&dir, &opts.thresholds, Records::Skip);
+    let mut findings = Vec::new();
+    for (label, source) in labels.iter().zip(&sources) {
+        findings.extend(
+            validate::check_dir(source, &opts.thresholds, Records::Skip)
+                .into_iter()
+                .map(|mut f| {
+                    if several {
+                        f.cell = format!("{label}/{}", f.cell);
+                    }
+                    f
+                }),
+        );
+    }
     let (mut shown, mut timelines) = (Vec::new(), Vec::new());
     for (job, result) in jobs.iter().zip(done) {
         let d = result?;
@@ -175,9 +219,19 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         }
     }
 
-    let root = &opts.results_dir;
-    let shown_dir = root.display().to_string();
+    let root = opts.out_dir.as_ref().unwrap_or(&opts.results_dir);
+    std::fs::create_dir_all(root).map_err(|source| ReportError::Write {
+        path: root.clone(),
+        source,
+    })?;
+    let sources_shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let shown_dir = sources_shown.join(" + ");
     let run = match &dir.run {
+        _ if several => Err(format!(
+            "{} results directories side by side ({}); each has its own run.json",
+            sources.len(),
+            labels.join(", ")
+        )),
         Some(Ok(run)) => Ok(run),
         Some(Err(e)) => Err(e.to_string()),
         None => Err("no run.json in the results directory".into()),

@@ -3,6 +3,7 @@
 //! Reading only: every value was computed by the core's metrics.
 
 use plateau_core::metrics::Distribution;
+pub use plateau_core::results::headline::Better;
 use plateau_core::results::summary::CellSummary;
 
 /// A value read from a summary, with its 95% confidence interval when the summary has one.
@@ -48,6 +49,8 @@ pub struct Quantity {
     pub kind: Kind,
     /// The value in a summary; `None` when the summary has none.
     pub read: fn(&CellSummary) -> Option<Reading>,
+    /// Which way it improves.
+    pub better: Better,
 }
 
 impl Quantity {
@@ -92,6 +95,9 @@ fn mean(d: &Option<Distribution>) -> Option<Reading> {
 
 macro_rules! quantity {
     ($name:ident, $field:literal, $label:literal, $unit:literal, $kind:ident, $read:expr) => {
+        quantity!($name, $field, $label, $unit, $kind, $read, Neither);
+    };
+    ($name:ident, $field:literal, $label:literal, $unit:literal, $kind:ident, $read:expr, $better:ident) => {
         #[doc = concat!("`", $field, "`: ", $label, ".")]
         pub const $name: Quantity = Quantity {
             field: $field,
@@ -99,6 +105,7 @@ macro_rules! quantity {
             unit: $unit,
             kind: Kind::$kind,
             read: $read,
+            better: Better::$better,
         };
     };
 }
@@ -170,7 +177,8 @@ quantity!(
         .metrics
         .goodput
         .as_ref()
-        .map(|g| Reading::plain(g.rate_rps))
+        .map(|g| Reading::plain(g.rate_rps)),
+    Higher
 );
 quantity!(OK, "requests.measured_ok", "ok", "", Count, |s| Some(
     Reading::plain(s.metrics.requests.measured_ok as f64)
@@ -181,32 +189,81 @@ quantity!(
     "errors",
     "",
     Count,
-    |s| Some(Reading::plain(s.metrics.requests.measured_errors as f64))
+    |s| Some(Reading::plain(s.metrics.requests.measured_errors as f64)),
+    Lower
 );
-quantity!(TTFT_P50, "ttft_ms.p50", "TTFT p50", "ms", Measure, |s| p50(
-    &s.metrics.ttft_ms
-));
-quantity!(TTFT_P99, "ttft_ms.p99", "TTFT p99", "ms", Measure, |s| p99(
-    &s.metrics.ttft_ms
-));
-quantity!(TPOT_P50, "tpot_ms.p50", "TPOT p50", "ms", Measure, |s| p50(
-    &s.metrics.tpot_ms
-));
-quantity!(TPOT_P99, "tpot_ms.p99", "TPOT p99", "ms", Measure, |s| p99(
-    &s.metrics.tpot_ms
-));
-quantity!(ITL_P50, "itl_chunk_ms.p50", "ITL p50", "ms", Measure, |s| {
-    p50(&s.metrics.itl_chunk_ms)
-});
-quantity!(ITL_P99, "itl_chunk_ms.p99", "ITL p99", "ms", Measure, |s| {
-    p99(&s.metrics.itl_chunk_ms)
-});
-quantity!(E2E_P50, "e2e_ms.p50", "E2E p50", "ms", Measure, |s| p50(&s
-    .metrics
-    .e2e_ms));
-quantity!(E2E_P99, "e2e_ms.p99", "E2E p99", "ms", Measure, |s| p99(&s
-    .metrics
-    .e2e_ms));
+quantity!(
+    TTFT_P50,
+    "ttft_ms.p50",
+    "TTFT p50",
+    "ms",
+    Measure,
+    |s| p50(&s.metrics.ttft_ms),
+    Lower
+);
+quantity!(
+    TTFT_P99,
+    "ttft_ms.p99",
+    "TTFT p99",
+    "ms",
+    Measure,
+    |s| p99(&s.metrics.ttft_ms),
+    Lower
+);
+quantity!(
+    TPOT_P50,
+    "tpot_ms.p50",
+    "TPOT p50",
+    "ms",
+    Measure,
+    |s| p50(&s.metrics.tpot_ms),
+    Lower
+);
+quantity!(
+    TPOT_P99,
+    "tpot_ms.p99",
+    "TPOT p99",
+    "ms",
+    Measure,
+    |s| p99(&s.metrics.tpot_ms),
+    Lower
+);
+quantity!(
+    ITL_P50,
+    "itl_chunk_ms.p50",
+    "ITL p50",
+    "ms",
+    Measure,
+    |s| { p50(&s.metrics.itl_chunk_ms) },
+    Lower
+);
+quantity!(
+    ITL_P99,
+    "itl_chunk_ms.p99",
+    "ITL p99",
+    "ms",
+    Measure,
+    |s| { p99(&s.metrics.itl_chunk_ms) },
+    Lower
+);
+quantity!(
+    E2E_P50,
+    "e2e_ms.p50",
+    "E2E p50",
+    "ms",
+    Measure,
+    |s| p50(&s.metrics.e2e_ms),
+    Lower
+);
+quantity!(
+    E2E_P99,
+    "e2e_ms.p99",
+    "E2E p99",
+    "ms",
+    Measure,
+    |s| p99(&s.metrics.e2e_ms),
+    Lower
+);
 quantity!(JITTER_CHUNK, "jitter.chunk", "jitter", "", Measure, |s| s
     .metrics
     .jitter
@@ -226,7 +283,8 @@ quantity!(
     "user throughput, mean",
     "tok/s",
     Measure,
-    |s| mean(&s.metrics.user_throughput_tps)
+    |s| mean(&s.metrics.user_throughput_tps),
+    Higher
 );
 quantity!(
     USER_TPS_P50,
@@ -234,7 +292,8 @@ quantity!(
     "user throughput, p50",
     "tok/s",
     Measure,
-    |s| p50(&s.metrics.user_throughput_tps)
+    |s| p50(&s.metrics.user_throughput_tps),
+    Higher
 );
 quantity!(
     SERVER_TPS,
@@ -242,7 +301,8 @@ quantity!(
     "server throughput",
     "tok/s",
     Measure,
-    |s| Some(Reading::plain(s.metrics.throughput.server_direct_tps))
+    |s| Some(Reading::plain(s.metrics.throughput.server_direct_tps)),
+    Higher
 );
 quantity!(
     SERVER_DERIVED_TPS,
@@ -250,7 +310,8 @@ quantity!(
     "server throughput, derived (mean user × N)",
     "tok/s",
     Measure,
-    |s| s.metrics.throughput.server_derived_tps.map(Reading::plain)
+    |s| s.metrics.throughput.server_derived_tps.map(Reading::plain),
+    Higher
 );
 quantity!(
     REQUEST_RPS,
@@ -258,7 +319,8 @@ quantity!(
     "requests/s",
     "",
     Measure,
-    |s| Some(Reading::plain(s.metrics.throughput.request_rps))
+    |s| Some(Reading::plain(s.metrics.throughput.request_rps)),
+    Higher
 );
 quantity!(
     CONCURRENCY_MEAN,
@@ -267,4 +329,27 @@ quantity!(
     "",
     Measure,
     |s| Some(Reading::plain(s.metrics.concurrency.mean))
+);
+quantity!(
+    ERROR_RATE,
+    "requests.error_rate",
+    "error rate",
+    "",
+    Measure,
+    |s| s.metrics.requests.error_rate.map(Reading::plain),
+    Lower
+);
+quantity!(
+    GOODPUT_FRACTION,
+    "goodput.fraction",
+    "goodput share",
+    "",
+    Measure,
+    |s| s
+        .metrics
+        .goodput
+        .as_ref()
+        .and_then(|g| g.fraction)
+        .map(Reading::plain),
+    Higher
 );

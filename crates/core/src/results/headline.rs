@@ -4,13 +4,15 @@
 
 use crate::results::summary::CellSummary;
 
-/// Which way a headline number improves.
+/// Which way a number improves: what `plateau compare` calls better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Better {
-    /// Latencies, error rates.
+    /// Latencies, error rates: smaller is better.
     Lower,
-    /// Throughputs.
+    /// Throughputs, goodput: larger is better.
     Higher,
+    /// Neither way (coordinates, counts, ratios shown for context).
+    Neither,
 }
 
 /// One headline number of a cell summary.

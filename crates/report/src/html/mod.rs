@@ -39,7 +39,8 @@ pub struct Page<'a> {
     pub timelines: &'a [Rendered],
 }
 
-const STYLE: &str = "
+/// The page style, shared with compare.html.
+pub const STYLE: &str = "
 body { font-family: 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif; margin: 0 auto;
   max-width: 1500px; padding: 16px 28px 48px; color: #1e1e1e; background: #fff; }
 h1 { margin-bottom: 4px; } .sub { color: #646464; margin-top: 0; }
@@ -254,7 +255,8 @@ fn results(out: &mut String, m: &Matrix) {
     }
 }
 
-fn figure(out: &mut String, r: &Rendered) {
+/// `r` as an embedded PNG with its caption.
+pub fn figure(out: &mut String, r: &Rendered) {
     let files: Vec<String> = r
         .files
         .iter()

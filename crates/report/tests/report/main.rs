@@ -7,6 +7,7 @@
 mod bad_input;
 mod chromium;
 mod common;
+mod compare;
 mod figures;
 mod fixtures;
 mod tree;

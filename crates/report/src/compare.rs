@@ -1,0 +1,263 @@
+//! `plateau compare`: a baseline results directory against one or more candidates. Cells
+//! are matched ([`runs`]), every headline metric ([`metric::METRICS`]) of a matched cell is
+//! tested ([`analyze`] with [`stats`]), and compare.csv, compare.md, compare.html and the
+//! figures (each run one line, per scenario) are written ([`write`](mod@write), [`html`],
+//! [`figures`]).
+//!
+//! The statistics, in short: a latency percentile's difference gets a 95% percentile
+//! bootstrap interval (fixed seed, [`Options::resamples`] resamples) and the p-value of a
+//! Mann-Whitney U test on the per-request values (measured = started in the window,
+//! successful); a throughput's p-value and interval come from Welch's t-test on the repeats'
+//! values when both sides have two or more repeats, else on the per-second counts inside the
+//! measure window (consecutive seconds are not independent, so read that p-value as a
+//! guide); error rate and goodput share use a two-proportion z-test. p-values are reported
+//! raw and Holm-adjusted across each cell's metrics; a verdict is "better" or "worse" only
+//! when the adjusted p-value is below [`analyze::ALPHA`] and the interval excludes 0.
+
+pub mod analyze;
+pub mod figures;
+pub mod html;
+pub mod metric;
+pub mod runs;
+pub mod stats;
+pub mod write;
+
+use std::path::{Path, PathBuf};
+
+use plateau_core::results::dir::ResultsDir;
+use plateau_core::results::{self, read_samples};
+
+use crate::error::ReportError;
+use crate::figures::Rendered;
+use crate::font;
+use analyze::{Loaded, Row};
+use runs::{Group, MatchBy};
+
+/// compare.html's file name.
+pub const HTML_FILE: &str = "compare.html";
+/// compare.md's file name.
+pub const MARKDOWN_FILE: &str = "compare.md";
+/// compare.csv's file name.
+pub const CSV_FILE: &str = "compare.csv";
+/// The bootstrap's seed: the same intervals on every run.
+pub const SEED: u64 = 0x0070_6c61_7465_6175;
+/// Bootstrap resamples by default.
+pub const RESAMPLES: usize = 1000;
+
+/// What to compare and where to write.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The baseline results directory, then the candidates.
+    pub dirs: Vec<PathBuf>,
+    /// Where compare.csv/.md/.html go (figures in `figures/` under it).
+    pub out_dir: PathBuf,
+    /// Bootstrap resamples per latency metric.
+    pub resamples: usize,
+}
+
+impl Options {
+    /// Defaults for everything but the directories.
+    pub fn new(dirs: Vec<PathBuf>, out_dir: impl Into<PathBuf>) -> Options {
+        Options {
+            dirs,
+            out_dir: out_dir.into(),
+            resamples: RESAMPLES,
+        }
+    }
+}
+
+/// One matched cell.
+#[derive(Debug)]
+pub struct CellResult {
+    /// `A1/c8`.
+    pub place: String,
+    /// The baseline cell (`vllm/llama-8b/A1/c8`).
+    pub baseline: String,
+    /// The candidate cell.
+    pub candidate: String,
+    /// Repeats of each side.
+    pub repeats: [usize; 2],
+    /// One row per metric.
+    pub rows: Vec<Row>,
+}
+
+/// One candidate against the baseline.
+#[derive(Debug)]
+pub struct Comparison {
+    /// The baseline's label (its directory name).
+    pub baseline: String,
+    /// The candidate's label.
+    pub candidate: String,
+    /// What cells were matched on.
+    pub by: MatchBy,
+    /// Matched cells, in the baseline's order.
+    pub cells: Vec<CellResult>,
+    /// Baseline cells the candidate does not have.
+    pub only_baseline: Vec<String>,
+    /// Candidate cells the baseline does not have.
+    pub only_candidate: Vec<String>,
+}
+
+impl Comparison {
+    /// How many rows got each verdict: better, worse, no difference, not tested.
+    pub fn tally(&self) -> [usize; 4] {
+        let mut t = [0; 4];
+        for r in self.cells.iter().flat_map(|c| &c.rows) {
+            t[r.verdict as usize] += 1;
+        }
+        t
+    }
+}
+
+/// What [`compare`] wrote and found.
+#[derive(Debug)]
+pub struct Output {
+    /// compare.html.
+    pub html: PathBuf,
+    /// compare.md.
+    pub markdown: PathBuf,
+    /// compare.csv.
+    pub csv: PathBuf,
+    /// The figures.
+    pub figures: Vec<Rendered>,
+    /// One per candidate.
+    pub comparisons: Vec<Comparison>,
+    /// Files that could not be read (their cells are left out), each naming the file.
+    pub unreadable: Vec<String>,
+}
+
+impl Output {
+    /// A few lines for the terminal.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for c in &self.comparisons {
+            let [better, worse, same, untested] = c.tally();
+            out.push_str(&format!(
+                "{} vs {}: {} matched cells; {better} better, {worse} worse, {same} no significant \
+                 difference, {untested} not tested; unmatched: {} baseline, {} candidate\n",
+                c.candidate,
+                c.baseline,
+                c.cells.len(),
+                c.only_baseline.len(),
+                c.only_candidate.len()
+            ));
+        }
+        for path in [&self.html, &self.markdown, &self.csv] {
+            out.push_str(&format!("wrote {}\n", path.display()));
+        }
+        out
+    }
+}
+
+/// A run's label: its directory's name, or the whole path when two runs share a name.
+pub fn labels(dirs: &[PathBuf]) -> Vec<String> {
+    let name = |d: &Path| {
+        d.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| d.display().to_string())
+    };
+    let names: Vec<String> = dirs.iter().map(|d| name(d)).collect();
+    dirs.iter()
+        .zip(&names)
+        .map(|(d, n)| {
+            if names.iter().filter(|x| *x == n).count() > 1 {
+                d.display().to_string()
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
+}
+
+/// Compares `opts.dirs[1..]` each against `opts.dirs[0]` and writes the results.
+pub fn compare(opts: &Options) -> Result<Output, ReportError> {
+    font::register()?;
+    let dirs: Vec<ResultsDir> = opts
+        .dirs
+        .iter()
+        .map(|d| ResultsDir::read(d))
+        .collect::<Result<_, _>>()?;
+    let labels = labels(&opts.dirs);
+    let mut unreadable: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| &d.cells)
+        .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
+        .collect();
+    let groups: Vec<Vec<Group>> = dirs.iter().map(runs::groups).collect();
+    for (d, g) in dirs.iter().zip(&groups) {
+        if g.is_empty() {
+            return Err(ReportError::NoCells {
+                path: d.root.clone(),
+                errors: unreadable.iter().map(|e| format!("\n  {e}")).collect(),
+            });
+        }
+    }
+    let mut comparisons = Vec::new();
+    for (k, cand) in groups.iter().enumerate().skip(1) {
+        let m = runs::matching(&groups[0], cand);
+        let mut cells = Vec::new();
+        for (b, c) in &m.pairs {
+            match (load(b), load(c)) {
+                (Ok(lb), Ok(lc)) => cells.push(CellResult {
+                    place: b.place(),
+                    baseline: b.name(),
+                    candidate: c.name(),
+                    repeats: [lb.len(), lc.len()],
+                    rows: analyze::cell(&lb, &lc, opts.resamples, SEED),
+                }),
+                (Err(e), _) | (_, Err(e)) => unreadable.push(e),
+            }
+        }
+        comparisons.push(Comparison {
+            baseline: labels[0].clone(),
+            candidate: labels[k].clone(),
+            by: m.by,
+            cells,
+            only_baseline: m.only_baseline.iter().map(|g| g.name()).collect(),
+            only_candidate: m.only_candidate.iter().map(|g| g.name()).collect(),
+        });
+    }
+
+    let figures_dir = opts.out_dir.join("figures");
+    std::fs::create_dir_all(&figures_dir).map_err(|source| ReportError::Write {
+        path: figures_dir.clone(),
+        source,
+    })?;
+    let runs: Vec<(String, &ResultsDir)> = labels.iter().cloned().zip(&dirs).collect();
+    let figures = figures::draw(&runs, &figures_dir)?;
+
+    let write = |name: &str, text: String| -> Result<PathBuf, ReportError> {
+        let path = opts.out_dir.join(name);
+        results::write_atomic(&path, text.as_bytes()).map_err(ReportError::Output)?;
+        Ok(path)
+    };
+    let csv = write(CSV_FILE, write::csv(&comparisons))?;
+    let markdown = write(MARKDOWN_FILE, write::markdown(&comparisons, &unreadable))?;
+    let html = write(HTML_FILE, html::render(&comparisons, &figures, &unreadable))?;
+    Ok(Output {
+        html,
+        markdown,
+        csv,
+        figures,
+        comparisons,
+        unreadable,
+    })
+}
+
+/// The repeats of `g` with their records; the error names the file that could not be read.
+fn load<'a>(g: &Group<'a>) -> Result<Vec<Loaded<'a>>, String> {
+    g.cells
+        .iter()
+        .map(|&(_, files, summary)| {
+            if let Some(e) = &summary.records.write_error {
+                return Err(format!(
+                    "{}: the records were not written ({e}); cell left out",
+                    files.dir.display()
+                ));
+            }
+            let samples = read_samples(&files.dir.join(&summary.records.file))
+                .map_err(|e| format!("{e}; cell left out"))?;
+            Ok(Loaded { summary, samples })
+        })
+        .collect()
+}

@@ -1,0 +1,105 @@
+//! compare.html: one self-contained page (the report's style, figures embedded as PNG data
+//! URIs, no scripts): how the numbers were tested, one table per matched cell with its
+//! verdicts coloured, the unmatched cells, then the figures. Text from files is escaped.
+
+use std::fmt::Write;
+
+use super::Comparison;
+use super::analyze::Verdict;
+use super::write::{HEADERS, method, shown};
+use crate::figures::Rendered;
+use crate::html::{STYLE, escape, figure};
+
+/// Colours of the verdicts.
+const VERDICT_STYLE: &str = "td.better { color: #0a7d32; font-weight: bold; } \
+td.worse { color: #c81e1e; font-weight: bold; }\n";
+
+/// The page's HTML.
+pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[String]) -> String {
+    let mut out = String::with_capacity(1 << 20);
+    let runs: Vec<&str> = comparisons
+        .first()
+        .map(|c| c.baseline.as_str())
+        .into_iter()
+        .chain(comparisons.iter().map(|c| c.candidate.as_str()))
+        .collect();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <title>plateau compare: {}</title>\n<style>{STYLE}{VERDICT_STYLE}</style>\n</head>\n<body>\n\
+         <h1>plateau compare</h1>\n<p class=\"sub\">baseline {}</p>\n<p class=\"note\">{}</p>\n",
+        escape(&runs.join(" vs ")),
+        escape(&format!(
+            "{} · candidates {}",
+            runs.first().unwrap_or(&""),
+            runs.get(1..).unwrap_or_default().join(", ")
+        )),
+        escape(&method())
+    );
+    for c in comparisons {
+        let [better, worse, same, untested] = c.tally();
+        let _ = writeln!(
+            out,
+            "<h2>{} vs baseline {}</h2>\n<p>{} matched cells: {better} better, {worse} worse, \
+             {same} no significant difference, {untested} not tested.</p>",
+            escape(&c.candidate),
+            escape(&c.baseline),
+            c.cells.len()
+        );
+        for cell in &c.cells {
+            let _ = writeln!(
+                out,
+                "<h3>{}</h3>\n<p class=\"note\">{} (×{}) vs {} (×{})</p>\n<div class=\"scroll\"><table>\n<tr>{}</tr>",
+                escape(&cell.place),
+                escape(&cell.candidate),
+                cell.repeats[1],
+                escape(&cell.baseline),
+                cell.repeats[0],
+                HEADERS
+                    .iter()
+                    .map(|h| format!("<th>{}</th>", escape(h)))
+                    .collect::<String>()
+            );
+            for r in &cell.rows {
+                let class = match r.verdict {
+                    Verdict::Better => "better",
+                    Verdict::Worse => "worse",
+                    Verdict::Same | Verdict::Untested => "text",
+                };
+                let cells = shown(r);
+                let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(&cells[0]));
+                for t in &cells[1..8] {
+                    let _ = write!(out, "<td>{}</td>", escape(t));
+                }
+                let _ = writeln!(out, "<td class=\"{class}\">{}</td></tr>", escape(&cells[8]));
+            }
+            out.push_str("</table></div>\n");
+        }
+        for (side, list) in [
+            ("baseline", &c.only_baseline),
+            ("candidate", &c.only_candidate),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"note\">Only in the {side}: {}</p>",
+                    escape(&list.join(", "))
+                );
+            }
+        }
+    }
+    if !unreadable.is_empty() {
+        out.push_str("<h2>Not compared</h2>\n<ul>\n");
+        for e in unreadable {
+            let _ = writeln!(out, "<li class=\"fail\">{}</li>", escape(e));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("<h2 id=\"figures\">Figures</h2>\n");
+    for r in figures {
+        figure(&mut out, r);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
