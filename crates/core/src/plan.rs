@@ -165,6 +165,8 @@ pub struct Plan {
     pub slo: Option<SloConfig>,
     /// Steady-state thresholds.
     pub steady: SteadyConfig,
+    /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
+    pub server_metrics: Option<Duration>,
     /// The configuration with secrets removed, for `run.json`.
     pub redacted_config: RunConfig,
     /// Things that are allowed but probably not meant.
@@ -253,6 +255,7 @@ impl Plan {
             v.problem("max_tokens".into(), "expected at least 1");
         }
         v.steady(&config.steady);
+        let server_metrics = v.server_metrics(&config.server_metrics);
         if let Some(slo) = &config.slo {
             v.slo(slo);
         }
@@ -292,6 +295,7 @@ impl Plan {
             give_up_after,
             slo: config.slo.clone(),
             steady: config.steady.clone(),
+            server_metrics,
             redacted_config: redact(config),
             warnings: v.warnings,
         })
