@@ -288,7 +288,11 @@ mod tests {
             ("2560.0", 2),
             ("+Inf", 3),
         ] {
-            let want = format!("{}{n:?}\n", line("time_to_first_token_seconds", le));
+            let want = format!(
+                "{}{:?}\n",
+                line("time_to_first_token_seconds", le),
+                f64::from(n)
+            );
             assert!(text.contains(&want), "{want}");
         }
         assert!(text.contains("vllm:time_to_first_token_seconds_count{model_name=\"m\"} 3.0\n"));
