@@ -138,6 +138,11 @@ pub fn of(engine: Engine) -> Option<&'static Table> {
     }
 }
 
+/// The table named `name` (as `summary.json`'s `server.engine` records it).
+pub fn by_name(name: &str) -> Option<&'static Table> {
+    ALL.into_iter().find(|t| t.name == name)
+}
+
 /// The table whose running or waiting gauge appears among `names`, if any.
 pub fn detect<'a>(mut names: impl FnMut(&str) -> bool) -> Option<&'static Table> {
     ALL.into_iter()

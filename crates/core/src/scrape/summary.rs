@@ -177,6 +177,32 @@ pub fn phase(scrapes: &[Scrape], table: &Table, span: Span) -> PhaseServer {
     }
 }
 
+/// The server's gauges at one scrape (the report's timeline draws them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// When, us since the cell's start.
+    pub t_us: u64,
+    /// Requests running.
+    pub running: Option<f64>,
+    /// Requests waiting.
+    pub waiting: Option<f64>,
+    /// KV-cache usage, 0..=1.
+    pub kv_cache_usage: Option<f64>,
+}
+
+/// The gauges of every scrape, read with `table`.
+pub fn points(scrapes: &[Scrape], table: &Table) -> Vec<Point> {
+    scrapes
+        .iter()
+        .map(|s| Point {
+            t_us: s.t_us,
+            running: sum(s, table.running),
+            waiting: sum(s, table.waiting),
+            kv_cache_usage: kv_usage(s, table.kv_usage),
+        })
+        .collect()
+}
+
 /// The saturation verdict from Measure's summary (see [`SATURATED_SHARE`]).
 pub fn saturated(measure: &PhaseServer) -> Option<bool> {
     let share = measure.waiting_share?;

@@ -4,6 +4,7 @@
 //! directory on the cell's clock.
 
 use plateau_core::scrape::{self, SERVER_METRICS_FILE};
+use plateau_core::validate;
 use plateau_sim::SimConfig;
 
 use crate::common;
@@ -80,6 +81,10 @@ async fn running_and_waiting_match_what_plateau_holds() {
         waiting.mean
     );
     assert_eq!(s.saturated, Some(true));
+    let finding = validate::server_saturated(above).expect("a server_saturated finding");
+    println!("validate: {finding}");
+    assert!(finding.contains("while plateau held 12 in flight: the server is saturated"));
+    assert_eq!(validate::server_saturated(below), None);
 
     // The raw scrapes are beside the records, on the cell's clock.
     let dir = out.join("sim/m/A1/c12");
