@@ -235,7 +235,7 @@ fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done,
                     finding: validate::check_records(s, Ok(samples.len())),
                     rendered: Some(figures::save(
                         &Plot::Timeline(
-                            Timeline::new(s, cell.load, &samples).with_server(server(cell)),
+                            Timeline::new(s, cell.load, &samples).with_server(server(&cell)),
                         ),
                         dir,
                     )?),
