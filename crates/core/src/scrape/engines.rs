@@ -144,7 +144,7 @@ pub fn by_name(name: &str) -> Option<&'static Table> {
 }
 
 /// The table whose running or waiting gauge appears among `names`, if any.
-pub fn detect<'a>(mut names: impl FnMut(&str) -> bool) -> Option<&'static Table> {
+pub fn detect(mut names: impl FnMut(&str) -> bool) -> Option<&'static Table> {
     ALL.into_iter()
         .find(|t| t.running.iter().chain(t.waiting).any(|n| names(n)))
 }

@@ -121,8 +121,11 @@ fn sample(line: &str) -> Result<Sample, String> {
     })
 }
 
+/// Label name and value pairs, in the order written.
+type Labels = Vec<(String, String)>;
+
 /// Labels up to the closing `}`, and what follows it.
-fn label_set(mut s: &str) -> Result<(Vec<(String, String)>, &str), String> {
+fn label_set(mut s: &str) -> Result<(Labels, &str), String> {
     let mut labels = Vec::new();
     loop {
         s = s.trim_start();

@@ -336,10 +336,16 @@ fn increase_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 }
 
 /// A bucket's upper bound, ordered (`+Inf` last).
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Le(f64);
 
 impl Eq for Le {}
+
+impl PartialOrd for Le {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Ord for Le {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
