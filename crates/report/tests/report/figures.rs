@@ -192,10 +192,14 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
     assert!(timelines.contains(&scraped.as_str()), "{timelines:?}");
     for name in timelines {
         let svg = std::fs::read_to_string(figures.join(format!("{name}.svg"))).unwrap();
-        let drawn = ["server: requests running", "server: requests waiting", "server: KV-cache usage"]
-            .iter()
-            .filter(|t| svg.contains(*t))
-            .count();
+        let drawn = [
+            "server: requests running",
+            "server: requests waiting",
+            "server: KV-cache usage",
+        ]
+        .iter()
+        .filter(|t| svg.contains(*t))
+        .count();
         assert_eq!(drawn, if name == scraped { 3 } else { 0 }, "{name}");
     }
 }
