@@ -244,6 +244,8 @@ async fn visit(
     let (summary, gave_up, scrape_refused) =
         run_one(plan, cell, &dir, job, ctx, &state.endpoints).await?;
     if let Some(why) = scrape_refused {
+        // A body quoted in the reason could echo a credential.
+        let why = plan.endpoints[cell.endpoint].scrub(&why);
         tracing::info!(
             "endpoint {}: {why}; not scraping its server metrics for the rest of the run",
             plan.endpoints[cell.endpoint].name

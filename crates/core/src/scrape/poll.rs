@@ -122,3 +122,50 @@ fn read(
     }
     Ok(values)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(got: Result<String, ClientError>) -> String {
+        match read(got, &mut None) {
+            Err(Failure::Refused(why)) => why,
+            Err(Failure::Transient) => panic!("transient"),
+            Ok(v) => panic!("read {v:?}"),
+        }
+    }
+
+    #[test]
+    fn the_first_answer_says_whether_the_endpoint_has_usable_metrics() {
+        let status = ClientError::Status {
+            status: 404,
+            message: "Not Found".into(),
+        };
+        assert_eq!(refused(Err(status)), "/metrics answered HTTP 404");
+        assert!(
+            refused(Ok("<html>no</html>".into())).starts_with("/metrics is not Prometheus text")
+        );
+        assert_eq!(
+            refused(Ok("process_cpu_seconds_total 1.5\n".into())),
+            "/metrics has none of the metric names plateau maps"
+        );
+        let timeout = read(Err(ClientError::Timeout(Duration::from_secs(2))), &mut None);
+        assert!(matches!(timeout, Err(Failure::Transient)));
+    }
+
+    #[test]
+    fn an_unknown_engine_gets_the_table_its_names_match_and_keeps_only_mapped_series() {
+        let mut table = None;
+        let text = "vllm:num_requests_running{engine=\"0\"} 2\nother_metric 7\n";
+        let values = read(Ok(text.into()), &mut table).ok().expect("read");
+        assert_eq!(table.map(|t| t.name), Some("vllm"));
+        assert_eq!(values.len(), 1);
+        assert_eq!(values["vllm:num_requests_running{engine=\"0\"}"], 2.0);
+        // A known engine's table is kept; its names missing is a refusal.
+        let mut llama = Some(&engines::LLAMACPP);
+        assert!(matches!(
+            read(Ok(text.into()), &mut llama),
+            Err(Failure::Refused(_))
+        ));
+    }
+}
