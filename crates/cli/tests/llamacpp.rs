@@ -253,6 +253,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
                 )),
             }
         }
+        server_metrics(scenario, &s, &mut failed);
         ttft_p50.insert(scenario, ttft);
     }
     // What validate says of the wire: llama.cpp's usage describes what it sent, and its
@@ -289,6 +290,46 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         tail(&stderr, 30)
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// llama.cpp's `/metrics` (`llamacpp:` names, `endpoint_metrics` in serve.py) scraped and
+/// mapped: in Measure the server had requests processing, and its generated-token counter
+/// gives a rate within 20% of the output tokens plateau received (the counter moves when a
+/// request ends, and the two windows differ by up to a scrape interval at each end).
+fn server_metrics(scenario: &str, s: &Value, failed: &mut Vec<String>) {
+    let server = &s["server"];
+    let m = &server["measure"];
+    let running = f64_at(m, "/running/mean");
+    let (by_server, by_plateau) = (
+        f64_at(m, "/generation_tokens_per_s"),
+        f64_at(s, "/throughput/server_direct_tps"),
+    );
+    eprintln!(
+        "{scenario}: server metrics ({}): {} Measure scrapes, running mean {}, waiting max {}, generation {} tok/s by the server vs {} tok/s by plateau",
+        server["engine"],
+        m["scrapes"],
+        show(running),
+        show(f64_at(m, "/waiting/max")),
+        show(by_server),
+        show(by_plateau)
+    );
+    if server["engine"] != "llamacpp" {
+        failed.push(format!(
+            "{scenario}: server metrics not scraped with the llamacpp table: {server}"
+        ));
+        return;
+    }
+    if running.is_none_or(|r| r < 1.0) {
+        failed.push(format!(
+            "{scenario}: llamacpp:requests_processing mean {running:?} in Measure, expected >= 1"
+        ));
+    }
+    match (by_server, by_plateau) {
+        (Some(a), Some(b)) if b > 0.0 && (a / b - 1.0).abs() <= 0.2 => {}
+        (a, b) => failed.push(format!(
+            "{scenario}: the server's generation rate {a:?} tok/s is not within 20% of plateau's {b:?}"
+        )),
+    }
 }
 
 /// B1 at 50 req/s Poisson: every arrival sent on schedule, none failed, the achieved rate

@@ -94,6 +94,41 @@ impl Client {
         wire: &dyn Wire,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
+        let (status, body) = self.get(uri, headers, timeout).await?;
+        if !status.is_success() {
+            return Err(ClientError::Status {
+                status: status.as_u16(),
+                message: wire.error_message(&body),
+            });
+        }
+        Ok(serde_json::from_slice(&body)?)
+    }
+
+    /// GETs `uri` and returns its body as text (a server's Prometheus `/metrics`); an
+    /// error status carries no body text (it could echo a credential).
+    pub async fn get_text(
+        &self,
+        uri: Uri,
+        headers: &HeaderMap,
+        timeout: Duration,
+    ) -> Result<String, ClientError> {
+        let (status, body) = self.get(uri, headers, timeout).await?;
+        if !status.is_success() {
+            return Err(ClientError::Status {
+                status: status.as_u16(),
+                message: status.canonical_reason().unwrap_or_default().to_owned(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// GETs `uri` with `headers`, reading the whole body within `timeout`.
+    async fn get(
+        &self,
+        uri: Uri,
+        headers: &HeaderMap,
+        timeout: Duration,
+    ) -> Result<(http::StatusCode, Bytes), ClientError> {
         let (mut parts, body) = Request::builder()
             .method(Method::GET)
             .uri(uri)
@@ -123,13 +158,7 @@ impl Client {
                 .map_err(|e| transport(&e))?
                 .to_bytes();
             self.pool.checkin(&origin, conn);
-            if !status.is_success() {
-                return Err(ClientError::Status {
-                    status: status.as_u16(),
-                    message: wire.error_message(&body),
-                });
-            }
-            Ok(serde_json::from_slice(&body)?)
+            Ok((status, body))
         };
         tokio::time::timeout(timeout, fetch)
             .await

@@ -10,6 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use named::Named;
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
+pub use server_metrics::ServerMetricsConfig;
 
 /// The whole benchmark configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -102,6 +103,10 @@ pub struct RunConfig {
     /// Per-scenario options, keyed by scenario id; read by the scenarios crate.
     #[serde(default)]
     pub scenario_options: BTreeMap<String, serde_json::Value>,
+    /// Scraping the server's Prometheus `/metrics` during each cell:
+    /// `{"enabled": true, "interval_ms": 250}` by default; `{"enabled": false}` turns it off.
+    #[serde(default)]
+    pub server_metrics: ServerMetricsConfig,
 }
 
 /// One server.
@@ -337,6 +342,7 @@ fn default_min_concurrency() -> f64 {
 
 pub mod named;
 mod open_loop;
+mod server_metrics;
 
 #[cfg(test)]
 mod tests {

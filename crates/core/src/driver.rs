@@ -10,6 +10,7 @@ mod capacity;
 mod error;
 mod resume;
 mod run_json;
+mod server_metrics;
 
 pub use error::DriverError;
 
@@ -20,7 +21,7 @@ use chrono::Utc;
 use tokio_util::sync::CancellationToken;
 
 use crate::client::Client;
-use crate::clock::micros;
+use crate::clock::{Clock, micros};
 use crate::live::Live;
 use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, LoadInfo, Plan};
@@ -136,6 +137,7 @@ async fn run_cells(
             .iter()
             .map(|_| Arc::new(GiveUp::new(plan.give_up_after)))
             .collect(),
+        scrape_off: vec![false; plan.endpoints.len()],
     };
     let at = Place {
         plan,
@@ -193,6 +195,8 @@ struct State {
     failed_endpoints: Vec<Option<String>>,
     /// Each endpoint's failure streak, carried from one of its cells to the next.
     watches: Vec<Arc<GiveUp>>,
+    /// Endpoints whose `/metrics` proved unusable: not scraped again this run.
+    scrape_off: Vec<bool>,
 }
 
 /// Runs the cell at `index` of `run.json`'s list, reuses it (`--resume`), or skips it (its
@@ -242,8 +246,21 @@ async fn visit(
         workload,
         fingerprint,
         failures,
+        scrape_every: plan
+            .server_metrics
+            .filter(|_| !state.scrape_off[cell.endpoint]),
     };
-    let (summary, gave_up) = run_one(plan, cell, &dir, job, ctx, &state.endpoints).await?;
+    let (summary, gave_up, scrape_refused) =
+        run_one(plan, cell, &dir, job, ctx, &state.endpoints).await?;
+    if let Some(why) = scrape_refused {
+        // A body quoted in the reason could echo a credential.
+        let why = plan.endpoints[cell.endpoint].scrub(&why);
+        tracing::info!(
+            "endpoint {}: {why}; not scraping its server metrics for the rest of the run",
+            plan.endpoints[cell.endpoint].name
+        );
+        state.scrape_off[cell.endpoint] = true;
+    }
     state.interrupted = summary.status == CellStatus::Interrupted;
     info.cells[index].state = summary.status.into();
     info.cells[index].reason = summary.failure.clone();
@@ -270,6 +287,8 @@ struct Job {
     workload: Arc<dyn Workload>,
     fingerprint: Fingerprint,
     failures: Failures,
+    /// Scrape the server's `/metrics` this often (`None`: off, or the endpoint has none).
+    scrape_every: Option<std::time::Duration>,
 }
 
 async fn run_one(
@@ -279,11 +298,12 @@ async fn run_one(
     job: Job,
     ctx: &RunContext<'_>,
     endpoints: &[Arc<crate::plan::Endpoint>],
-) -> Result<(CellSummary, bool), DriverError> {
+) -> Result<(CellSummary, bool, Option<String>), DriverError> {
     let Job {
         workload,
         fingerprint,
         failures,
+        scrape_every,
     } = job;
     let endpoint = &endpoints[cell.endpoint];
     let model = &plan.models[cell.model];
@@ -309,7 +329,9 @@ async fn run_one(
     let schedule = plan.schedule(&cell.load);
     let workload_info = workload.info();
     let started_at = Utc::now();
-    let mut out = runner::run_cell(
+    let clock = Clock::start();
+    let scraper = server_metrics::start(scrape_every, endpoint, base, clock);
+    let mut out = runner::run_cell_on(
         CellInput {
             transport: Arc::new(transport),
             workload,
@@ -322,6 +344,7 @@ async fn run_one(
             failures,
         },
         recorder,
+        clock,
     )
     .await;
     let ended_at = Utc::now();
@@ -356,7 +379,7 @@ async fn run_one(
             }
         }
     };
-    let summary = CellSummary {
+    let mut summary = CellSummary {
         schema_version: SCHEMA_VERSION,
         plateau_version: VERSION.into(),
         status,
@@ -404,7 +427,20 @@ async fn run_one(
             write_error,
         },
         client: out.client.clone(),
+        server: None,
         metrics,
+    };
+    // The scrapes' file is written before the summary; if it cannot be, the summary still
+    // is, and the error stops the run after it.
+    let (scrape_refused, scrape_error) = match scraper {
+        Some(s) => match s.finish(dir, &summary.phases).await {
+            Ok(done) => {
+                summary.server = done.server;
+                (done.refused, None)
+            }
+            Err(e) => (None, Some(e)),
+        },
+        None => (None, None),
     };
     let written = results::write_json(&dir.join(SUMMARY_FILE), &summary);
     // Records that could not be written stop the run, named first (the summary, kept if it
@@ -413,7 +449,10 @@ async fn run_one(
         return Err(ResultsError::io(&tmp, e).into());
     }
     written?;
-    Ok((summary, gave_up))
+    if let Some(e) = scrape_error {
+        return Err(e.into());
+    }
+    Ok((summary, gave_up, scrape_refused))
 }
 
 /// The seed of a cell's arrival schedule: the same plan seed, scenario and load give the

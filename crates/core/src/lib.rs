@@ -8,7 +8,8 @@
 //! behind the [`wire`] seam) and comes back as a
 //! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
 //! turn samples into a summary. Measuring never prints; reporting never measures. Over the
-//! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU).
+//! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU); beside every
+//! cell, [`scrape`] reads the server's own Prometheus metrics.
 
 pub mod backoff;
 pub mod capacity;
@@ -26,6 +27,7 @@ pub mod recorder;
 pub mod results;
 pub mod runner;
 pub mod sample;
+pub mod scrape;
 pub mod secret;
 pub mod selfcheck;
 mod splitmix;

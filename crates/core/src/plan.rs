@@ -169,6 +169,8 @@ pub struct Plan {
     pub slo: Option<SloConfig>,
     /// Steady-state thresholds.
     pub steady: SteadyConfig,
+    /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
+    pub server_metrics: Option<Duration>,
     /// The configuration with secrets removed, for `run.json`.
     pub redacted_config: RunConfig,
     /// Things that are allowed but probably not meant.
@@ -263,6 +265,7 @@ impl Plan {
             );
         }
         v.steady(&config.steady);
+        let server_metrics = v.server_metrics(&config.server_metrics);
         if let Some(slo) = &config.slo {
             v.slo(slo);
         }
@@ -303,6 +306,7 @@ impl Plan {
             give_up_after,
             slo: config.slo.clone(),
             steady: config.steady.clone(),
+            server_metrics,
             redacted_config: redact(config),
             warnings: v.warnings,
         })

@@ -140,22 +140,28 @@ pub fn temp_path(path: &Path) -> PathBuf {
 
 /// Reads every sample of a `requests.jsonl.gz`.
 pub fn read_samples(path: &Path) -> Result<Vec<Sample>, ResultsError> {
+    read_jsonl_gz(path)
+}
+
+/// Reads every line of a gzipped JSON-lines file (`requests.jsonl.gz`,
+/// `server_metrics.jsonl.gz`), naming the line that does not decode.
+pub fn read_jsonl_gz<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
     let file = File::open(path).map_err(|e| ResultsError::io(path, e))?;
     let reader = BufReader::new(MultiGzDecoder::new(BufReader::new(file)));
-    let mut samples = Vec::new();
+    let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| ResultsError::io(path, e))?;
         if line.trim().is_empty() {
             continue;
         }
-        let sample = serde_json::from_str(&line).map_err(|e| ResultsError::Format {
+        let item = serde_json::from_str(&line).map_err(|e| ResultsError::Format {
             path: path.to_owned(),
             line: Some(i + 1),
             message: e.to_string(),
         })?;
-        samples.push(sample);
+        out.push(item);
     }
-    Ok(samples)
+    Ok(out)
 }
 
 /// Every directory under `root` holding a `summary.json`, sorted.

@@ -207,6 +207,16 @@ impl<T> Shared<T> {
 
 /// Runs one cell to its end; `recorder` receives every request.
 pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> CellOutput {
+    run_cell_on(input, recorder, Clock::start()).await
+}
+
+/// [`run_cell`] on a clock started by the caller, so what runs beside the cell (the server
+/// metrics scraper) stamps its instants on the same clock as the requests.
+pub async fn run_cell_on<T: Transport>(
+    input: CellInput<T>,
+    recorder: Recorder,
+    clock: Clock,
+) -> CellOutput {
     let CellInput {
         transport,
         workload,
@@ -218,7 +228,6 @@ pub async fn run_cell<T: Transport>(input: CellInput<T>, recorder: Recorder) -> 
         interrupt,
         failures,
     } = input;
-    let clock = Clock::start();
     let shared = Arc::new(Shared {
         transport,
         schedule,

@@ -1,17 +1,19 @@
 //! Checks of a cell's summary against what makes its numbers trustworthy: ran to its end,
 //! few errors, a steady measure window, a client that kept up, enough samples, token counts
-//! that agree. Used by
+//! that agree; and what the server's own metrics say (saturated at this N). Used by
 //! `plateau run` (exit 1 on a failure), `plateau validate` and the report's warnings.
 //! [`check_dir`] adds what only a whole results directory shows: missing cells, a run that
 //! did not finish, files that cannot be read, records that disagree with their summary.
 
 mod client;
 mod dir;
+mod server;
 
 use std::fmt;
 
 pub use client::{REMEDY, client_bottleneck};
 pub use dir::{RUN, Records, check_dir, check_records};
+pub use server::server_saturated;
 
 use crate::phase::DrainSource;
 use crate::results::summary::{CellStatus, CellSummary, PhaseBounds};
@@ -175,6 +177,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     }
     if let Some(message) = s.client.as_ref().and_then(|c| client_bottleneck(c, t)) {
         add("client_bottleneck", Severity::Fail, message);
+    }
+    if let Some(message) = server_saturated(s) {
+        add("server_saturated", Severity::Warn, message);
     }
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")

@@ -10,6 +10,7 @@ use plateau_core::results::capacity::{CAPACITY_FILE, CapacityReport};
 use plateau_core::results::dir::ResultsDir;
 use plateau_core::results::repeats::{REPEATS_FILE, RepeatsReport};
 use plateau_core::results::{self, CSV_FILE, read_samples};
+use plateau_core::scrape;
 use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
@@ -296,13 +297,30 @@ fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done,
                 Ok(samples) => Ok(Done {
                     finding: validate::check_records(s, Ok(samples.len())),
                     rendered: Some(figures::save(
-                        &Plot::Timeline(Timeline::new(s, cell.load, &samples)),
+                        &Plot::Timeline(
+                            Timeline::new(s, cell.load, &samples).with_server(server(&cell)),
+                        ),
                         dir,
                     )?),
                     unreadable: None,
                 }),
             }
         }
+    }
+}
+
+/// The server's gauges over `cell` from its scrapes file; none when it was not scraped or
+/// the file cannot be read (the timeline is drawn without them).
+fn server(cell: &Cell) -> Vec<scrape::summary::Point> {
+    let Some(server) = &cell.summary.server else {
+        return Vec::new();
+    };
+    match (
+        scrape::engines::by_name(&server.engine),
+        scrape::read(&cell.dir.join(&server.file)),
+    ) {
+        (Some(table), Ok(scrapes)) => scrape::summary::points(&scrapes, table),
+        _ => Vec::new(),
     }
 }
 

@@ -105,6 +105,10 @@ pub(crate) struct TokenStream {
     done: bool,
     metrics: Arc<Metrics>,
     _running: Option<RunningGuard>,
+    /// When the stream started, and when its first token was generated (for the TTFT and
+    /// TPOT histograms).
+    born: Instant,
+    first: Option<Instant>,
 }
 
 /// A disconnect fault that had buffered chunks to write before cutting.
@@ -165,6 +169,8 @@ impl TokenStream {
             done: false,
             metrics: parts.metrics,
             _running: parts.running,
+            born: Instant::now(),
+            first: None,
         }
     }
 
@@ -247,6 +253,7 @@ impl TokenStream {
         self.pending.extend_from_slice(&chunk);
         self.sent = target;
         self.chunks += 1;
+        let first = *self.first.get_or_insert_with(Instant::now);
         self.metrics
             .generation_tokens
             .fetch_add(u64::from(n), Relaxed);
@@ -255,6 +262,10 @@ impl TokenStream {
             self.writer.finish(&mut self.pending, self.stopped);
             self.done = true;
             self.metrics.record_success(self.stopped);
+            let ttft = (first - self.born).as_secs_f64();
+            let tpot = (self.total >= 2)
+                .then(|| first.elapsed().as_secs_f64() / f64::from(self.total - 1));
+            self.metrics.record_timing(ttft, tpot);
         }
         self.grouping
             .flush(self.chunks, last)

@@ -1,4 +1,5 @@
-//! Server counters and gauges, and their Prometheus text with vLLM's metric names.
+//! Server counters, gauges and histograms, and their Prometheus text with vLLM's metric
+//! names and buckets (vLLM `vllm/v1/metrics/loggers.py`).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -27,6 +28,76 @@ pub(crate) struct Metrics {
     pub success_length: AtomicU64,
     /// Requests finished with `finish_reason: "stop"`.
     pub success_stop: AtomicU64,
+    /// Time to first token of streamed requests, from the stream's start.
+    pub ttft: Histogram,
+    /// Time per output token of streamed requests with two tokens or more.
+    pub tpot: Histogram,
+}
+
+/// vLLM's `vllm:time_to_first_token_seconds` buckets, seconds.
+pub(crate) const TTFT_BUCKETS: &[f64] = &[
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    20.0, 40.0, 80.0, 160.0, 640.0, 2560.0,
+];
+
+/// vLLM's `vllm:time_per_output_token_seconds` buckets, seconds.
+pub(crate) const TPOT_BUCKETS: &[f64] = &[
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
+    40.0, 80.0,
+];
+
+/// A Prometheus histogram of seconds: a count per bucket (the last is `+Inf`) and the sum
+/// in nanoseconds (relaxed atomics).
+#[derive(Debug)]
+pub(crate) struct Histogram {
+    bounds: &'static [f64],
+    counts: Vec<AtomicU64>,
+    sum_ns: AtomicU64,
+}
+
+impl Histogram {
+    /// An empty histogram with these upper bounds.
+    pub(crate) fn new(bounds: &'static [f64]) -> Self {
+        Histogram {
+            bounds,
+            counts: (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect(),
+            sum_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts one observation of `seconds`.
+    pub(crate) fn observe(&self, seconds: f64) {
+        let i = self.bounds.partition_point(|&b| b < seconds);
+        self.counts[i].fetch_add(1, Relaxed);
+        self.sum_ns.fetch_add((seconds * 1e9) as u64, Relaxed);
+    }
+
+    /// `name_bucket` (cumulative, `le` last among the labels), `name_count`, `name_sum`.
+    fn render(&self, out: &mut String, name: &str, help: &str, label: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (i, count) in self.counts.iter().enumerate() {
+            cumulative += count.load(Relaxed);
+            let le = self
+                .bounds
+                .get(i)
+                .map_or_else(|| "+Inf".to_owned(), |b| format!("{b:?}"));
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{{label},le=\"{le}\"}} {:?}",
+                cumulative as f64
+            );
+        }
+        let _ = writeln!(out, "{name}_count{{{label}}} {:?}", cumulative as f64);
+        let sum = self.sum_ns.load(Relaxed) as f64 / 1e9;
+        let _ = writeln!(out, "{name}_sum{{{label}}} {sum:?}");
+    }
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram::new(&[])
+    }
 }
 
 /// Counts one in-flight request as running for as long as it lives (fixed profile).
@@ -51,7 +122,18 @@ impl Metrics {
     pub(crate) fn new(kv_blocks_total: u64) -> Self {
         Metrics {
             kv_blocks_total,
+            ttft: Histogram::new(TTFT_BUCKETS),
+            tpot: Histogram::new(TPOT_BUCKETS),
             ..Metrics::default()
+        }
+    }
+
+    /// Records a streamed request's TTFT and, with two tokens or more, its time per output
+    /// token, in seconds.
+    pub(crate) fn record_timing(&self, ttft: f64, tpot: Option<f64>) {
+        self.ttft.observe(ttft);
+        if let Some(t) = tpot {
+            self.tpot.observe(t);
         }
     }
 
@@ -132,6 +214,24 @@ impl Metrics {
                 ("finished_reason=\"stop\",", get(&self.success_stop)),
             ],
         );
+        metric(
+            "vllm:num_preemptions_total",
+            "counter",
+            "Cumulative number of preemption from the engine (the simulator never preempts).",
+            &[("", 0.0)],
+        );
+        self.ttft.render(
+            &mut out,
+            "vllm:time_to_first_token_seconds",
+            "Histogram of time to first token in seconds.",
+            &label,
+        );
+        self.tpot.render(
+            &mut out,
+            "vllm:time_per_output_token_seconds",
+            "Histogram of time per output token in seconds.",
+            &label,
+        );
         out
     }
 }
@@ -168,6 +268,53 @@ mod tests {
             m.render("m")
                 .contains("vllm:num_requests_running{model_name=\"m\"} 0.0\n")
         );
-        assert_eq!(text.matches("# HELP ").count(), 8);
+        assert_eq!(text.matches("# HELP ").count(), 11);
+    }
+
+    #[test]
+    fn histograms_render_vllm_buckets_cumulatively() {
+        let m = Metrics::new(1);
+        m.record_timing(0.003, Some(0.02));
+        m.record_timing(0.1, None);
+        m.record_timing(3000.0, Some(0.02));
+        let text = m.render("m");
+        let line =
+            |name: &str, le: &str| format!("vllm:{name}_bucket{{model_name=\"m\",le=\"{le}\"}} ");
+        for (le, n) in [
+            ("0.001", 0),
+            ("0.005", 1),
+            ("0.08", 1),
+            ("0.1", 2),
+            ("2560.0", 2),
+            ("+Inf", 3),
+        ] {
+            let want = format!(
+                "{}{:?}\n",
+                line("time_to_first_token_seconds", le),
+                f64::from(n)
+            );
+            assert!(text.contains(&want), "{want}");
+        }
+        assert!(text.contains("vllm:time_to_first_token_seconds_count{model_name=\"m\"} 3.0\n"));
+        assert!(text.contains("vllm:time_to_first_token_seconds_sum{model_name=\"m\"} 3000.103\n"));
+        assert!(text.contains(&format!(
+            "{}2.0\n",
+            line("time_per_output_token_seconds", "0.025")
+        )));
+        assert!(text.contains(&format!(
+            "{}0.0\n",
+            line("time_per_output_token_seconds", "0.01")
+        )));
+        assert_eq!(
+            text.matches("vllm:time_to_first_token_seconds_bucket")
+                .count(),
+            23
+        );
+        assert_eq!(
+            text.matches("vllm:time_per_output_token_seconds_bucket")
+                .count(),
+            20
+        );
+        assert!(text.contains("vllm:num_preemptions_total{model_name=\"m\"} 0.0\n"));
     }
 }

@@ -531,3 +531,32 @@ fn rates_sit_beside_concurrencies_in_the_matrix() {
     let config: RunConfig = serde_json::from_value(v).unwrap();
     assert_eq!(Plan::build(&config, &|_| None).unwrap().cells().len(), 1);
 }
+
+#[test]
+fn server_metrics_default_on_at_250_ms_and_one_key_turns_them_off() {
+    assert_eq!(
+        build(&base()).unwrap().server_metrics,
+        Some(Duration::from_millis(250))
+    );
+    let mut v = base();
+    v["server_metrics"] = serde_json::json!({"interval_ms": 500});
+    assert_eq!(
+        build(&v).unwrap().server_metrics,
+        Some(Duration::from_millis(500))
+    );
+    v["server_metrics"] = serde_json::json!({"enabled": false});
+    assert_eq!(build(&v).unwrap().server_metrics, None);
+    v["server_metrics"] = serde_json::json!({"interval_ms": 10});
+    assert_eq!(
+        problems(v),
+        vec![
+            "server_metrics.interval_ms: got 10, expected at least 50 ms between scrapes (or `server_metrics.enabled: false` to turn scraping off)"
+        ]
+    );
+    let typo = serde_json::json!({"interval": 100});
+    let err = serde_json::from_value::<crate::config::ServerMetricsConfig>(typo).unwrap_err();
+    assert!(
+        err.to_string().contains("unknown field `interval`"),
+        "{err}"
+    );
+}

@@ -4,7 +4,8 @@
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use crate::config::{
-    Arrival, CapacityConfig, EndpointConfig, Engine, RunConfig, SloConfig, SteadyConfig,
+    Arrival, CapacityConfig, EndpointConfig, Engine, RunConfig, ServerMetricsConfig, SloConfig,
+    SteadyConfig,
 };
 use crate::secret::MASK;
 use crate::secret::forms::is_credential_name;
@@ -49,6 +50,10 @@ pub(super) const OWNED_BODY_KEYS: &[(&str, &str)] = &[
         "plateau sets it to count tokens (`include_usage`, and `continuous_usage_stats` where the engine has it); turn streaming off with the top-level `stream`",
     ),
 ];
+
+/// Shortest time between two scrapes of a server's `/metrics`: faster would load the server
+/// (vLLM renders every histogram per scrape) for no better picture of a cell.
+const MIN_SCRAPE_INTERVAL_MS: u64 = 50;
 
 #[derive(Default)]
 pub(super) struct Validator {
@@ -115,6 +120,20 @@ impl Validator {
         if !(value.is_finite() && value >= 0.0) {
             self.problem(field.into(), format!("got {value}, expected a number >= 0"));
         }
+    }
+
+    /// The scrape interval of `server_metrics`, `None` when it is off.
+    pub(super) fn server_metrics(&mut self, c: &ServerMetricsConfig) -> Option<Duration> {
+        if c.interval_ms < MIN_SCRAPE_INTERVAL_MS {
+            self.problem(
+                "server_metrics.interval_ms".into(),
+                format!(
+                    "got {}, expected at least {MIN_SCRAPE_INTERVAL_MS} ms between scrapes (or `server_metrics.enabled: false` to turn scraping off)",
+                    c.interval_ms
+                ),
+            );
+        }
+        c.enabled.then(|| Duration::from_millis(c.interval_ms))
     }
 
     pub(super) fn steady(&mut self, s: &SteadyConfig) {

@@ -9,6 +9,10 @@ use super::run_info::RunInfo;
 use super::summary::CellSummary;
 use super::{RUN_FILE, ResultsError, SUMMARY_FILE, find_cells, read_json};
 
+/// Per-cell file of the server's raw `/metrics` scrapes ([`crate::scrape`]), one JSON line
+/// per scrape, gzipped.
+pub const SERVER_METRICS_FILE: &str = "server_metrics.jsonl.gz";
+
 /// What a results directory holds.
 #[derive(Debug)]
 pub struct ResultsDir {

@@ -10,6 +10,7 @@ use crate::config::{Api, Engine};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
 use crate::plan::LoadInfo;
+use crate::scrape::ServerMetrics;
 use crate::selfcheck::ClientHealth;
 use crate::workload::WorkloadInfo;
 
@@ -64,6 +65,10 @@ pub struct CellSummary {
     /// the cell never reached Measure.
     #[serde(default)]
     pub client: Option<ClientHealth>,
+    /// The server's own metrics per phase, scraped from its Prometheus `/metrics`; absent
+    /// when scraping was off or the server has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerMetrics>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,

@@ -2,13 +2,16 @@
 //! [`timeline`]) with Fill, Stabilize, Measure and Drain shaded, the per-second series the
 //! steady-state verdict judged, and the verdict in the subtitle, so a reader can see the
 //! measure window was steady. A closed-loop cell shows its target N as a line; an open-loop
-//! cell names its target rate in the legend (requests outstanding have no target).
+//! cell names its target rate in the legend (requests outstanding have no target). When the
+//! server's `/metrics` was scraped, its own running and waiting counts share the in-flight
+//! axis and its KV-cache usage is drawn with 100% at that axis' top.
 
 use plateau_core::metrics::{TimelinePoint, timeline};
 use plateau_core::phase::Phase;
 use plateau_core::plan::Load;
 use plateau_core::results::summary::CellSummary;
 use plateau_core::sample::Sample;
+use plateau_core::scrape::summary::Point;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -21,6 +24,9 @@ const BUCKETS_US: [u64; 5] = [100_000, 200_000, 250_000, 500_000, 1_000_000];
 
 const TOKENS: RGBColor = RGBColor(0, 114, 178);
 const IN_FLIGHT: RGBColor = RGBColor(213, 94, 0);
+const SERVER_RUNNING: RGBColor = RGBColor(0, 158, 115);
+const SERVER_WAITING: RGBColor = RGBColor(204, 121, 167);
+const SERVER_KV: RGBColor = RGBColor(86, 180, 233);
 
 /// The timeline figure of one cell.
 pub struct Timeline<'a> {
@@ -32,6 +38,8 @@ pub struct Timeline<'a> {
     pub points: Vec<TimelinePoint>,
     /// Bucket length, s.
     pub bucket_s: f64,
+    /// The server's own gauges at each scrape of its `/metrics` (empty when not scraped).
+    pub server: Vec<Point>,
 }
 
 impl<'a> Timeline<'a> {
@@ -47,7 +55,22 @@ impl<'a> Timeline<'a> {
             load,
             points: timeline(samples, end_us, bucket_us),
             bucket_s: bucket_us as f64 / 1e6,
+            server: Vec::new(),
         }
+    }
+
+    /// The same figure with the server's running, waiting and KV usage drawn over it.
+    pub fn with_server(mut self, server: Vec<Point>) -> Self {
+        self.server = server;
+        self
+    }
+
+    /// The server's series `f` as (s, value) points where scraped.
+    fn server_line(&self, f: impl Fn(&Point) -> Option<f64>) -> Vec<(f64, f64)> {
+        self.server
+            .iter()
+            .filter_map(|p| f(p).map(|v| (p.t_us as f64 / 1e6, v)))
+            .collect()
     }
 
     /// File name without extension: `timeline_<endpoint>_<model>_<scenario>_<c8|r2.5>`.
@@ -102,6 +125,25 @@ impl<'a> Timeline<'a> {
                 Load::Rate(_) => (Swatch::Block(WHITE), format!("target {}", self.load)),
             },
         ];
+        let has = |f: fn(&Point) -> Option<f64>| self.server.iter().any(|p| f(p).is_some());
+        if has(|p| p.running) {
+            legend.push((
+                Swatch::Line(SERVER_RUNNING),
+                "server: requests running (right axis)".into(),
+            ));
+        }
+        if has(|p| p.waiting) {
+            legend.push((
+                Swatch::Line(SERVER_WAITING),
+                "server: requests waiting (right axis)".into(),
+            ));
+        }
+        if has(|p| p.kv_cache_usage) {
+            legend.push((
+                Swatch::Line(SERVER_KV),
+                "server: KV-cache usage (100% at the right axis' top)".into(),
+            ));
+        }
         for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
             legend.push((Swatch::Block(color), phase.name().into()));
         }
@@ -143,6 +185,12 @@ impl<'a> Timeline<'a> {
             .points
             .iter()
             .map(|p| p.in_flight)
+            .chain(
+                self.server
+                    .iter()
+                    .flat_map(|p| [p.running, p.waiting])
+                    .flatten(),
+            )
             .fold(n.unwrap_or(0.0), f64::max)
             * 1.15;
         let y = axes::up_to(top);
@@ -211,6 +259,19 @@ impl<'a> Timeline<'a> {
             step(|q| q.in_flight),
             IN_FLIGHT.stroke_width(2),
         ))?;
+        let kv_scale = flight_top.max(1.0);
+        for (line, color) in [
+            (self.server_line(|p| p.running), SERVER_RUNNING),
+            (self.server_line(|p| p.waiting), SERVER_WAITING),
+            (
+                self.server_line(|p| p.kv_cache_usage.map(|u| u * kv_scale)),
+                SERVER_KV,
+            ),
+        ] {
+            if !line.is_empty() {
+                chart.draw_secondary_series(LineSeries::new(line, color.stroke_width(2)))?;
+            }
+        }
         chart.draw_series(LineSeries::new(
             step(|q| q.output_tps),
             TOKENS.stroke_width(2),

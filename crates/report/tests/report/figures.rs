@@ -135,3 +135,71 @@ fn open_loop_cells_get_their_figures() {
     assert!(!svg("timeline_vllm_llama-8b_A1_r2").contains("target N"));
     assert!(svg("pareto_closed_and_open_vs_ttft_p99").contains("8/s"));
 }
+
+/// A cell whose server was scraped gets the server's running, waiting and KV usage on its
+/// timeline; the others do not.
+#[test]
+fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
+    use plateau_core::results::summary::CellSummary;
+    use plateau_core::scrape::{self, Scrape, engines, poll::Polled};
+
+    let (results, figures) = common::fixture_copy("clean", "server-timeline");
+    let cells = plateau_core::results::find_cells(&results).unwrap();
+    let dir = &cells[0];
+    let path = dir.join(plateau_core::results::SUMMARY_FILE);
+    let mut summary: CellSummary = plateau_core::results::read_json(&path).unwrap();
+    let scrapes: Vec<Scrape> = (0..=summary.phases.end_us / 250_000)
+        .map(|k| Scrape {
+            t_us: k * 250_000,
+            values: [
+                ("vllm:num_requests_running".to_owned(), 8.0),
+                ("vllm:num_requests_waiting".to_owned(), 2.0),
+                ("vllm:kv_cache_usage_perc".to_owned(), 0.5),
+            ]
+            .into_iter()
+            .collect(),
+        })
+        .collect();
+    scrape::write(&dir.join(scrape::SERVER_METRICS_FILE), &scrapes).unwrap();
+    let polled = Polled {
+        scrapes,
+        table: Some(&engines::VLLM),
+        ..Polled::default()
+    };
+    summary.server = Some(scrape::summarize(
+        &polled,
+        &engines::VLLM,
+        &summary.phases,
+        250,
+    ));
+    plateau_core::results::write_json(&path, &summary).unwrap();
+
+    let out = plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
+    let c = &summary.cell;
+    let scraped = format!(
+        "timeline_{}_{}_{}_{}",
+        c.endpoint,
+        c.model,
+        c.scenario,
+        c.load.load().unwrap().dir_name()
+    );
+    let timelines: Vec<&str> = out
+        .figures
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|n| n.starts_with("timeline_"))
+        .collect();
+    assert!(timelines.contains(&scraped.as_str()), "{timelines:?}");
+    for name in timelines {
+        let svg = std::fs::read_to_string(figures.join(format!("{name}.svg"))).unwrap();
+        let drawn = [
+            "server: requests running",
+            "server: requests waiting",
+            "server: KV-cache usage",
+        ]
+        .iter()
+        .filter(|t| svg.contains(*t))
+        .count();
+        assert_eq!(drawn, if name == scraped { 3 } else { 0 }, "{name}");
+    }
+}

@@ -9,4 +9,5 @@ mod common;
 mod fetch;
 mod hub;
 mod properties;
+mod server_metrics;
 mod ttft;
