@@ -108,7 +108,8 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     }
     let cells = plan.cells();
     let run_path = plan.output_dir.join(results::RUN_FILE);
-    let mut info = run_json::open(plan, &ctx, &cells, &run_path);
+    let endpoints = run_json::endpoints(plan, &ctx).await;
+    let mut info = run_json::open(plan, &ctx, endpoints, &cells, &run_path);
     results::write_json(&run_path, &info)?;
     run_cells(plan, &ctx, &cells, &run_path, &mut info)
         .await
@@ -209,6 +210,12 @@ async fn visit(
     if ctx.resume
         && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
     {
+        let mut done = done;
+        let endpoint = &plan.endpoints[cell.endpoint];
+        if done.cell.labels != endpoint.labels || done.cell.hardware != endpoint.hardware {
+            done.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());
+            results::write_json(&dir.join(SUMMARY_FILE), &done)?;
+        }
         ctx.observer.cell_finished(index, total, cell, &done, true);
         info.cells[index].state = CellState::Resumed;
         state.summaries.push(done.clone());
@@ -355,7 +362,7 @@ async fn run_one(
             }
         }
     };
-    let summary = CellSummary {
+    let mut summary = CellSummary {
         schema_version: SCHEMA_VERSION,
         plateau_version: VERSION.into(),
         status,
@@ -372,6 +379,8 @@ async fn run_one(
             stream: plan.request.stream,
             max_tokens: plan.request.max_tokens,
             ignore_eos: endpoint.ignore_eos,
+            labels: Default::default(),
+            hardware: None,
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),
@@ -402,8 +411,10 @@ async fn run_one(
             write_error,
         },
         client: out.client.clone(),
+        cost: None,
         metrics,
     };
+    summary.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());
     let written = results::write_json(&dir.join(SUMMARY_FILE), &summary);
     // Records that could not be written stop the run, named first (the summary, kept if it
     // could be written, has the numbers; `--resume` redoes the cell).

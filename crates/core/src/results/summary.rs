@@ -1,12 +1,15 @@
 //! `summary.json`: one cell's identity, phase bounds, provenance and every metric. Its JSON
 //! Schema is checked in at `schemas/summary.schema.json` and tested against real output.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::cost::Cost;
 use super::fingerprint::Fingerprint;
-use crate::config::{Api, Engine};
+use crate::config::{Api, Engine, HardwareConfig};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
 use crate::plan::LoadInfo;
@@ -64,9 +67,30 @@ pub struct CellSummary {
     /// the cell never reached Measure.
     #[serde(default)]
     pub client: Option<ClientHealth>,
+    /// Output tokens/s per GPU and USD per million output tokens, from the endpoint's
+    /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
+}
+
+impl CellSummary {
+    /// Records what the user says of the endpoint (`labels`, `hardware`) in the cell info
+    /// and derives `cost` from the cell's own server output throughput. Called for a new
+    /// cell and for one reused by `--resume`, so every cell of a run states today's
+    /// hardware and price (neither is in the fingerprint: they describe the numbers, they
+    /// do not shape them).
+    pub fn describe_endpoint(
+        &mut self,
+        labels: &BTreeMap<String, String>,
+        hardware: Option<&HardwareConfig>,
+    ) {
+        self.cell.labels.clone_from(labels);
+        self.cell.hardware = hardware.cloned();
+        self.cost = Cost::of(hardware, self.metrics.throughput.server_direct_tps);
+    }
 }
 
 /// The cell's coordinates and request settings.
@@ -95,6 +119,12 @@ pub struct CellInfo {
     pub max_tokens: u32,
     /// `ignore_eos` sent.
     pub ignore_eos: bool,
+    /// The endpoint's `labels`, as configured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The endpoint's `hardware`, as configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareConfig>,
 }
 
 /// Configured phase lengths and the bounds as they happened (us since cell start).
