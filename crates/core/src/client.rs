@@ -94,6 +94,24 @@ impl Client {
         wire: &dyn Wire,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
+        let (status, body) = self.get(uri, headers, timeout).await?;
+        if !status.is_success() {
+            return Err(ClientError::Status {
+                status: status.as_u16(),
+                message: wire.error_message(&body),
+            });
+        }
+        Ok(serde_json::from_slice(&body)?)
+    }
+
+    /// GETs `uri` and reads the whole body (up to 64 MiB), whatever the status: for the
+    /// server's own description of itself at the start of a run.
+    pub async fn get(
+        &self,
+        uri: Uri,
+        headers: &HeaderMap,
+        timeout: Duration,
+    ) -> Result<(http::StatusCode, Bytes), ClientError> {
         let (mut parts, body) = Request::builder()
             .method(Method::GET)
             .uri(uri)
@@ -116,20 +134,13 @@ impl Client {
                 .await
                 .map_err(|e| transport(&e))?;
             let status = resp.status();
-            let body = resp
-                .into_body()
+            let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
                 .collect()
                 .await
-                .map_err(|e| transport(&e))?
+                .map_err(|e| ClientError::Transport(error_chain(e.as_ref())))?
                 .to_bytes();
             self.pool.checkin(&origin, conn);
-            if !status.is_success() {
-                return Err(ClientError::Status {
-                    status: status.as_u16(),
-                    message: wire.error_message(&body),
-                });
-            }
-            Ok(serde_json::from_slice(&body)?)
+            Ok((status, body))
         };
         tokio::time::timeout(timeout, fetch)
             .await

@@ -28,6 +28,7 @@ pub mod runner;
 pub mod sample;
 pub mod secret;
 pub mod selfcheck;
+pub mod server_info;
 mod splitmix;
 pub mod sse;
 pub mod tokens;

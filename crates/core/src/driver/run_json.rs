@@ -10,11 +10,39 @@ use serde_json::Value;
 
 use super::{DriverError, RunContext, VERSION};
 use crate::plan::{Cell, Plan};
-use crate::results::run_info::{CellEntry, CellState, Host, Invocation, RunInfo, RunStatus};
+use crate::results::run_info::{
+    CellEntry, CellState, EndpointInfo, Host, Invocation, RunInfo, RunStatus,
+};
+use crate::server_info;
 use crate::results::{self, ResultsError};
 
+/// Each endpoint as `run.json` states it: preflight's findings (or, when the run had no
+/// preflight, the plan's endpoint and its `/v1/models` answer) and what the server says of
+/// its configuration ([`server_info::capture`]), one endpoint after another.
+pub(super) async fn endpoints(plan: &Plan, ctx: &RunContext<'_>) -> Vec<EndpointInfo> {
+    let mut out = Vec::new();
+    for (i, (e, base)) in plan.endpoints.iter().zip(&ctx.targets).enumerate() {
+        let mut info = match ctx.endpoint_infos.get(i) {
+            Some(found) => found.clone(),
+            None => {
+                let models = server_info::models(&ctx.client, e, base).await;
+                EndpointInfo::new(e, base.as_str(), models)
+            }
+        };
+        info.server = Some(server_info::capture(&ctx.client, e, base).await);
+        out.push(info);
+    }
+    out
+}
+
 /// `run.json` for a run starting now: every cell pending, this invocation running.
-pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Path) -> RunInfo {
+pub(super) fn open(
+    plan: &Plan,
+    ctx: &RunContext<'_>,
+    endpoints: Vec<EndpointInfo>,
+    cells: &[Cell],
+    path: &Path,
+) -> RunInfo {
     let now = Utc::now();
     let mut invocations = if ctx.resume {
         earlier_invocations(path)
@@ -38,7 +66,7 @@ pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Pat
         wall_duration_s: None,
         invocations,
         host: Host::current(),
-        endpoints: ctx.endpoint_infos.clone(),
+        endpoints,
         cells: cells
             .iter()
             .map(|c| CellEntry {

@@ -15,4 +15,5 @@ mod open_loop;
 mod realistic;
 mod resend;
 mod schema;
+mod server_info;
 mod wire;
