@@ -180,7 +180,10 @@ fn cut(text: &str, max: usize) -> (&str, bool) {
     if text.len() <= max {
         return (text, false);
     }
-    let end = (0..=max).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let end = (0..=max)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
     (&text[..end], true)
 }
 

@@ -72,11 +72,13 @@ pub(crate) async fn route(
         }
         (
             _,
-            "/v1/chat/completions" | "/v1/completions" | "/v1/models" | "/version" | "/health"
+            "/v1/chat/completions"
+            | "/v1/completions"
+            | "/v1/models"
+            | "/version"
+            | "/health"
             | "/metrics",
-        ) => {
-            error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed")
-        }
+        ) => error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed"),
         _ => error(StatusCode::NOT_FOUND, &format!("no route for {path}")),
     };
     Ok(response)

@@ -1,7 +1,8 @@
 //! `run.json` over a run's life: opened `running` with this invocation after the earlier
 //! ones (under `--resume`), closed `complete` or `interrupted`, or `failed` with the reason
 //! when the run stopped on an error, so that it never claims to be running after plateau
-//! has exited.
+//! has exited. Its endpoint entries add what each server says of its configuration,
+//! asked once as the run opens.
 
 use std::path::Path;
 
@@ -13,8 +14,8 @@ use crate::plan::{Cell, Plan};
 use crate::results::run_info::{
     CellEntry, CellState, EndpointInfo, Host, Invocation, RunInfo, RunStatus,
 };
-use crate::server_info;
 use crate::results::{self, ResultsError};
+use crate::server_info;
 
 /// Each endpoint as `run.json` states it: preflight's findings (or, when the run had no
 /// preflight, the plan's endpoint and its `/v1/models` answer) and what the server says of

@@ -533,6 +533,8 @@ fn bad_hardware_and_labels_name_the_field() {
     );
     let mut v = base();
     v["endpoints"][0]["hardware"] = serde_json::json!({"gpus": 2});
-    let err = serde_json::from_value::<RunConfig>(v).unwrap_err().to_string();
+    let err = serde_json::from_value::<RunConfig>(v)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("unknown field `gpus`"), "{err}");
 }

@@ -30,8 +30,7 @@ pub fn is_secret_key(key: &str) -> bool {
         .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
         .collect::<String>()
         .to_lowercase();
-    CREDENTIAL_PARTS.iter().any(|p| flat.contains(p))
-        || words(key).iter().any(|w| w == "token")
+    CREDENTIAL_PARTS.iter().any(|p| flat.contains(p)) || words(key).iter().any(|w| w == "token")
 }
 
 /// The words of a key: split at `_`, `-`, `.`, spaces and lower-to-upper case changes,
@@ -82,9 +81,7 @@ fn whole_secrets(endpoint: &Endpoint, value: &mut Value) {
             }
         }
         Value::Object(map) => map.values_mut().for_each(|v| whole_secrets(endpoint, v)),
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| whole_secrets(endpoint, v)),
+        Value::Array(items) => items.iter_mut().for_each(|v| whole_secrets(endpoint, v)),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }

@@ -21,7 +21,8 @@ fn endpoint(engine: &str, url: &str) -> Endpoint {
             "name": "e", "url": url, "engine": engine, "api_key_env": "PLATEAU_TEST_KEY",
             "headers": [{"name": "X-Team", "value": "bench"}]
         }],
-        "models": [{"id": "m", "name": "m"}]
+        "models": [{"id": "m", "name": "m"}],
+        "batch_sizes": [1]
     }))
     .unwrap();
     let env = |name: &str| (name == "PLATEAU_TEST_KEY").then(|| KEY.to_owned());
@@ -130,7 +131,10 @@ async fn sglang_info_is_kept_redacted_and_a_404_is_recorded() {
     assert_eq!(heads.len(), 2);
     for head in &heads {
         let lower = head.to_ascii_lowercase();
-        assert!(lower.contains(&format!("authorization: bearer {}", KEY.to_ascii_lowercase())));
+        assert!(lower.contains(&format!(
+            "authorization: bearer {}",
+            KEY.to_ascii_lowercase()
+        )));
         assert!(lower.contains("x-team: bench"), "{head}");
     }
     assert!(heads[0].starts_with("GET /get_server_info HTTP/1.1"));
@@ -139,7 +143,11 @@ async fn sglang_info_is_kept_redacted_and_a_404_is_recorded() {
 fn llamacpp(path: &str) -> (&'static str, &'static str, String) {
     match path {
         // Not JSON, and longer than what is kept.
-        "/props" => ("200 OK", "text/plain", format!("é{}", "x".repeat(MAX_STORED + 10))),
+        "/props" => (
+            "200 OK",
+            "text/plain",
+            format!("é{}", "x".repeat(MAX_STORED + 10)),
+        ),
         "/v1/models" => (
             "200 OK",
             "application/json",
@@ -243,7 +251,10 @@ fn info_metric_labels_are_redacted_too() {
 #[test]
 fn each_engine_is_asked_its_own_paths() {
     assert_eq!(paths(Engine::Vllm), ["/version"]);
-    assert_eq!(paths(Engine::Sglang), ["/get_server_info", "/get_model_info"]);
+    assert_eq!(
+        paths(Engine::Sglang),
+        ["/get_server_info", "/get_model_info"]
+    );
     assert_eq!(paths(Engine::Tgi), ["/info"]);
     assert_eq!(paths(Engine::Llamacpp), ["/props"]);
     assert_eq!(paths(Engine::Sim), ["/version"]);

@@ -57,14 +57,15 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     assert_eq!(raw["cell"]["labels"], labels);
     assert_eq!(raw["cell"]["hardware"], hardware);
     let s: CellSummary = serde_json::from_value(raw).unwrap();
-    assert_eq!(&s, common::at(&report, 2));
+    assert_eq!(s.cell, common::at(&report, 2).cell);
     let tps = s.metrics.throughput.server_direct_tps;
-    // Truth: 2 slots each producing 10 tokens per 50 + 9 x 20 = 230 ms give 86.96 tok/s;
-    // the client's own turnaround between requests on a loaded 2-core machine only lowers
-    // it, and the 3 s window's edges move it by under a request's worth (10/3 tok/s).
+    // Truth: 2 slots each producing 10 tokens per 50 + 9 x 20 = 230 ms give 86.96 tok/s.
+    // The client's turnaround between requests on a loaded 2-core machine only lowers it
+    // (30% allowed); the 3 s window can catch at most one extra reply's tokens per slot at
+    // its edges (2 x 10 tokens / 3 s).
     let truth = 2.0 * 10.0 / 0.230;
     assert!(
-        tps > truth * 0.7 && tps < truth + 10.0 / 3.0 + 0.5,
+        tps > truth * 0.7 && tps <= truth + 20.0 / 3.0,
         "{tps} tok/s against {truth}"
     );
     let cost = s.cost.as_ref().expect("a cost block");
@@ -73,7 +74,10 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     // Relative 1e-12: summary.json's floats go through text and back (one ulp at most).
     let close = |got: Option<f64>, want: f64, what: &str| {
         let got = got.unwrap_or_else(|| panic!("{what} missing"));
-        assert!((got - want).abs() <= want.abs() * 1e-12, "{what}: {got} != {want}");
+        assert!(
+            (got - want).abs() <= want.abs() * 1e-12,
+            "{what}: {got} != {want}"
+        );
     };
     close(cost.output_tps_per_gpu, tps / f64::from(GPUS), "per GPU");
     close(

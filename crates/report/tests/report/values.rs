@@ -245,23 +245,49 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
             with_cost += 1;
         }
     }
-    let out =
-        plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
+    // And run.json states the same hardware, with labels, for the Run section.
+    let run_path = results.join("run.json");
+    let mut run: serde_json::Value = read_json(&run_path).unwrap();
+    let vllm = run["endpoints"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["name"] == "vllm")
+        .unwrap();
+    vllm["hardware"] =
+        serde_json::json!({"gpu": "H100 80GB", "gpu_count": 2, "cost_per_hour": 3.0});
+    vllm["labels"] = serde_json::json!({"quantization": "fp8", "tp": "2"});
+    plateau_core::results::write_json(&run_path, &run).unwrap();
+    let out = plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
     let html = std::fs::read_to_string(&out.html).unwrap();
+    assert!(
+        html.contains("hardware: 2 x H100 80GB, 3 USD/h; labels: quantization=fp8, tp=2"),
+        "the Run section states the hardware"
+    );
     let (rows, checked) = check_rows(&results, &html);
     assert_eq!(rows, 12);
     // The 14 columns of every row, and the two cost columns of the six vllm rows.
-    assert!(checked >= 12 * 14 + with_cost * 2, "checked {checked} values");
-    for field in ["cost.output_tps_per_gpu", "cost.usd_per_million_output_tokens"] {
+    assert!(
+        checked >= 12 * 14 + with_cost * 2,
+        "checked {checked} values"
+    );
+    for field in [
+        "cost.output_tps_per_gpu",
+        "cost.usd_per_million_output_tokens",
+    ] {
         // A column in both tables (every row), a value in the vllm rows only.
         assert_eq!(html.matches(&format!("data-field=\"{field}\"")).count(), 12);
         assert_eq!(
-            html.matches(&format!("data-field=\"{field}\" data-value=")).count(),
+            html.matches(&format!("data-field=\"{field}\" data-value="))
+                .count(),
             with_cost
         );
     }
     let md = std::fs::read_to_string(&out.markdown).unwrap();
-    assert!(md.contains("| output per GPU (tok/s) | cost (USD/M out tok) |"), "{md}");
+    assert!(
+        md.contains("| output per GPU (tok/s) | cost (USD/M out tok) |"),
+        "{md}"
+    );
     // The untouched fixture shows neither.
     let (_, _, clean) = common::clean();
     let html = std::fs::read_to_string(&clean.html).unwrap();
