@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::common;
 
+const RUN_SCHEMA: &str = include_str!("../../../../schemas/run.schema.json");
 const GPUS: u32 = 2;
 const USD_PER_HOUR: f64 = 4.5;
 
@@ -49,6 +50,13 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     );
     assert_eq!(e["labels"], labels);
     assert_eq!(e["hardware"], hardware);
+    let schema: Value = serde_json::from_str(RUN_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&run).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "run.json against its schema: {errors:#?}"
+    );
 
     // summary.json: the same labels and hardware, and the cost block by its formula on the
     // summary's own throughput.
@@ -69,6 +77,10 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         "{tps} tok/s against {truth}"
     );
     let cost = s.cost.as_ref().expect("a cost block");
+    println!(
+        "server {tps:.2} tok/s; {:?} tok/s per GPU; {:?} USD per million output tokens",
+        cost.output_tps_per_gpu, cost.usd_per_million_output_tokens
+    );
     assert_eq!(cost.gpu_count, Some(GPUS));
     assert_eq!(cost.cost_per_hour, Some(USD_PER_HOUR));
     // Relative 1e-12: summary.json's floats go through text and back (one ulp at most).
