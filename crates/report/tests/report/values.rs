@@ -294,3 +294,42 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
     let md = std::fs::read_to_string(&clean.markdown).unwrap();
     assert!(!html.contains("cost.output_tps_per_gpu") && !md.contains("output per GPU"));
 }
+
+#[test]
+fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
+    let (results, _, _) = common::clean();
+    let read = |rel: &str| -> plateau_core::results::summary::CellSummary {
+        read_json(&results.join(rel).join("summary.json")).unwrap()
+    };
+    let bare = vec![read("vllm/llama-8b/A1/c1"), read("sglang/llama-8b/A1/c1")];
+    let text = plateau_report::table::text(&bare);
+    assert!(
+        !text.contains("t/s/GPU") && !text.contains("$/M out"),
+        "{text}"
+    );
+
+    let mut costed = bare.clone();
+    let hardware = plateau_core::config::HardwareConfig {
+        gpu: None,
+        gpu_count: Some(4),
+        cost_per_hour: Some(10.0),
+    };
+    costed[0].describe_endpoint(&Default::default(), Some(&hardware));
+    let tps = costed[0].metrics.throughput.server_direct_tps;
+    let text = plateau_report::table::text(&costed);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with("t/s/GPU  $/M out"), "{text}");
+    // The vllm row: tok/s per GPU without decimals, USD per million with three.
+    let want = format!(
+        "{:>8} {:>8}",
+        format!("{:.0}", tps / 4.0),
+        format!("{:.3}", 10.0 / (tps * 3600.0) * 1e6)
+    );
+    assert!(
+        lines[1].ends_with(&want),
+        "{:?} should end with {want:?}",
+        lines[1]
+    );
+    // The sglang row states no hardware: dashes.
+    assert!(lines[2].ends_with("       -        -"), "{:?}", lines[2]);
+}
