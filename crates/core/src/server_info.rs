@@ -2,7 +2,7 @@
 //! in `run.json`: vLLM's `/version`, SGLang's `/get_server_info` and `/get_model_info`,
 //! TGI's `/info`, llama.cpp's `/props`, the simulator's `/version` ([`paths`]). Each GET
 //! has a short timeout and the endpoint's auth and extra headers; a failure is recorded
-//! beside the path, never fatal. Every answer is [`redact`]ed before it is kept (SGLang's
+//! beside the path, never fatal. Every answer is [`redact()`]ed before it is kept (SGLang's
 //! server info holds its `api_key`) and cut to [`MAX_STORED`] bytes.
 
 use std::collections::BTreeMap;
