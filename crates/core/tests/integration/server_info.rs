@@ -17,12 +17,7 @@ const USD_PER_HOUR: f64 = 4.5;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hardware_labels_and_server_info_reach_the_results() {
     let out = common::out_dir("server-info");
-    let sim: SimConfig = serde_json::from_value(json!({
-        "profile": "fixed",
-        "fixed": {"ttft_ms": 50.0, "itl_ms": 20.0},
-    }))
-    .unwrap();
-    let config = json!({
+    let mut config = json!({
         "endpoints": [{
             "name": "s", "engine": "sim", "url": "http://placeholder/v1",
             "labels": {"quantization": "fp8", "tp": "2"},
@@ -35,7 +30,7 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         "request_timeout_seconds": 5,
         "max_tokens": 10
     });
-    let report = common::run(sim, config, &out).await;
+    let report = common::run(sim_config(), config.clone(), &out).await;
     let hardware = json!({"gpu": "H100 80GB", "gpu_count": GPUS, "cost_per_hour": USD_PER_HOUR});
     let labels = json!({"quantization": "fp8", "tp": "2"});
 
@@ -111,5 +106,36 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     close(Some(per_gpu), tps / f64::from(GPUS), "CSV per GPU");
     let usd: f64 = col("usd_per_million_output_tokens").parse().unwrap();
     close(Some(usd), USD_PER_HOUR / (tps * 3600.0) * 1e6, "CSV USD");
+
+    // --resume after a price change keeps the cell (the fingerprint leaves price out) and
+    // restates its cost at the new price from the same throughput.
+    config["endpoints"][0]["hardware"]["cost_per_hour"] = json!(9.0);
+    let url = run["endpoints"][0]["url"].as_str().unwrap().to_owned();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
+    let resumed = common::run_with(sim_config(), config, &out, true, &addr).await;
+    let run: Value = results::read_json(&out.join(RUN_FILE)).unwrap();
+    assert_eq!(run["cells"][0]["state"], "resumed");
+    assert_eq!(run["endpoints"][0]["hardware"]["cost_per_hour"], 9.0);
+    let again: CellSummary = results::read_json(&path).unwrap();
+    assert_eq!(&again, common::at(&resumed, 2));
+    let cost = again.cost.as_ref().expect("a cost block");
+    assert_eq!(cost.cost_per_hour, Some(9.0));
+    close(
+        cost.usd_per_million_output_tokens,
+        9.0 / (tps * 3600.0) * 1e6,
+        "USD per million after the price change",
+    );
     std::fs::remove_dir_all(out).unwrap();
+}
+
+/// The simulator: fixed timing, TTFT 50 ms and 20 ms between tokens.
+fn sim_config() -> SimConfig {
+    serde_json::from_value(json!({
+        "profile": "fixed",
+        "fixed": {"ttft_ms": 50.0, "itl_ms": 20.0},
+    }))
+    .unwrap()
 }
