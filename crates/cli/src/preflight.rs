@@ -151,12 +151,7 @@ pub async fn check(
         for model in &plan.models {
             try_one(plan, e, base, model, client).await?;
         }
-        infos.push(EndpointInfo {
-            name: e.name.clone(),
-            engine: e.engine,
-            url: base.as_str().into(),
-            models,
-        });
+        infos.push(EndpointInfo::new(e, base.as_str(), models));
     }
     Ok(infos)
 }

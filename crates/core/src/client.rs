@@ -122,8 +122,10 @@ impl Client {
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
-    /// GETs `uri` with `headers`, reading the whole body within `timeout`.
-    async fn get(
+    /// GETs `uri` with `headers` and reads the whole body (up to 64 MiB) within
+    /// `timeout`, whatever the status (a server's description of itself at the start of a
+    /// run, its `/metrics`).
+    pub async fn get(
         &self,
         uri: Uri,
         headers: &HeaderMap,
@@ -151,11 +153,10 @@ impl Client {
                 .await
                 .map_err(|e| transport(&e))?;
             let status = resp.status();
-            let body = resp
-                .into_body()
+            let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
                 .collect()
                 .await
-                .map_err(|e| transport(&e))?
+                .map_err(|e| ClientError::Transport(error_chain(e.as_ref())))?
                 .to_bytes();
             self.pool.checkin(&origin, conn);
             Ok((status, body))

@@ -136,6 +136,28 @@ pub struct EndpointConfig {
     /// Settings of the in-process simulator (engine `sim` only).
     #[serde(default)]
     pub sim: Option<serde_json::Value>,
+    /// What plateau cannot see, as the user names it (`{"quantization": "fp8", "tp": "2"}`):
+    /// kept in `run.json` and every cell's summary, never sent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The hardware behind the endpoint: gives per-GPU throughput and cost per token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareConfig>,
+}
+
+/// The hardware behind an endpoint, as the user states it; every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HardwareConfig {
+    /// Accelerator model, e.g. `H100 80GB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// Accelerators serving the endpoint (at least 1): output throughput is divided by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_count: Option<u32>,
+    /// What the whole endpoint costs to run, USD per hour (0 or more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_hour: Option<f64>,
 }
 
 /// One HTTP header.

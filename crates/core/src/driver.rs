@@ -113,7 +113,8 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     }
     let cells = plan.cells();
     let run_path = plan.output_dir.join(results::RUN_FILE);
-    let mut info = run_json::open(plan, &ctx, &cells, &run_path);
+    let endpoints = run_json::endpoints(plan, &ctx).await;
+    let mut info = run_json::open(plan, &ctx, endpoints, &cells, &run_path);
     results::write_json(&run_path, &info)?;
     run_cells(plan, &ctx, &cells, &run_path, &mut info)
         .await
@@ -222,6 +223,12 @@ async fn visit(
     if ctx.resume
         && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
     {
+        let mut done = done;
+        let endpoint = &plan.endpoints[cell.endpoint];
+        if done.cell.labels != endpoint.labels || done.cell.hardware != endpoint.hardware {
+            done.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());
+            results::write_json(&dir.join(SUMMARY_FILE), &done)?;
+        }
         ctx.observer.cell_finished(index, total, cell, &done, true);
         info.cells[index].state = CellState::Resumed;
         state.summaries.push(done.clone());
@@ -397,6 +404,8 @@ async fn run_one(
             max_tokens: plan.request.max_tokens,
             ignore_eos: endpoint.ignore_eos,
             repeat: cell.repeat,
+            labels: Default::default(),
+            hardware: None,
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),
@@ -428,8 +437,10 @@ async fn run_one(
         },
         client: out.client.clone(),
         server: None,
+        cost: None,
         metrics,
     };
+    summary.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());
     // The scrapes' file is written before the summary; if it cannot be, the summary still
     // is, and the error stops the run after it.
     let (scrape_refused, scrape_error) = match scraper {

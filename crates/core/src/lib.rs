@@ -30,6 +30,7 @@ pub mod sample;
 pub mod scrape;
 pub mod secret;
 pub mod selfcheck;
+pub mod server_info;
 mod splitmix;
 pub mod sse;
 pub mod tokens;

@@ -2,13 +2,16 @@
 //! of every problem, and the runner sees only the plan (endpoints with parsed URLs and
 //! headers, phase lengths as durations, the matrix of [`Cell`]s).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 
-use crate::config::{Api, Arrival, CapacityConfig, Engine, RunConfig, SloConfig, SteadyConfig};
+use crate::config::{
+    Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig, SteadyConfig,
+};
 use crate::phase::{DrainLimit, Schedule};
 use crate::secret::{self, Secret};
 
@@ -70,6 +73,10 @@ pub struct Endpoint {
     /// values and the tokens inside them, URL user info and credential query values, in
     /// every form [`crate::secret::forms`] lists.
     pub secrets: Vec<Secret>,
+    /// The user's labels (quantization, parallelism, ...), for the results only.
+    pub labels: BTreeMap<String, String>,
+    /// The hardware behind the endpoint, as the user states it.
+    pub hardware: Option<HardwareConfig>,
 }
 
 impl Endpoint {

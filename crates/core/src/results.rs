@@ -5,6 +5,7 @@
 //! [`dir::ResultsDir`] reads a whole results directory back.
 
 pub mod capacity;
+pub mod cost;
 pub mod csv;
 pub mod dir;
 pub mod fingerprint;

@@ -37,18 +37,11 @@ pub struct Scrape {
     pub values: BTreeMap<String, f64>,
 }
 
-/// `<origin of base>/metrics`: engines serve metrics at the server root, not under `/v1`.
-/// The base URL's query string (a credential some gateways take there) is kept.
-pub fn metrics_uri(base: &BaseUrl) -> Result<Uri, http::Error> {
-    let mut parts = base.join("")?.into_parts();
-    let query = parts
-        .path_and_query
-        .as_ref()
-        .and_then(|p| p.query())
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-    parts.path_and_query = Some(format!("/metrics{query}").parse()?);
-    Ok(Uri::from_parts(parts)?)
+/// `/metrics` at the server's root, where engines serve it ([`BaseUrl::join_root`]: the
+/// base with its final `/v1` taken off, a proxy's prefix kept, and its query string, a
+/// credential some gateways take there).
+pub fn metrics_uri(base: &BaseUrl) -> Result<Uri, http::uri::InvalidUri> {
+    base.join_root("metrics")
 }
 
 /// Writes `scrapes` to `path` as gzipped JSON lines, atomically.

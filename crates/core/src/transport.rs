@@ -132,6 +132,8 @@ mod tests {
             ignore_eos: false,
             sim: None,
             secrets: vec![Secret::new("tok-1234"), Secret::new("Bearer tok-1234")],
+            labels: Default::default(),
+            hardware: None,
         };
         let options = RequestOptions {
             max_tokens: 8,

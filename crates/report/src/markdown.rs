@@ -92,7 +92,7 @@ pub fn render(input: &Input) -> String {
             head.push("series".into());
             align.push(":--");
         }
-        for q in g.columns {
+        for q in &g.columns {
             head.push(tables::header(q));
             align.push("--:");
         }
@@ -109,7 +109,7 @@ pub fn render(input: &Input) -> String {
             if let Some(s) = row.series {
                 cells.push(cell(s));
             }
-            for q in g.columns {
+            for q in &g.columns {
                 cells.push(q.text(row.summary).unwrap_or_else(|| "–".into()));
             }
             if g.open {

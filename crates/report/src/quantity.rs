@@ -180,6 +180,28 @@ quantity!(
         .map(|g| Reading::plain(g.rate_rps)),
     Higher
 );
+quantity!(
+    TPS_PER_GPU,
+    "cost.output_tps_per_gpu",
+    "output per GPU",
+    "tok/s",
+    Measure,
+    |s| s.cost.as_ref()?.output_tps_per_gpu.map(Reading::plain),
+    Higher
+);
+quantity!(
+    USD_PER_MILLION,
+    "cost.usd_per_million_output_tokens",
+    "cost",
+    "USD/M out tok",
+    Measure,
+    |s| s
+        .cost
+        .as_ref()?
+        .usd_per_million_output_tokens
+        .map(Reading::plain),
+    Lower
+);
 quantity!(OK, "requests.measured_ok", "ok", "", Count, |s| Some(
     Reading::plain(s.metrics.requests.measured_ok as f64)
 ));

@@ -41,6 +41,19 @@ const COLUMNS: &[Column] = &[
     ("steady", 7, |s| verdict(s).into()),
 ];
 
+/// Per-GPU throughput and cost, added after the numbers when any cell has a cost block.
+const COST_COLUMNS: &[Column] = &[
+    ("t/s/GPU", 8, |s| {
+        num(s.cost.as_ref().and_then(|c| c.output_tps_per_gpu))
+    }),
+    ("$/M out", 8, |s| {
+        s.cost
+            .as_ref()
+            .and_then(|c| c.usd_per_million_output_tokens)
+            .map_or("-".into(), |usd| format!("{usd:.3}"))
+    }),
+];
+
 /// The columns of open-loop cells.
 const OPEN_COLUMNS: &[Column] = &[
     ("cell", 0, cell_label),
@@ -80,14 +93,24 @@ pub fn text(summaries: &[CellSummary]) -> String {
     let (open, closed): (Vec<&CellSummary>, Vec<&CellSummary>) = summaries
         .iter()
         .partition(|s| s.cell.load.request_rate.is_some());
+    let with_cost = |base: &[Column], cells: &[&CellSummary]| -> Vec<Column> {
+        let mut all = base.to_vec();
+        if cells.iter().any(|s| s.cost.is_some()) {
+            all.extend_from_slice(COST_COLUMNS);
+        }
+        all
+    };
     let mut out = String::new();
     if !closed.is_empty() {
-        out.push_str(&columns(COLUMNS, &closed));
+        out.push_str(&columns(&with_cost(COLUMNS, &closed), &closed));
         out.push_str("times in ms; t/s = output tokens per second; conc = mean achieved concurrency in Measure\n");
     }
     if !open.is_empty() {
-        out.push_str(&columns(OPEN_COLUMNS, &open));
+        out.push_str(&columns(&with_cost(OPEN_COLUMNS, &open), &open));
         out.push_str("open loop: rates in req/s; TTFT from the intended send; lag = schedule lag; OVERL. = overloaded (arrivals outpaced the server)\n");
+    }
+    if summaries.iter().any(|s| s.cost.is_some()) {
+        out.push_str("t/s/GPU = server output tok/s per GPU; $/M out = USD per million output tokens at the endpoint's cost_per_hour\n");
     }
     if summaries.iter().any(whole_response) {
         out.push_str("* stream: false: TTFT is the time to the whole response\n");

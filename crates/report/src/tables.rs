@@ -1,6 +1,7 @@
 //! The per-scenario results tables of report.html and summary.md: which columns, in which
 //! order, and the rows of each scenario: one table of closed-loop cells (by N) and one of
-//! open-loop cells (by request rate, with the load columns and the overload verdict).
+//! open-loop cells (by request rate, with the load columns and the overload verdict), each
+//! with per-GPU throughput and cost where its endpoint states hardware.
 //! Writers format them; nothing is computed here.
 
 use plateau_core::results::run_info::RunStatus;
@@ -47,14 +48,24 @@ pub const OPEN_COLUMNS: [Quantity; 14] = [
     q::GOODPUT_RPS,
 ];
 
+/// The cost columns, added to a table when any of its cells has a `cost` block (its
+/// endpoint states `hardware`).
+pub const COST_COLUMNS: [Quantity; 2] = [q::TPS_PER_GPU, q::USD_PER_MILLION];
+
+/// Whether any of `rows` has a cost block.
+fn any_cost(rows: &[Row<'_>]) -> bool {
+    rows.iter().any(|r| r.summary.cost.is_some())
+}
+
 /// One scenario's table of closed-loop or of open-loop cells.
 pub struct Group<'a> {
     /// The scenario.
     pub scenario: &'a Scenario,
     /// Open-loop cells (else closed-loop).
     pub open: bool,
-    /// The numeric columns: [`COLUMNS`] or [`OPEN_COLUMNS`].
-    pub columns: &'static [Quantity],
+    /// The numeric columns: [`COLUMNS`] or [`OPEN_COLUMNS`], then [`COST_COLUMNS`] when a
+    /// row has a cost.
+    pub columns: Vec<Quantity>,
     /// Rows: the series label (when the run has several series), the cell's path and summary.
     pub rows: Vec<Row<'a>>,
 }
@@ -86,19 +97,28 @@ pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
     let many = m.series.len() > 1;
     let group = |k: usize, open: bool| {
         let cells = if open { &m.open } else { &m.cells };
+        let rows: Vec<Row<'a>> = cells
+            .iter()
+            .filter(|c| c.scenario == k)
+            .map(|c| Row {
+                series: many.then(|| m.series[c.series].label.as_str()),
+                rel: c.rel,
+                summary: c.summary,
+            })
+            .collect();
+        let mut columns = if open {
+            OPEN_COLUMNS.to_vec()
+        } else {
+            COLUMNS.to_vec()
+        };
+        if any_cost(&rows) {
+            columns.extend(COST_COLUMNS);
+        }
         Group {
             scenario: &m.scenarios[k],
             open,
-            columns: if open { &OPEN_COLUMNS } else { &COLUMNS },
-            rows: cells
-                .iter()
-                .filter(|c| c.scenario == k)
-                .map(|c| Row {
-                    series: many.then(|| m.series[c.series].label.as_str()),
-                    rel: c.rel,
-                    summary: c.summary,
-                })
-                .collect(),
+            columns,
+            rows,
         }
     };
     (0..m.scenarios.len())

@@ -163,6 +163,13 @@ impl Metrics {
             }
         };
         let get = |a: &AtomicU64| a.load(Relaxed) as f64;
+        let blocks = format!("num_gpu_blocks=\"{}\",", self.kv_blocks_total);
+        metric(
+            "vllm:cache_config_info",
+            "gauge",
+            "Information of the LLMEngine CacheConfig",
+            &[(blocks.as_str(), 1.0)],
+        );
         metric(
             "vllm:num_requests_running",
             "gauge",
@@ -268,7 +275,7 @@ mod tests {
             m.render("m")
                 .contains("vllm:num_requests_running{model_name=\"m\"} 0.0\n")
         );
-        assert_eq!(text.matches("# HELP ").count(), 11);
+        assert_eq!(text.matches("# HELP ").count(), 12);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! HTTP routing: `/v1/*` completions, `/v1/models`, `/health`, `/metrics`, JSON errors.
+//! HTTP routing: `/v1/*` completions, `/v1/models`, `/version` (vLLM's shape), `/health`,
+//! `/metrics`, JSON errors.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -56,6 +57,10 @@ pub(crate) async fn route(
             completion::handle(&state, Api::Completions, req, arrival).await
         }
         (&Method::GET, "/v1/models") => models(&state),
+        (&Method::GET, "/version") => json(
+            StatusCode::OK,
+            serde_json::json!({"version": env!("CARGO_PKG_VERSION")}).to_string(),
+        ),
         (&Method::GET, "/health") => Response::new(SimBody::full("")),
         (&Method::GET, "/metrics") => {
             let mut r = Response::new(SimBody::full(state.metrics.render(state.default_model())));
@@ -65,9 +70,15 @@ pub(crate) async fn route(
             );
             r
         }
-        (_, "/v1/chat/completions" | "/v1/completions" | "/v1/models" | "/health" | "/metrics") => {
-            error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed")
-        }
+        (
+            _,
+            "/v1/chat/completions"
+            | "/v1/completions"
+            | "/v1/models"
+            | "/version"
+            | "/health"
+            | "/metrics",
+        ) => error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed"),
         _ => error(StatusCode::NOT_FOUND, &format!("no route for {path}")),
     };
     Ok(response)

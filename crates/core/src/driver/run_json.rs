@@ -1,7 +1,8 @@
 //! `run.json` over a run's life: opened `running` with this invocation after the earlier
 //! ones (under `--resume`), closed `complete` or `interrupted`, or `failed` with the reason
 //! when the run stopped on an error, so that it never claims to be running after plateau
-//! has exited.
+//! has exited. Its endpoint entries add what each server says of its configuration,
+//! asked once as the run opens.
 
 use std::path::Path;
 
@@ -10,11 +11,39 @@ use serde_json::Value;
 
 use super::{DriverError, RunContext, VERSION};
 use crate::plan::{Cell, Plan};
-use crate::results::run_info::{CellEntry, CellState, Host, Invocation, RunInfo, RunStatus};
+use crate::results::run_info::{
+    CellEntry, CellState, EndpointInfo, Host, Invocation, RunInfo, RunStatus,
+};
 use crate::results::{self, ResultsError};
+use crate::server_info;
+
+/// Each endpoint as `run.json` states it: preflight's findings (or, when the run had no
+/// preflight, the plan's endpoint and its `/v1/models` answer) and what the server says of
+/// its configuration ([`server_info::capture`]), one endpoint after another.
+pub(super) async fn endpoints(plan: &Plan, ctx: &RunContext<'_>) -> Vec<EndpointInfo> {
+    let mut out = Vec::new();
+    for (i, (e, base)) in plan.endpoints.iter().zip(&ctx.targets).enumerate() {
+        let mut info = match ctx.endpoint_infos.get(i) {
+            Some(found) => found.clone(),
+            None => {
+                let models = server_info::models(&ctx.client, e, base).await;
+                EndpointInfo::new(e, base.as_str(), models)
+            }
+        };
+        info.server = Some(server_info::capture(&ctx.client, e, base).await);
+        out.push(info);
+    }
+    out
+}
 
 /// `run.json` for a run starting now: every cell pending, this invocation running.
-pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Path) -> RunInfo {
+pub(super) fn open(
+    plan: &Plan,
+    ctx: &RunContext<'_>,
+    endpoints: Vec<EndpointInfo>,
+    cells: &[Cell],
+    path: &Path,
+) -> RunInfo {
     let now = Utc::now();
     let mut invocations = if ctx.resume {
         earlier_invocations(path)
@@ -38,7 +67,7 @@ pub(super) fn open(plan: &Plan, ctx: &RunContext<'_>, cells: &[Cell], path: &Pat
         wall_duration_s: None,
         invocations,
         host: Host::current(),
-        endpoints: ctx.endpoint_infos.clone(),
+        endpoints,
         cells: cells
             .iter()
             .map(|c| CellEntry {

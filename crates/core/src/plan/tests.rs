@@ -560,3 +560,46 @@ fn server_metrics_default_on_at_250_ms_and_one_key_turns_them_off() {
         "{err}"
     );
 }
+
+#[test]
+fn labels_and_hardware_reach_the_endpoint() {
+    let mut v = base();
+    v["endpoints"][0]["labels"] = serde_json::json!({"quantization": "fp8", "tp": "2"});
+    v["endpoints"][0]["hardware"] =
+        serde_json::json!({"gpu": "H100 80GB", "gpu_count": 2, "cost_per_hour": 6.5});
+    let plan = build(&v).unwrap();
+    let e = &plan.endpoints[0];
+    assert_eq!(e.labels["quantization"], "fp8");
+    assert_eq!(e.labels["tp"], "2");
+    let h = e.hardware.as_ref().unwrap();
+    assert_eq!(
+        (h.gpu.as_deref(), h.gpu_count, h.cost_per_hour),
+        (Some("H100 80GB"), Some(2), Some(6.5))
+    );
+    // Every key of the block is optional.
+    v["endpoints"][0]["hardware"] = serde_json::json!({"gpu": "L4"});
+    assert!(build(&v).is_ok());
+}
+
+#[test]
+fn bad_hardware_and_labels_name_the_field() {
+    let mut v = base();
+    v["endpoints"][0]["hardware"] =
+        serde_json::json!({"gpu": " ", "gpu_count": 0, "cost_per_hour": -1.0});
+    v["endpoints"][0]["labels"] = serde_json::json!({"": "x"});
+    assert_eq!(
+        problems(v),
+        [
+            "endpoints[0].labels: got the label name ``, expected a non-empty name",
+            "endpoints[0].hardware.gpu: got an empty name, expected e.g. `H100 80GB`",
+            "endpoints[0].hardware.gpu_count: got 0, expected at least 1",
+            "endpoints[0].hardware.cost_per_hour: got -1, expected USD per hour, 0 or more",
+        ]
+    );
+    let mut v = base();
+    v["endpoints"][0]["hardware"] = serde_json::json!({"gpus": 2});
+    let err = serde_json::from_value::<RunConfig>(v)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown field `gpus`"), "{err}");
+}

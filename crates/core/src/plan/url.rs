@@ -94,6 +94,18 @@ impl BaseUrl {
         }
     }
 
+    /// The URI of `path` (e.g. `/version`) at the server's root: under this base with a
+    /// final `/v1` taken off (`http://h:8000/v1` -> `http://h:8000/version`; a prefix
+    /// before it, as a proxy adds, stays), with the query string; never the user info.
+    pub fn join_root(&self, path: &str) -> Result<Uri, http::uri::InvalidUri> {
+        let path = path.trim_start_matches('/');
+        let root = self.base.strip_suffix("/v1").unwrap_or(&self.base);
+        match &self.query {
+            Some(q) => format!("{root}/{path}?{q}").parse(),
+            None => format!("{root}/{path}").parse(),
+        }
+    }
+
     /// Whether the scheme is https.
     pub fn is_https(&self) -> bool {
         self.base.starts_with("https://")

@@ -4,8 +4,8 @@
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use crate::config::{
-    Arrival, CapacityConfig, EndpointConfig, Engine, RunConfig, ServerMetricsConfig, SloConfig,
-    SteadyConfig,
+    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, RunConfig,
+    ServerMetricsConfig, SloConfig, SteadyConfig,
 };
 use crate::secret::MASK;
 use crate::secret::forms::is_credential_name;
@@ -318,6 +318,10 @@ impl Validator {
                 );
             }
         }
+        self.labels(i, e);
+        if let Some(h) = &e.hardware {
+            self.hardware(i, h);
+        }
         let ignore_eos = match ignore_eos {
             Some(true) if !e.engine.supports_ignore_eos() => {
                 self.warnings.push(format!(
@@ -340,6 +344,41 @@ impl Validator {
             ignore_eos,
             sim: e.sim.clone(),
             secrets,
+            labels: e.labels.clone(),
+            hardware: e.hardware.clone(),
         })
+    }
+
+    /// `endpoints[i].labels`: names that say something.
+    fn labels(&mut self, i: usize, e: &EndpointConfig) {
+        for name in e.labels.keys() {
+            if name.trim().is_empty() {
+                self.problem(
+                    format!("endpoints[{i}].labels"),
+                    format!("got the label name `{name}`, expected a non-empty name"),
+                );
+            }
+        }
+    }
+
+    /// `endpoints[i].hardware`: a named GPU, at least one of them, a price of 0 or more.
+    fn hardware(&mut self, i: usize, h: &HardwareConfig) {
+        let at = |key: &str| format!("endpoints[{i}].hardware.{key}");
+        if let Some(gpu) = &h.gpu
+            && gpu.trim().is_empty()
+        {
+            self.problem(at("gpu"), "got an empty name, expected e.g. `H100 80GB`");
+        }
+        if h.gpu_count == Some(0) {
+            self.problem(at("gpu_count"), "got 0, expected at least 1");
+        }
+        if let Some(cost) = h.cost_per_hour
+            && !(cost.is_finite() && cost >= 0.0)
+        {
+            self.problem(
+                at("cost_per_hour"),
+                format!("got {cost}, expected USD per hour, 0 or more"),
+            );
+        }
     }
 }

@@ -1,9 +1,12 @@
 //! `summary.csv`: one row per cell, the headline numbers of each `summary.json` (no metric
-//! is computed here; every value is read from the summary).
+//! is computed here; every value is read from the summary). The hardware and cost columns
+//! are always there, empty where the endpoint states no hardware, so that every run's CSV
+//! has the same columns.
 
 use std::path::Path;
 
 use crate::metrics::{Distribution, LoadMetrics};
+use crate::results::cost::Cost;
 use crate::results::summary::{CellStatus, CellSummary};
 use crate::results::{ResultsError, write_atomic};
 
@@ -87,6 +90,25 @@ pub const COLUMNS: &[Column] = &[
     }),
     ("overloaded", |s| s.metrics.steady.overloaded.to_string()),
     ("synthetic_data", |s| s.workload.synthetic.to_string()),
+    ("labels", |s| {
+        s.cell
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }),
+    ("gpu", |s| {
+        opt(s.cell.hardware.as_ref().and_then(|h| h.gpu.clone()))
+    }),
+    ("gpu_count", |s| opt(cost(s, |c| c.gpu_count))),
+    ("output_tps_per_gpu", |s| {
+        opt(cost(s, |c| c.output_tps_per_gpu))
+    }),
+    ("cost_per_hour", |s| opt(cost(s, |c| c.cost_per_hour))),
+    ("usd_per_million_output_tokens", |s| {
+        opt(cost(s, |c| c.usd_per_million_output_tokens))
+    }),
 ];
 
 /// The CSV text for `summaries`.
@@ -129,6 +151,11 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 /// A value of the summary's `load` block (absent in summaries from before open loops).
 fn load(s: &CellSummary, f: fn(&LoadMetrics) -> Option<f64>) -> String {
     opt(s.metrics.load.as_ref().and_then(f))
+}
+
+/// A value of the summary's `cost` block (absent where the endpoint states no hardware).
+fn cost<T>(s: &CellSummary, f: fn(&Cost) -> Option<T>) -> Option<T> {
+    s.cost.as_ref().and_then(f)
 }
 
 /// RFC 4180 quoting where needed.

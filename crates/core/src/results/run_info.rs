@@ -1,13 +1,18 @@
 //! `run.json`: what ran, where and when — tool version, wall-clock start and end (RFC 3339),
 //! wall duration, every invocation (a run continued with `--resume` has several), the
-//! configuration with secrets removed, the host, and each endpoint's `/v1/models` answer.
+//! configuration with secrets removed, the host, and each endpoint: its `/v1/models` answer,
+//! what the server says of its configuration, and the user's labels and hardware.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Engine, RunConfig};
+use crate::config::{Engine, HardwareConfig, RunConfig};
+use crate::plan::Endpoint;
 use crate::results::summary::CellStatus;
+use crate::server_info::ServerInfo;
 
 /// How the run ended (or that it is still going).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -126,6 +131,32 @@ pub struct EndpointInfo {
     pub url: String,
     /// The server's `/v1/models` answer, the endpoint's secrets scrubbed.
     pub models: Option<serde_json::Value>,
+    /// What the server says of its configuration (`/version`, `/get_server_info`, `/info`,
+    /// `/props`, by engine), secrets redacted; absent when it was not asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerInfo>,
+    /// The endpoint's `labels`, as configured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The endpoint's `hardware`, as configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareConfig>,
+}
+
+impl EndpointInfo {
+    /// What the plan knows of `endpoint` (reached at the URL shown as `url`) and its
+    /// `/v1/models` answer; the server's own description comes later (`server`).
+    pub fn new(endpoint: &Endpoint, url: &str, models: Option<serde_json::Value>) -> Self {
+        EndpointInfo {
+            name: endpoint.name.clone(),
+            engine: endpoint.engine,
+            url: url.to_owned(),
+            models,
+            server: None,
+            labels: endpoint.labels.clone(),
+            hardware: endpoint.hardware.clone(),
+        }
+    }
 }
 
 /// One cell's fate in this run.

@@ -1,12 +1,15 @@
 //! `summary.json`: one cell's identity, phase bounds, provenance and every metric. Its JSON
 //! Schema is checked in at `schemas/summary.schema.json` and tested against real output.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::cost::Cost;
 use super::fingerprint::Fingerprint;
-use crate::config::{Api, Engine};
+use crate::config::{Api, Engine, HardwareConfig};
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
 use crate::plan::LoadInfo;
@@ -69,9 +72,30 @@ pub struct CellSummary {
     /// when scraping was off or the server has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerMetrics>,
+    /// Output tokens/s per GPU and USD per million output tokens, from the endpoint's
+    /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
+}
+
+impl CellSummary {
+    /// Records what the user says of the endpoint (`labels`, `hardware`) in the cell info
+    /// and derives `cost` from the cell's own server output throughput. Called for a new
+    /// cell and for one reused by `--resume`, so every cell of a run states today's
+    /// hardware and price (neither is in the fingerprint: they describe the numbers, they
+    /// do not shape them).
+    pub fn describe_endpoint(
+        &mut self,
+        labels: &BTreeMap<String, String>,
+        hardware: Option<&HardwareConfig>,
+    ) {
+        self.cell.labels.clone_from(labels);
+        self.cell.hardware = hardware.cloned();
+        self.cost = Cost::of(hardware, self.metrics.throughput.server_direct_tps);
+    }
 }
 
 /// The cell's coordinates and request settings.
@@ -103,6 +127,12 @@ pub struct CellInfo {
     /// Which run of the cell this is, from 1 (config `repeats`); absent when 1.
     #[serde(default = "first_repeat", skip_serializing_if = "is_first_repeat")]
     pub repeat: u32,
+    /// The endpoint's `labels`, as configured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The endpoint's `hardware`, as configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareConfig>,
 }
 
 fn first_repeat() -> u32 {

@@ -448,7 +448,7 @@ fn saturation_needs_a_queue_in_most_of_measure() {
 }
 
 #[test]
-fn the_metrics_url_is_at_the_server_root() {
+fn the_metrics_url_is_at_the_server_root_under_any_proxy_prefix() {
     let at = |url: &str| {
         metrics_uri(&crate::plan::BaseUrl::parse(url).expect("url"))
             .expect("uri")
@@ -460,7 +460,7 @@ fn the_metrics_url_is_at_the_server_root() {
     );
     assert_eq!(
         at("https://h.example/a/v1?key=k"),
-        "https://h.example/metrics?key=k"
+        "https://h.example/a/metrics?key=k"
     );
 }
 

@@ -27,9 +27,19 @@ pub fn out_dir(name: &str) -> PathBuf {
 /// Starts `sim`, runs `config` (JSON; endpoints are pointed at the simulator) with the
 /// fixed built-in prompt, and stops the simulator.
 pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Path) -> RunReport {
-    let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
-        .await
-        .unwrap();
+    run_with(sim, config, out, false, "127.0.0.1:0").await
+}
+
+/// [`run`] with the simulator on `addr`, continuing the results in `out` when `resume` is
+/// set (a resumed cell needs the same URL, so the same port).
+pub async fn run_with(
+    sim: SimConfig,
+    config: serde_json::Value,
+    out: &std::path::Path,
+    resume: bool,
+    addr: &str,
+) -> RunReport {
+    let server = Server::start(addr.parse().unwrap(), sim).await.unwrap();
     let url = format!("http://{}/v1", server.addr());
     let mut config: RunConfig = serde_json::from_value(config).unwrap();
     config.output_dir = out.to_owned();
@@ -49,7 +59,7 @@ pub async fn run(sim: SimConfig, config: serde_json::Value, out: &std::path::Pat
             counter: Arc::new(Whitespace),
             live: Arc::new(Live::default()),
             interrupt: CancellationToken::new(),
-            resume: false,
+            resume,
             launch: Default::default(),
             observer: &Quiet,
         },

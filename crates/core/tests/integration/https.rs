@@ -33,6 +33,8 @@ async fn https_to_a_plain_tcp_server_fails_the_handshake() {
         ignore_eos: false,
         sim: None,
         secrets: vec![],
+        labels: Default::default(),
+        hardware: None,
     };
     let req = client::post(
         &base.join("chat/completions").unwrap(),

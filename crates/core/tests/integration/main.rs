@@ -15,5 +15,6 @@ mod open_loop;
 mod realistic;
 mod resend;
 mod schema;
+mod server_info;
 mod server_metrics;
 mod wire;

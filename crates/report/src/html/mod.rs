@@ -202,7 +202,7 @@ fn results(out: &mut String, m: &Matrix) {
         if g.rows.iter().any(|r| r.series.is_some()) {
             out.push_str("<th class=\"text\">series</th>");
         }
-        for q in g.columns {
+        for q in &g.columns {
             let _ = write!(out, "<th>{}</th>", escape(&tables::header(q)));
         }
         if g.open {
@@ -214,7 +214,7 @@ fn results(out: &mut String, m: &Matrix) {
             if let Some(series) = row.series {
                 let _ = write!(out, "<td class=\"text\">{}</td>", escape(series));
             }
-            for q in g.columns {
+            for q in &g.columns {
                 match ((q.read)(row.summary), q.text(row.summary)) {
                     (Some(r), Some(text)) => {
                         let class = if r.small_sample {

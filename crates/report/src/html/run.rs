@@ -45,7 +45,7 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
                 .and_then(|d| d.as_array())
                 .map(|a| a.iter().filter_map(|m| m.get("id")?.as_str()).collect())
                 .unwrap_or_default();
-            format!(
+            let mut line = format!(
                 "{} ({}) at {}; serves {}",
                 e.name,
                 e.engine.as_str(),
@@ -55,7 +55,23 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
                 } else {
                     served.join(", ")
                 }
-            )
+            );
+            if let Some(h) = &e.hardware {
+                let gpus = match (h.gpu_count, h.gpu.as_deref()) {
+                    (Some(n), Some(gpu)) => Some(format!("{n} x {gpu}")),
+                    (Some(n), None) => Some(format!("{n} GPU")),
+                    (None, gpu) => gpu.map(str::to_owned),
+                };
+                let price = h.cost_per_hour.map(|usd| format!("{usd} USD/h"));
+                let said: Vec<String> = gpus.into_iter().chain(price).collect();
+                let _ = write!(line, "; hardware: {}", said.join(", "));
+            }
+            if !e.labels.is_empty() {
+                let labels: Vec<String> =
+                    e.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let _ = write!(line, "; labels: {}", labels.join(", "));
+            }
+            line
         })
         .collect();
     let models: Vec<String> = c

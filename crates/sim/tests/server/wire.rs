@@ -142,6 +142,12 @@ async fn models_health_and_routing() {
     assert_eq!(models["object"], "list");
     assert_eq!(models["data"][0]["id"], "plateau-sim");
     assert_eq!(models["data"][0]["object"], "model");
+    let version = get(&http, server.addr(), "/version").await;
+    assert_eq!(version.status, 200);
+    assert_eq!(
+        version.json(),
+        json!({"version": env!("CARGO_PKG_VERSION")})
+    );
     let health = get(&http, server.addr(), "/health").await;
     assert_eq!((health.status, health.text().as_str()), (200, ""));
     let missing = get(&http, server.addr(), "/v2/nothing").await;

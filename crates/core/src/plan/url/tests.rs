@@ -107,3 +107,22 @@ fn mask_works_on_any_text() {
         "x?Access_Token=***&API%2DKEY=***"
     );
 }
+
+#[test]
+fn root_paths_drop_the_final_v1_and_keep_a_prefix_and_the_query() {
+    let url = BaseUrl::parse("http://alice:pw12@h:8000/v1").unwrap();
+    assert_eq!(
+        url.join_root("/version").unwrap().to_string(),
+        "http://h:8000/version"
+    );
+    let url = BaseUrl::parse("https://gw.example.com/vllm/v1/?key=k123").unwrap();
+    assert_eq!(
+        url.join_root("get_server_info").unwrap().to_string(),
+        "https://gw.example.com/vllm/get_server_info?key=k123"
+    );
+    let url = BaseUrl::parse("http://h:8000/openai").unwrap();
+    assert_eq!(
+        url.join_root("/props").unwrap().to_string(),
+        "http://h:8000/openai/props"
+    );
+}

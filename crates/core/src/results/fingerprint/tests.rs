@@ -125,3 +125,17 @@ fn the_simulator_is_known_by_its_settings_not_its_port() {
     assert_eq!(f.inputs.url, "sim://");
     assert_eq!(f.inputs.sim, Some(json!("fixed")));
 }
+
+#[test]
+fn labels_and_hardware_stay_out_of_it() {
+    let bare = of(&plan(|_| {}));
+    let described = of(&plan(|v| {
+        v["endpoints"][0]["labels"] = json!({"quantization": "fp8", "tp": "2"});
+        v["endpoints"][0]["hardware"] =
+            json!({"gpu": "H100 80GB", "gpu_count": 2, "cost_per_hour": 6.5});
+    }));
+    assert_eq!(
+        bare, described,
+        "they describe the numbers, they do not shape them: --resume keeps the cells"
+    );
+}

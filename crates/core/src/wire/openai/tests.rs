@@ -18,6 +18,8 @@ fn endpoint(engine: Engine, api: Api, ignore_eos: bool) -> Endpoint {
         ignore_eos,
         sim: None,
         secrets: vec![],
+        labels: Default::default(),
+        hardware: None,
     }
 }
 
