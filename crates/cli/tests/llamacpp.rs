@@ -280,6 +280,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
             "TTFT p50: A2 {a2:?} ms is not far below B2 {b2:?} ms (prompt cache)"
         )),
     }
+    props_in_run_json(&dir, &mut failed);
     open_loop_at_50_per_second(&dir, &server, &tokenizer, &mut failed);
     assert!(
         failed.is_empty(),
@@ -393,6 +394,28 @@ fn open_loop_at_50_per_second(
         (Some(intended), Some(sent)) if intended >= sent => {}
         (i, s) => failed.push(format!(
             "B1 r50: TTFT p50 from the intended send {i:?} below that from the send {s:?}"
+        )),
+    }
+}
+
+/// run.json keeps what llama.cpp says of itself at `/props`: its slots (serve.py's
+/// `--parallel`, 4) among them.
+fn props_in_run_json(dir: &Path, failed: &mut Vec<String>) {
+    let text = fs::read_to_string(dir.join("results/run.json")).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let responses = &run["endpoints"][0]["server"]["responses"];
+    let props = responses
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["path"] == "/props"));
+    match props {
+        Some(p) if p["status"] == 200 && p["body"]["total_slots"] == 4 => {
+            eprintln!(
+                "run.json /props: total_slots 4, {} keys",
+                p["body"].as_object().map_or(0, |o| o.len())
+            );
+        }
+        _ => failed.push(format!(
+            "run.json has no /props with total_slots 4: {responses}"
         )),
     }
 }
