@@ -274,16 +274,7 @@ fn kv_usage(s: &Scrape, kv: KvUsage) -> Option<f64> {
 
 /// A counter's increase across `window`, a reset counted as its new value.
 fn increase(window: &[Scrape], value: impl Fn(&Scrape) -> Option<f64>) -> Option<f64> {
-    let values: Vec<f64> = window.iter().filter_map(value).collect();
-    if values.len() < 2 {
-        return None;
-    }
-    Some(
-        values
-            .windows(2)
-            .map(|w| if w[1] >= w[0] { w[1] - w[0] } else { w[1] })
-            .sum(),
-    )
+    increase_of(window.iter().map(value))
 }
 
 /// A counter's increase per second across `window`.
@@ -322,6 +313,8 @@ fn histogram(window: &[Scrape], bases: &[&str]) -> Option<Quantiles> {
     None
 }
 
+/// The increase of a counter's successive values (absent ones skipped), a reset counted as
+/// its new value; `None` with fewer than two values.
 fn increase_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let values: Vec<f64> = values.flatten().collect();
     if values.len() < 2 {
