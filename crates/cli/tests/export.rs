@@ -128,6 +128,8 @@ fn export_of_a_simulator_run() {
     ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let csv = fs::read_to_string(results.join("export/metrics_long.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let value = header.iter().position(|h| *h == "value").unwrap();
     let p50: Vec<&str> = csv
         .lines()
         .find(|l| l.contains(",ttft_ms,p50,"))
@@ -136,7 +138,7 @@ fn export_of_a_simulator_run() {
         .collect();
     assert_eq!(p50[..4], ["sim", "sim", "m", "A1"]);
     assert_eq!(
-        p50[10].parse::<f64>().unwrap(),
+        p50[value].parse::<f64>().unwrap(),
         summary["ttft_ms"]["p50"].as_f64().unwrap()
     );
     fs::remove_dir_all(dir).unwrap();
