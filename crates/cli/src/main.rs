@@ -3,6 +3,7 @@
 
 mod args;
 mod compare;
+mod dry_run;
 mod exit;
 mod export;
 mod limits;

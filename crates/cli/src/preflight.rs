@@ -151,7 +151,7 @@ pub async fn check(
         for model in &plan.models {
             try_one(plan, e, base, model, client).await?;
         }
-        infos.push(EndpointInfo::new(e, base.as_str(), models));
+        infos.push(e.info(base.as_str(), models));
     }
     Ok(infos)
 }

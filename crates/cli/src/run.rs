@@ -62,7 +62,7 @@ pub async fn run(
         tracing::warn!("{w}");
     }
     if args.dry_run {
-        print!("{}", plateau_report::table::plan(&plan));
+        print!("{}", crate::dry_run::plan(&plan));
         if let Some(c) = &plan.capacity {
             println!(
                 "  + a capacity search per endpoint x model x scenario within {}: \

@@ -22,12 +22,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::Client;
 use crate::clock::{Clock, micros};
+use crate::fingerprint::{self, Fingerprint};
 use crate::live::Live;
 use crate::metrics::{self, Options, Window};
 use crate::plan::{BaseUrl, Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
 use crate::results::capacity::CapacityReport;
-use crate::results::fingerprint::{self, Fingerprint};
 use crate::results::repeats::{self, RepeatsReport};
 use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
 use crate::results::summary::{
@@ -219,7 +219,7 @@ async fn visit(
             scenario: cell.scenario.clone(),
             message,
         })?;
-    let fingerprint = Fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
+    let fingerprint = fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
     if ctx.resume
         && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
     {

@@ -10,23 +10,22 @@
 //! turn samples into a summary. Measuring never prints; reporting never measures. Over the
 //! measure window, [`selfcheck`] watches the client itself (scheduling lag, CPU); beside every
 //! cell, [`scrape`] reads the server's own Prometheus metrics.
+//!
+//! What a run leaves on disk (samples, phases, metrics, result files, validation, the
+//! config types) is the result model, its own crate (`plateau-model`) so that reading
+//! results needs no HTTP stack; its modules are re-exported here under their usual names.
 
 pub mod backoff;
-pub mod capacity;
 pub mod client;
 pub mod clock;
-pub mod config;
 pub mod driver;
 pub mod exchange;
+pub mod fingerprint;
 pub mod live;
-pub mod metrics;
 pub mod pacer;
-pub mod phase;
 pub mod plan;
 pub mod recorder;
-pub mod results;
 pub mod runner;
-pub mod sample;
 pub mod scrape;
 pub mod secret;
 pub mod selfcheck;
@@ -35,6 +34,7 @@ mod splitmix;
 pub mod sse;
 pub mod tokens;
 pub mod transport;
-pub mod validate;
 pub mod wire;
 pub mod workload;
+
+pub use plateau_model::{capacity, config, metrics, phase, results, sample, validate};

@@ -13,6 +13,7 @@ use crate::config::{
     Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig, SteadyConfig,
 };
 use crate::phase::{DrainLimit, Schedule};
+use crate::results::run_info::EndpointInfo;
 use crate::secret::{self, Secret};
 
 /// Everything wrong with a configuration, one line per problem.
@@ -80,6 +81,21 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// What the plan knows of this endpoint (reached at the URL shown as `url`) and its
+    /// `/v1/models` answer, for run.json; the server's own description comes later
+    /// (`server`).
+    pub fn info(&self, url: &str, models: Option<serde_json::Value>) -> EndpointInfo {
+        EndpointInfo {
+            name: self.name.clone(),
+            engine: self.engine,
+            url: url.to_owned(),
+            models,
+            server: None,
+            labels: self.labels.clone(),
+            hardware: self.hardware.clone(),
+        }
+    }
+
     /// `text` with every secret of this endpoint replaced by `***`.
     pub fn scrub(&self, text: &str) -> String {
         secret::scrub(&self.secrets, text).into_owned()
@@ -444,20 +460,13 @@ impl Plan {
     }
 }
 
-/// A cell's directory name: its load (`c8`, `r2.5`), then `-<k>` for repeat k >= 2.
-pub fn cell_dir_name(load: &Load, repeat: u32) -> String {
-    match repeat {
-        0 | 1 => load.dir_name(),
-        k => format!("{}-{k}", load.dir_name()),
-    }
-}
-
 mod credentials;
-mod load;
 mod url;
 mod validator;
 
-pub use load::{Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, format_rps, round_rps};
+pub use plateau_model::load::{
+    Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, cell_dir_name, format_rps, round_rps,
+};
 pub use url::BaseUrl;
 use validator::{Validator, redact};
 

@@ -1,94 +1,20 @@
-//! The server's own view of a cell: its Prometheus `/metrics` scraped a few times a second
-//! on the cell's [`Clock`](crate::clock::Clock), beside the requests. [`poll`] runs the
-//! scraper (never disturbing the cell: its own connection, a timeout, failures only
-//! counted); [`prom`] parses the text; [`engines`] maps each engine's names to the
-//! quantities plateau summarizes; [`summary`] turns the scrapes into per-phase
-//! [`ServerMetrics`] for `summary.json`. The raw scrapes are kept in the cell directory
-//! ([`SERVER_METRICS_FILE`]), one [`Scrape`] per line.
+//! The scraper of the server's own `/metrics` ([`poll`]) and where it is ([`metrics_uri`]);
+//! the parser, the engine tables, the scrapes file and their per-phase summary are the
+//! result model's ([`plateau_model::scrape`]), re-exported here.
 
-pub mod engines;
 pub mod poll;
-pub mod prom;
-pub mod summary;
 
-use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::path::Path;
-
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use http::Uri;
-use serde::{Deserialize, Serialize};
+
+pub use plateau_model::scrape::*;
 
 use crate::plan::BaseUrl;
-pub use crate::results::dir::SERVER_METRICS_FILE;
-use crate::results::summary::PhaseBounds;
-use crate::results::{self, ResultsError};
-pub use prom::info_labels;
-pub use summary::ServerMetrics;
-
-/// One scrape: when it was sent (us since the cell's start) and the mapped series' values,
-/// keyed by series (`name{label="v",...}`), histogram buckets included.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Scrape {
-    /// When the scrape was sent, us since the cell's start.
-    pub t_us: u64,
-    /// Every mapped series' value.
-    pub values: BTreeMap<String, f64>,
-}
 
 /// `/metrics` at the server's root, where engines serve it ([`BaseUrl::join_root`]: the
 /// base with its final `/v1` taken off, a proxy's prefix kept, and its query string, a
 /// credential some gateways take there).
 pub fn metrics_uri(base: &BaseUrl) -> Result<Uri, http::uri::InvalidUri> {
     base.join_root("metrics")
-}
-
-/// Writes `scrapes` to `path` as gzipped JSON lines, atomically.
-pub fn write(path: &Path, scrapes: &[Scrape]) -> Result<(), ResultsError> {
-    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
-    for s in scrapes {
-        let line = serde_json::to_vec(s).map_err(|e| ResultsError::Format {
-            path: path.to_owned(),
-            line: None,
-            message: e.to_string(),
-        })?;
-        gz.write_all(&line)
-            .and_then(|()| gz.write_all(b"\n"))
-            .map_err(|e| ResultsError::io(path, e))?;
-    }
-    let bytes = gz.finish().map_err(|e| ResultsError::io(path, e))?;
-    results::write_atomic(path, &bytes)
-}
-
-/// Reads a cell's scrapes back.
-pub fn read(path: &Path) -> Result<Vec<Scrape>, ResultsError> {
-    results::read_jsonl_gz(path)
-}
-
-/// Summarizes a cell's scrapes per phase with `table` (see [`summary`]).
-pub fn summarize(
-    polled: &poll::Polled,
-    table: &engines::Table,
-    bounds: &PhaseBounds,
-    interval_ms: u64,
-) -> ServerMetrics {
-    let [fill, stabilize, measure, drain] = summary::spans(bounds);
-    let phase = |span| summary::phase(&polled.scrapes, table, span);
-    let measure = phase(measure);
-    ServerMetrics {
-        engine: table.name.into(),
-        file: SERVER_METRICS_FILE.into(),
-        interval_ms,
-        scrapes: polled.scrapes.len() as u64,
-        failed_scrapes: polled.failed,
-        absent: table.absent().into_iter().map(String::from).collect(),
-        saturated: summary::saturated(&measure),
-        fill: phase(fill),
-        stabilize: phase(stabilize),
-        measure,
-        drain: phase(drain),
-    }
 }
 
 #[cfg(test)]

@@ -6,37 +6,16 @@
 
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
+
+pub use plateau_model::results::health::ClientHealth;
 
 use crate::metrics::Distribution;
 
 /// The ticker's period.
 pub const TICK: Duration = Duration::from_millis(1);
-
-/// How the client itself fared over the measure window.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ClientHealth {
-    /// Scheduling lag, ms: how late a task asking to wake 1 ms later woke (actual minus
-    /// intended), over every tick of the window. tokio's timer rounds wake-ups up to its
-    /// 1 ms resolution, so a client with spare CPU shows up to about 1 ms; anything above
-    /// is time a ready task waited for a thread, and every gap the client stamped may be
-    /// stretched by as much. Absent when the window held no tick.
-    pub sched_lag_ms: Option<Distribution>,
-    /// CPU time (user + system) of the plateau process over the window, s; it includes the
-    /// in-process simulator for `sim://` endpoints. Absent where the platform does not
-    /// report it.
-    pub cpu_s: Option<f64>,
-    /// `cpu_s / window_s`: how many cores' worth of CPU the process used on average.
-    pub cpu_cores_used: Option<f64>,
-    /// Cores available to the process (`std::thread::available_parallelism`).
-    pub cores: u32,
-    /// Length of the window checked (the measure window, or up to an interrupt), s.
-    pub window_s: f64,
-}
 
 /// A running self-check: started at `m0`, finished at `m1`.
 pub struct SelfCheck {

@@ -8,8 +8,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::Client;
@@ -19,66 +17,30 @@ use crate::wire;
 
 mod redact;
 
+pub use plateau_model::results::server_info::{MAX_STORED, Response, ServerInfo};
 pub use redact::{REDACTED, redact};
 
 /// How long one GET may take.
 pub const TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The most bytes of one answer kept (as compact JSON, or as text).
-pub const MAX_STORED: usize = 64 * 1024;
-
-/// What the server said of itself, path by path.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ServerInfo {
-    /// One entry per path asked, in the order asked.
-    pub responses: Vec<Response>,
-    /// The labels of the server's Prometheus `*_info` metrics (vLLM's `cache_config_info`
-    /// and the like), by metric name: the server's configuration as its metrics state it.
-    /// Filled by whoever reads `/metrics` ([`ServerInfo::add_info_metric`]); empty until then.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub info_metrics: BTreeMap<String, BTreeMap<String, String>>,
-}
-
-/// One path's answer, or why there is none.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Response {
-    /// The path asked, from the server's root (`/version`).
-    pub path: String,
-    /// HTTP status, when the server answered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// The answer, secrets redacted: JSON as sent, or text when it is not JSON or its
-    /// redacted form is over [`MAX_STORED`] bytes (then cut, and `truncated` set).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<Value>,
-    /// `body` is the first [`MAX_STORED`] bytes of a longer answer.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-    /// Why there is no answer: `404 Not Found`, a timeout, a refused connection.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl ServerInfo {
-    /// Records the labels of a Prometheus `*_info` metric named `metric`, redacted like
-    /// every other answer (a label may carry a token).
-    pub fn add_info_metric(
-        &mut self,
-        endpoint: &Endpoint,
-        metric: &str,
-        labels: BTreeMap<String, String>,
-    ) {
-        let mut value = serde_json::to_value(labels).unwrap_or(Value::Null);
-        redact(endpoint, &mut value);
-        let labels = match value {
-            Value::Object(map) => map
-                .into_iter()
-                .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
-                .collect(),
-            _ => BTreeMap::new(),
-        };
-        self.info_metrics.insert(metric.to_owned(), labels);
-    }
+/// Records in `info` the labels of a Prometheus `*_info` metric named `metric`, redacted like
+/// every other answer (a label may carry a token).
+pub fn add_info_metric(
+    info: &mut ServerInfo,
+    endpoint: &Endpoint,
+    metric: &str,
+    labels: BTreeMap<String, String>,
+) {
+    let mut value = serde_json::to_value(labels).unwrap_or(Value::Null);
+    redact(endpoint, &mut value);
+    let labels = match value {
+        Value::Object(map) => map
+            .into_iter()
+            .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    info.info_metrics.insert(metric.to_owned(), labels);
 }
 
 /// The root paths where `engine` describes itself (`/v1/models`, asked by preflight for
@@ -109,7 +71,7 @@ pub async fn capture(client: &Client, endpoint: &Endpoint, base: &BaseUrl) -> Se
         let headers = wire::of(endpoint).auth_headers(endpoint);
         if let Ok(text) = client.get_text(uri, &headers, TIMEOUT).await {
             for (metric, labels) in crate::scrape::info_labels(&text) {
-                info.add_info_metric(endpoint, &metric, labels);
+                add_info_metric(&mut info, endpoint, &metric, labels);
             }
         }
     }

@@ -4,12 +4,12 @@
 //! text. Writers lay them out; every number is read from the file (measurements with three
 //! significant digits, configured limits as given).
 
-use plateau_core::config::CapacitySlo;
-use plateau_core::plan::format_rps;
-use plateau_core::results::capacity::{
+use plateau_model::config::CapacitySlo;
+use plateau_model::load::format_rps;
+use plateau_model::results::capacity::{
     CapacityReport, CapacitySearch, Check, Confidence, Probe, SearchStatus, StartRate,
 };
-use plateau_core::results::summary::CellStatus;
+use plateau_model::results::summary::CellStatus;
 
 use crate::style::{number, tick};
 

@@ -24,8 +24,8 @@ pub mod write;
 
 use std::path::{Path, PathBuf};
 
-use plateau_core::results::dir::ResultsDir;
-use plateau_core::results::{self, read_samples};
+use plateau_model::results::dir::ResultsDir;
+use plateau_model::results::{self, read_samples};
 
 use crate::error::ReportError;
 use crate::figures::Rendered;

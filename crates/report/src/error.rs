@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use plateau_core::results::ResultsError;
+use plateau_model::results::ResultsError;
 
 /// A report that could not be made.
 #[derive(Debug, thiserror::Error)]

@@ -10,8 +10,8 @@ pub mod vllm;
 
 use std::path::{Path, PathBuf};
 
-use plateau_core::results::dir::ResultsDir;
-use plateau_core::results::summary::CellSummary;
+use plateau_model::results::dir::ResultsDir;
+use plateau_model::results::summary::CellSummary;
 
 use crate::error::ReportError;
 

@@ -4,8 +4,8 @@
 //! metric functions (the timeline).
 //!
 //! [`render`] is the whole pipeline, shared by `plateau report` and `cargo xtask figures`:
-//! the results directory is read once ([`plateau_core::results::dir::ResultsDir`]) and
-//! checked ([`plateau_core::validate::check_dir`]); [`matrix::Matrix`] places each cell by
+//! the results directory is read once ([`plateau_model::results::dir::ResultsDir`]) and
+//! checked ([`plateau_model::validate::check_dir`]); [`matrix::Matrix`] places each cell by
 //! series (endpoint x model), scenario and load (concurrency N for the closed loop, request
 //! rate for the open loop); [`quantity`] names where each shown value lives in a summary;
 //! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared

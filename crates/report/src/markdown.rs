@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use plateau_core::results::capacity::CapacityReport;
-use plateau_core::results::repeats::RepeatsReport;
-use plateau_core::results::run_info::RunInfo;
-use plateau_core::validate::{Finding, Severity};
+use plateau_model::results::capacity::CapacityReport;
+use plateau_model::results::repeats::RepeatsReport;
+use plateau_model::results::run_info::RunInfo;
+use plateau_model::validate::{Finding, Severity};
 
 use crate::matrix::Matrix;
 use crate::{capacity, repeats, tables};

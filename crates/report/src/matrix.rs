@@ -6,10 +6,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use plateau_core::plan::Load;
-use plateau_core::results::ResultsError;
-use plateau_core::results::dir::{CellFiles, ResultsDir};
-use plateau_core::results::summary::CellSummary;
+use plateau_model::load::Load;
+use plateau_model::results::ResultsError;
+use plateau_model::results::dir::{CellFiles, ResultsDir};
+use plateau_model::results::summary::CellSummary;
 
 /// One line in the figures: an endpoint (with its engine) serving a model.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use plateau_core::results::capacity::{CAPACITY_FILE, CapacityReport};
-use plateau_core::results::dir::ResultsDir;
-use plateau_core::results::repeats::{REPEATS_FILE, RepeatsReport};
-use plateau_core::results::{self, CSV_FILE, read_samples};
-use plateau_core::scrape;
-use plateau_core::validate::{self, Finding, Records, Severity, Thresholds};
+use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
+use plateau_model::results::dir::ResultsDir;
+use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport};
+use plateau_model::results::{self, CSV_FILE, read_samples};
+use plateau_model::scrape;
+use plateau_model::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, Timeline};

@@ -2,9 +2,9 @@
 //! shared by figures, report.html and summary.md, so a label always means the same field.
 //! Reading only: every value was computed by the core's metrics.
 
-use plateau_core::metrics::Distribution;
-pub use plateau_core::results::headline::Better;
-use plateau_core::results::summary::CellSummary;
+use plateau_model::metrics::Distribution;
+pub use plateau_model::results::headline::Better;
+use plateau_model::results::summary::CellSummary;
 
 /// A value read from a summary, with its 95% confidence interval when the summary has one.
 #[derive(Clone, Copy, Debug, PartialEq)]

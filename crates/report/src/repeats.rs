@@ -2,7 +2,7 @@
 //! each repeated cell and headline number, every run's value, the mean, its 95% interval
 //! and the coefficient of variation. Every number is read from the file.
 
-use plateau_core::results::repeats::{RepeatedCell, RepeatsReport};
+use plateau_model::results::repeats::{RepeatedCell, RepeatsReport};
 
 use crate::style::number;
 

@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use plateau_core::metrics::{Distribution, LoadMetrics, TtftBasis};
-use plateau_core::plan::{Plan, format_rps};
-use plateau_core::results::summary::{CellStatus, CellSummary};
-use plateau_core::validate::cell_label;
+use plateau_model::load::format_rps;
+use plateau_model::metrics::{Distribution, LoadMetrics, TtftBasis};
+use plateau_model::results::summary::{CellStatus, CellSummary};
+use plateau_model::validate::cell_label;
 
 /// One column: header, width and how to read the value.
 type Column = (&'static str, usize, fn(&CellSummary) -> String);
@@ -170,49 +170,6 @@ pub fn one_line(s: &CellSummary) -> String {
         s.metrics.requests.measured_errors,
         verdict(s)
     )
-}
-
-/// The dry-run plan: cells, phase lengths, estimated wall time.
-pub fn plan(plan: &Plan) -> String {
-    let cells = plan.cells();
-    let p = plan.phases;
-    let (lo, hi) = plan.estimated_duration();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {}",
-        cells.len(),
-        p.fill,
-        p.stabilize,
-        p.measure,
-        p.drain
-    );
-    let _ = writeln!(
-        out,
-        "estimated wall time: {} to {}",
-        minutes(lo.as_secs_f64()),
-        minutes(hi.as_secs_f64())
-    );
-    let _ = writeln!(out, "results: {}", plan.output_dir.display());
-    for c in &cells {
-        let e = &plan.endpoints[c.endpoint];
-        let _ = writeln!(
-            out,
-            "  {}  ({} via {:?} API)",
-            plan.cell_label(c),
-            e.engine.as_str(),
-            e.api
-        );
-    }
-    out
-}
-
-fn minutes(s: f64) -> String {
-    if s < 120.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{:.1} min", s / 60.0)
-    }
 }
 
 fn verdict(s: &CellSummary) -> &'static str {

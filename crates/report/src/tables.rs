@@ -4,8 +4,8 @@
 //! with per-GPU throughput and cost where its endpoint states hardware.
 //! Writers format them; nothing is computed here.
 
-use plateau_core::results::run_info::RunStatus;
-use plateau_core::results::summary::{CellStatus, CellSummary};
+use plateau_model::results::run_info::RunStatus;
+use plateau_model::results::summary::{CellStatus, CellSummary};
 
 use crate::matrix::{Matrix, Scenario};
 use crate::quantity::{self as q, Quantity};

@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use plateau_core::metrics::{Distribution, Window};
-use plateau_core::results::summary::CellSummary;
-use plateau_core::results::{read_json, read_samples};
+use plateau_model::metrics::{Distribution, Window};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{read_json, read_samples};
 use plateau_report::export::{long_csv, vllm};
 use serde_json::Value;
 

@@ -27,7 +27,7 @@ pub(super) async fn endpoints(plan: &Plan, ctx: &RunContext<'_>) -> Vec<Endpoint
             Some(found) => found.clone(),
             None => {
                 let models = server_info::models(&ctx.client, e, base).await;
-                EndpointInfo::new(e, base.as_str(), models)
+                e.info(base.as_str(), models)
             }
         };
         info.server = Some(server_info::capture(&ctx.client, e, base).await);

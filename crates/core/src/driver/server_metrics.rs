@@ -78,7 +78,13 @@ impl Running {
         {
             scrape::write(&dir.join(scrape::SERVER_METRICS_FILE), &polled.scrapes)?;
             let interval_ms = u64::try_from(self.interval.as_millis()).unwrap_or(u64::MAX);
-            out.server = Some(scrape::summarize(&polled, table, bounds, interval_ms));
+            out.server = Some(scrape::summarize(
+                &polled.scrapes,
+                polled.failed,
+                table,
+                bounds,
+                interval_ms,
+            ));
         }
         Ok(out)
     }

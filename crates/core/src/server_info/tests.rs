@@ -248,7 +248,7 @@ fn info_metric_labels_are_redacted_too() {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
-    info.add_info_metric(&e, "vllm:cache_config_info", labels);
+    add_info_metric(&mut info, &e, "vllm:cache_config_info", labels);
     let kept = &info.info_metrics["vllm:cache_config_info"];
     assert_eq!(kept["block_size"], "16");
     assert_eq!(kept["hf_token"], REDACTED);

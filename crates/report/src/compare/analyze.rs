@@ -2,9 +2,9 @@
 //! difference with its 95% interval and p-value, Holm's adjustment across the cell's
 //! metrics, and the verdict.
 
-use plateau_core::metrics::{Window, percentile};
-use plateau_core::results::summary::CellSummary;
-use plateau_core::sample::Sample;
+use plateau_model::metrics::{Window, percentile};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::sample::Sample;
 
 use super::metric::{How, METRICS, Metric};
 use super::stats::{self, Test};

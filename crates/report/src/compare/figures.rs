@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use plateau_core::results::dir::ResultsDir;
+use plateau_model::results::dir::ResultsDir;
 
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, latency_vs_rate, scaling};

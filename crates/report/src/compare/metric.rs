@@ -3,9 +3,9 @@
 //! throughputs on per-second counts inside the measure window (or on the repeats' summary
 //! values), error rate and goodput share as proportions of the measured requests.
 
-use plateau_core::metrics::{Window, output_tokens_by_bucket, us_to_ms};
-use plateau_core::results::summary::CellSummary;
-use plateau_core::sample::Sample;
+use plateau_model::metrics::{Window, output_tokens_by_bucket, us_to_ms};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::sample::Sample;
 
 use crate::quantity::{self as q, Quantity};
 

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use plateau_core::plan::Load;
-use plateau_core::results::dir::{CellFiles, ResultsDir};
-use plateau_core::results::summary::CellSummary;
+use plateau_model::load::Load;
+use plateau_model::results::dir::{CellFiles, ResultsDir};
+use plateau_model::results::summary::CellSummary;
 
 /// One cell of a run and its repeats (repeat 1 first).
 #[derive(Debug)]

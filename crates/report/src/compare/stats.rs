@@ -3,7 +3,7 @@
 //! bootstrap confidence interval of a percentile difference, Welch's t-test, a
 //! two-proportion z-test, and Holm's adjustment for testing many metrics at once.
 
-use plateau_core::metrics::percentile;
+use plateau_model::metrics::percentile;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};

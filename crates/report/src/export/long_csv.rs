@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use plateau_core::results::summary::CellSummary;
-use plateau_core::results::{ResultsError, write_atomic};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{ResultsError, write_atomic};
 use serde_json::Value;
 
 use super::{Written, read};

@@ -11,12 +11,12 @@
 
 use std::path::Path;
 
-use plateau_core::config::{Api, Arrival};
-use plateau_core::metrics::{Distribution, Window};
-use plateau_core::plan::cell_dir_name;
-use plateau_core::results::summary::{CellStatus, CellSummary};
-use plateau_core::results::{read_samples, write_json};
-use plateau_core::sample::Sample;
+use plateau_model::config::{Api, Arrival};
+use plateau_model::load::cell_dir_name;
+use plateau_model::metrics::{Distribution, Window};
+use plateau_model::results::summary::{CellStatus, CellSummary};
+use plateau_model::results::{read_samples, write_json};
+use plateau_model::sample::Sample;
 use serde_json::{Map, Value, json};
 
 use super::{Written, read};

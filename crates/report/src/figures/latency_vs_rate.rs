@@ -3,8 +3,8 @@
 //! SLO's p99 bound as a red horizontal line and each series' capacity (`max_rps` of its
 //! search in `capacity.json`) as a vertical line in its colour.
 
-use plateau_core::config::CapacitySlo;
-use plateau_core::results::capacity::CapacityReport;
+use plateau_model::config::CapacitySlo;
+use plateau_model::results::capacity::CapacityReport;
 use plotters::prelude::*;
 
 use super::axes::{self, Ticks};

@@ -30,7 +30,7 @@ pub mod timeline;
 
 use std::path::{Path, PathBuf};
 
-use plateau_core::results::capacity::CapacityReport;
+use plateau_model::results::capacity::CapacityReport;
 use plotters::prelude::*;
 
 pub use compare::comparison_concurrency;

@@ -5,8 +5,8 @@
 //! through its request rates, square markers labelled with the rate, hollow where the cell
 //! was overloaded.
 
-use plateau_core::plan::format_rps;
-use plateau_core::results::summary::CellSummary;
+use plateau_model::load::format_rps;
+use plateau_model::results::summary::CellSummary;
 use plotters::prelude::*;
 
 use super::axes;

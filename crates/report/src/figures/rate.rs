@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use plateau_core::results::capacity::{CapacityReport, CapacitySearch};
-use plateau_core::results::summary::CellSummary;
+use plateau_model::results::capacity::{CapacityReport, CapacitySearch};
+use plateau_model::results::summary::CellSummary;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 

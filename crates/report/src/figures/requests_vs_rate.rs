@@ -4,7 +4,7 @@
 //! diagonal y = x (the target itself), overloaded cells hollow, and each series' capacity
 //! from `capacity.json` as a vertical line.
 
-use plateau_core::results::capacity::CapacityReport;
+use plateau_model::results::capacity::CapacityReport;
 use plotters::prelude::*;
 
 use super::axes::{self, Ticks};

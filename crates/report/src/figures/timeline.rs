@@ -6,12 +6,12 @@
 //! server's `/metrics` was scraped, its own running and waiting counts share the in-flight
 //! axis and its KV-cache usage is drawn with 100% at that axis' top.
 
-use plateau_core::metrics::{TimelinePoint, timeline};
-use plateau_core::phase::Phase;
-use plateau_core::plan::Load;
-use plateau_core::results::summary::CellSummary;
-use plateau_core::sample::Sample;
-use plateau_core::scrape::summary::Point;
+use plateau_model::load::Load;
+use plateau_model::metrics::{TimelinePoint, timeline};
+use plateau_model::phase::Phase;
+use plateau_model::results::summary::CellSummary;
+use plateau_model::sample::Sample;
+use plateau_model::scrape::summary::Point;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use plateau_core::results::capacity::CapacityReport;
+use plateau_model::results::capacity::CapacityReport;
 
 use super::escape;
 use crate::capacity;

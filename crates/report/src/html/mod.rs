@@ -11,9 +11,9 @@ use std::fmt::Write;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use plateau_core::results::capacity::CapacityReport;
-use plateau_core::results::repeats::RepeatsReport;
-use plateau_core::validate::{Finding, Severity};
+use plateau_model::results::capacity::CapacityReport;
+use plateau_model::results::repeats::RepeatsReport;
+use plateau_model::validate::{Finding, Severity};
 
 use crate::figures::Rendered;
 use crate::matrix::Matrix;
@@ -26,7 +26,7 @@ pub struct Page<'a> {
     /// The results directory as given.
     pub results_dir: &'a str,
     /// `run.json`, or why it is missing.
-    pub run: Result<&'a plateau_core::results::run_info::RunInfo, String>,
+    pub run: Result<&'a plateau_model::results::run_info::RunInfo, String>,
     /// `capacity.json`, when the run searched for capacity.
     pub capacity: Option<&'a CapacityReport>,
     /// `repeats.json`, when each cell ran more than once.

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use plateau_core::results::repeats::RepeatsReport;
+use plateau_model::results::repeats::RepeatsReport;
 
 use super::escape;
 use crate::repeats;

@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use plateau_core::metrics::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, TREND_SIGNIFICANCE};
-use plateau_core::plan::format_rps;
-use plateau_core::results::run_info::RunInfo;
+use plateau_model::load::format_rps;
+use plateau_model::metrics::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, TREND_SIGNIFICANCE};
+use plateau_model::results::run_info::RunInfo;
 
 use super::escape;
 

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use plateau_core::results::dir::ResultsDir;
+use plateau_model::results::dir::ResultsDir;
 use plateau_report::Options;
 use plateau_report::compare::analyze::Verdict;
 use plateau_report::compare::{self, Comparison};

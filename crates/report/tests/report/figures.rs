@@ -140,14 +140,14 @@ fn open_loop_cells_get_their_figures() {
 /// timeline; the others do not.
 #[test]
 fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
-    use plateau_core::results::summary::CellSummary;
-    use plateau_core::scrape::{self, Scrape, engines, poll::Polled};
+    use plateau_model::results::summary::CellSummary;
+    use plateau_model::scrape::{self, Scrape, engines};
 
     let (results, figures) = common::fixture_copy("clean", "server-timeline");
-    let cells = plateau_core::results::find_cells(&results).unwrap();
+    let cells = plateau_model::results::find_cells(&results).unwrap();
     let dir = &cells[0];
-    let path = dir.join(plateau_core::results::SUMMARY_FILE);
-    let mut summary: CellSummary = plateau_core::results::read_json(&path).unwrap();
+    let path = dir.join(plateau_model::results::SUMMARY_FILE);
+    let mut summary: CellSummary = plateau_model::results::read_json(&path).unwrap();
     let scrapes: Vec<Scrape> = (0..=summary.phases.end_us / 250_000)
         .map(|k| Scrape {
             t_us: k * 250_000,
@@ -161,18 +161,14 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
         })
         .collect();
     scrape::write(&dir.join(scrape::SERVER_METRICS_FILE), &scrapes).unwrap();
-    let polled = Polled {
-        scrapes,
-        table: Some(&engines::VLLM),
-        ..Polled::default()
-    };
     summary.server = Some(scrape::summarize(
-        &polled,
+        &scrapes,
+        0,
         &engines::VLLM,
         &summary.phases,
         250,
     ));
-    plateau_core::results::write_json(&path, &summary).unwrap();
+    plateau_model::results::write_json(&path, &summary).unwrap();
 
     let out = plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
     let c = &summary.cell;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use plateau_core::results::read_json;
+use plateau_model::results::read_json;
 
 use crate::common;
 
@@ -234,14 +234,14 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
     for scenario in ["A1", "B2"] {
         for n in [1, 2, 4] {
             let path = results.join(format!("vllm/llama-8b/{scenario}/c{n}/summary.json"));
-            let mut s: plateau_core::results::summary::CellSummary = read_json(&path).unwrap();
-            let hardware = plateau_core::config::HardwareConfig {
+            let mut s: plateau_model::results::summary::CellSummary = read_json(&path).unwrap();
+            let hardware = plateau_model::config::HardwareConfig {
                 gpu: Some("H100 80GB".into()),
                 gpu_count: Some(2),
                 cost_per_hour: Some(3.0),
             };
             s.describe_endpoint(&Default::default(), Some(&hardware));
-            plateau_core::results::write_json(&path, &s).unwrap();
+            plateau_model::results::write_json(&path, &s).unwrap();
             with_cost += 1;
         }
     }
@@ -257,7 +257,7 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
     vllm["hardware"] =
         serde_json::json!({"gpu": "H100 80GB", "gpu_count": 2, "cost_per_hour": 3.0});
     vllm["labels"] = serde_json::json!({"quantization": "fp8", "tp": "2"});
-    plateau_core::results::write_json(&run_path, &run).unwrap();
+    plateau_model::results::write_json(&run_path, &run).unwrap();
     let out = plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
     let html = std::fs::read_to_string(&out.html).unwrap();
     assert!(
@@ -298,7 +298,7 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
 #[test]
 fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
     let (results, _, _) = common::clean();
-    let read = |rel: &str| -> plateau_core::results::summary::CellSummary {
+    let read = |rel: &str| -> plateau_model::results::summary::CellSummary {
         read_json(&results.join(rel).join("summary.json")).unwrap()
     };
     let bare = vec![read("vllm/llama-8b/A1/c1"), read("sglang/llama-8b/A1/c1")];
@@ -309,7 +309,7 @@ fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
     );
 
     let mut costed = bare.clone();
-    let hardware = plateau_core::config::HardwareConfig {
+    let hardware = plateau_model::config::HardwareConfig {
         gpu: None,
         gpu_count: Some(4),
         cost_per_hour: Some(10.0),

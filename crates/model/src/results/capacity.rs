@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::CapacitySlo;
-use crate::plan::format_rps;
+use crate::load::format_rps;
 use crate::results::summary::CellStatus;
 
 /// File name, at the top of the results directory.

@@ -32,7 +32,7 @@ pub struct Concurrency {
 /// A request is in flight on `[t_sent_us, t_end_us)`; the end is open so a slot that
 /// sends again in the microsecond its previous request ended never counts twice.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct InFlight {
+pub struct InFlight {
     /// `(t_us, level)`: from `t_us` on (until the next step), `level` requests are in
     /// flight. Times strictly increase; before the first step nothing is in flight.
     steps: Vec<(u64, u32)>,
@@ -40,7 +40,7 @@ pub(crate) struct InFlight {
 
 /// A piece of an [`InFlight`] span where the level is constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Segment {
+pub struct Segment {
     /// Length, us (always > 0).
     pub us: u64,
     /// Requests in flight throughout.
@@ -99,7 +99,6 @@ impl InFlight {
     }
 
     /// The highest level ever reached (0 when nothing was in flight).
-    #[cfg(test)]
     pub fn peak(&self) -> u32 {
         self.steps
             .iter()

@@ -58,7 +58,7 @@ pub use wire::{Connections, Reads};
 
 use crate::config::{SloConfig, SteadyConfig};
 use crate::sample::Sample;
-pub(crate) use concurrency::InFlight;
+pub use concurrency::InFlight;
 
 /// The measure window of a cell and its target concurrency (closed loop).
 ///

@@ -155,6 +155,14 @@ pub fn round_rps(rps: f64) -> f64 {
     ((rps * scale).round() / scale).max(0.001)
 }
 
+/// A cell's directory name: its load (`c8`, `r2.5`), then `-<k>` for repeat k >= 2.
+pub fn cell_dir_name(load: &Load, repeat: u32) -> String {
+    match repeat {
+        0 | 1 => load.dir_name(),
+        k => format!("{}-{k}", load.dir_name()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

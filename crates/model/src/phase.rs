@@ -184,10 +184,10 @@ pub enum DrainSource {
     },
 }
 
-#[cfg(test)]
 impl Schedule {
-    /// `slots` with Fill, Stabilize, Measure and the Drain limit in whole seconds.
-    pub(crate) fn secs(slots: u32, [fill, stabilize, measure, drain]: [u64; 4]) -> Schedule {
+    /// `slots` with Fill, Stabilize, Measure and the Drain limit in whole seconds (for
+    /// tests and examples).
+    pub fn secs(slots: u32, [fill, stabilize, measure, drain]: [u64; 4]) -> Schedule {
         Schedule {
             slots,
             fill: Duration::from_secs(fill),

@@ -10,9 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Engine, HardwareConfig, RunConfig};
-use crate::plan::Endpoint;
+use crate::results::server_info::ServerInfo;
 use crate::results::summary::CellStatus;
-use crate::server_info::ServerInfo;
 
 /// How the run ended (or that it is still going).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -141,22 +140,6 @@ pub struct EndpointInfo {
     /// The endpoint's `hardware`, as configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareConfig>,
-}
-
-impl EndpointInfo {
-    /// What the plan knows of `endpoint` (reached at the URL shown as `url`) and its
-    /// `/v1/models` answer; the server's own description comes later (`server`).
-    pub fn new(endpoint: &Endpoint, url: &str, models: Option<serde_json::Value>) -> Self {
-        EndpointInfo {
-            name: endpoint.name.clone(),
-            engine: endpoint.engine,
-            url: url.to_owned(),
-            models,
-            server: None,
-            labels: endpoint.labels.clone(),
-            hardware: endpoint.hardware.clone(),
-        }
-    }
 }
 
 /// One cell's fate in this run.

@@ -10,9 +10,12 @@ pub mod csv;
 pub mod dir;
 pub mod fingerprint;
 pub mod headline;
+pub mod health;
 pub mod repeats;
 pub mod run_info;
+pub mod server_info;
 pub mod summary;
+pub mod workload;
 
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Write};

@@ -83,7 +83,7 @@ impl fmt::Display for Finding {
 pub fn cell_label(s: &CellSummary) -> String {
     let dir = s.cell.load.load().map_or_else(
         || "?".into(),
-        |l| crate::plan::cell_dir_name(&l, s.cell.repeat),
+        |l| crate::load::cell_dir_name(&l, s.cell.repeat),
     );
     format!(
         "{}/{}/{}/{dir}",

@@ -29,7 +29,7 @@ fn of(plan: &Plan) -> Fingerprint {
         source: "built-in text (seed 0)".into(),
         ..WorkloadInfo::default()
     };
-    Fingerprint::of(plan, &plan.cells()[0], workload, "cl100k_base".into())
+    super::of(plan, &plan.cells()[0], workload, "cl100k_base".into())
 }
 
 #[test]

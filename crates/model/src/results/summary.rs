@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use super::cost::Cost;
 use super::fingerprint::Fingerprint;
 use crate::config::{Api, Engine, HardwareConfig};
+use crate::load::LoadInfo;
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
-use crate::plan::LoadInfo;
+use crate::results::health::ClientHealth;
+use crate::results::workload::WorkloadInfo;
 use crate::scrape::ServerMetrics;
-use crate::selfcheck::ClientHealth;
-use crate::workload::WorkloadInfo;
 
 /// Version of the `summary.json` layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

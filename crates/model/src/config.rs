@@ -1,6 +1,6 @@
 //! `benchmark_config.json` as written by users: serde types with defaults, unknown keys
-//! rejected. [`crate::plan::Plan::build`] turns a [`RunConfig`] into a validated plan; nothing
-//! else reads these types.
+//! rejected. Core's `plan::Plan::build` turns a [`RunConfig`] into a validated plan; the
+//! result files carry these types as written (with secrets removed).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -4,8 +4,8 @@
 //! runs the probes; everything here is a function of their summaries.
 
 use crate::config::{CapacityConfig, CapacitySlo};
+use crate::load::round_rps;
 use crate::metrics::Distribution;
-use crate::plan::round_rps;
 use crate::results::capacity::{
     CapacitySearch, Check, Confidence, InstancePlan, Probe, SearchStatus, StartRate,
 };

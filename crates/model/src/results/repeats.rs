@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::plan::LoadInfo;
+use crate::load::LoadInfo;
 use crate::results::headline::HEADLINES;
 use crate::results::summary::{CellStatus, CellSummary};
 

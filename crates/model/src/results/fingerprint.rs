@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::config::{Api, Engine, SloConfig, SteadyConfig};
-use crate::phase::DrainLimit;
-use crate::plan::{Cell, Endpoint, LoadInfo, Plan, Target};
-use crate::workload::WorkloadInfo;
+use crate::load::LoadInfo;
+use crate::results::workload::WorkloadInfo;
 
 /// Prefix of [`Fingerprint::hash`], naming the algorithm.
 const HASH_PREFIX: &str = "fnv1a64:";
@@ -81,74 +80,6 @@ pub struct Inputs {
     pub slo: Option<SloConfig>,
     /// Steady-state thresholds (they shape the verdict).
     pub steady: SteadyConfig,
-}
-
-impl Fingerprint {
-    /// The fingerprint of `cell` of `plan` run with `workload` and the client tokenizer
-    /// named `tokenizer`.
-    pub fn of(plan: &Plan, cell: &Cell, workload: WorkloadInfo, tokenizer: String) -> Self {
-        let endpoint = &plan.endpoints[cell.endpoint];
-        let mut header_names: Vec<String> = endpoint
-            .headers
-            .iter()
-            .map(|(name, _)| name.as_str().to_ascii_lowercase())
-            .collect();
-        header_names.sort();
-        let inputs = Inputs {
-            url: endpoint_url(endpoint),
-            sim: match endpoint.target {
-                Target::InProcessSim => Some(
-                    endpoint
-                        .sim
-                        .clone()
-                        .unwrap_or_else(|| Value::String("default".into())),
-                ),
-                Target::Url(_) => None,
-            },
-            engine: endpoint.engine,
-            model: plan.models[cell.model].name.clone(),
-            scenario: cell.scenario.clone(),
-            load: LoadInfo::from(&cell.load),
-            fill_s: plan.phases.fill.as_secs_f64(),
-            stabilize_s: plan.phases.stabilize.as_secs_f64(),
-            measure_s: plan.phases.measure.as_secs_f64(),
-            drain: match plan.phases.drain {
-                DrainLimit::Configured(d) => format!("configured {} s", d.as_secs_f64()),
-                DrainLimit::Derived { ceiling } => {
-                    format!("derived, at most {} s", ceiling.as_secs_f64())
-                }
-            },
-            request_timeout_s: plan.request.timeout.as_secs_f64(),
-            max_tokens: plan.request.max_tokens,
-            ignore_eos: endpoint.ignore_eos,
-            stream: plan.request.stream,
-            api: endpoint.api,
-            extra_body: endpoint.extra_body.clone(),
-            header_names,
-            tokenizer,
-            seed: plan.seed,
-            workload,
-            scenario_options: plan
-                .redacted_config
-                .scenario_options
-                .get(&cell.scenario)
-                .cloned(),
-            slo: plan.slo.clone(),
-            steady: plan.steady.clone(),
-        };
-        Fingerprint {
-            hash: hash_of(&serde_json::to_value(&inputs).unwrap_or(Value::Null)),
-            inputs,
-        }
-    }
-}
-
-/// An endpoint's base URL as the results show it: `sim://` for the in-process simulator.
-pub fn endpoint_url(endpoint: &Endpoint) -> String {
-    match &endpoint.target {
-        Target::InProcessSim => "sim://".into(),
-        Target::Url(u) => u.as_str().into(),
-    }
 }
 
 /// The hash of `inputs` as written in [`Fingerprint::hash`].
@@ -250,11 +181,8 @@ fn canonical(v: &Value, out: &mut String) {
 
 /// 64-bit FNV-1a: small, stable across platforms and versions, enough to tell inputs
 /// apart (they are stored beside the hash and compared field by field).
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
-
-#[cfg(test)]
-mod tests;

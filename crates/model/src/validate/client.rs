@@ -2,7 +2,7 @@
 //! own scheduling lag and CPU use ([`ClientHealth`]) against [`Thresholds`].
 
 use super::Thresholds;
-use crate::selfcheck::ClientHealth;
+use crate::results::health::ClientHealth;
 
 /// What to do about a client that was the bottleneck.
 pub const REMEDY: &str = "run fewer N per client process, give the client more cores, or \

@@ -1,0 +1,49 @@
+//! What `plateau run --dry-run` prints: the cells, their phase lengths and the estimated
+//! wall time, without sending a request.
+
+use std::fmt::Write as _;
+
+use plateau_core::plan::Plan;
+
+/// The dry-run plan: cells, phase lengths, estimated wall time.
+pub fn plan(plan: &Plan) -> String {
+    let cells = plan.cells();
+    let p = plan.phases;
+    let (lo, hi) = plan.estimated_duration();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {}",
+        cells.len(),
+        p.fill,
+        p.stabilize,
+        p.measure,
+        p.drain
+    );
+    let _ = writeln!(
+        out,
+        "estimated wall time: {} to {}",
+        minutes(lo.as_secs_f64()),
+        minutes(hi.as_secs_f64())
+    );
+    let _ = writeln!(out, "results: {}", plan.output_dir.display());
+    for c in &cells {
+        let e = &plan.endpoints[c.endpoint];
+        let _ = writeln!(
+            out,
+            "  {}  ({} via {:?} API)",
+            plan.cell_label(c),
+            e.engine.as_str(),
+            e.api
+        );
+    }
+    out
+}
+
+fn minutes(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{:.1} min", s / 60.0)
+    }
+}
