@@ -8,13 +8,15 @@
 //! `repeats.json`); [`validate`] checks a results directory; [`scrape`] holds the server's
 //! own `/metrics` scrapes and their per-phase summary; [`capacity`] judges open-loop probes
 //! against an SLO; [`load`] is a cell's load axis; [`config`] is `benchmark_config.json`'s
-//! serde types, which the result files carry.
+//! serde types, which the result files carry; [`quantity`] is the one registry of the numbers
+//! shown outside `summary.json` (CSV, tables, figures, compare, repeats).
 
 pub mod capacity;
 pub mod config;
 pub mod load;
 pub mod metrics;
 pub mod phase;
+pub mod quantity;
 pub mod results;
 pub mod sample;
 pub mod scrape;

@@ -9,7 +9,6 @@ pub mod cost;
 pub mod csv;
 pub mod dir;
 pub mod fingerprint;
-pub mod headline;
 pub mod health;
 pub mod repeats;
 pub mod run_info;

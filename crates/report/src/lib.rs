@@ -25,7 +25,7 @@ pub mod html;
 pub mod markdown;
 pub mod matrix;
 pub mod pipeline;
-pub mod quantity;
+pub use plateau_model::quantity;
 pub mod repeats;
 pub mod style;
 pub mod table;

@@ -1,6 +1,7 @@
 //! The look shared by every figure and table: series colours, phase colours, font sizes,
 //! panel sizes and how numbers are written.
 
+pub use plateau_model::quantity::number;
 use plotters::style::{FontDesc, FontStyle, RGBColor};
 
 use crate::font::FAMILY;
@@ -97,22 +98,6 @@ pub fn label() -> FontDesc<'static> {
 /// Tick labels and values written on the plot.
 pub fn small() -> FontDesc<'static> {
     font(14, FontStyle::Normal)
-}
-
-/// A measurement with three significant digits (`1234`, `123`, `12.3`, `1.23`, `0.123`).
-pub fn number(v: f64) -> String {
-    let a = v.abs();
-    if !v.is_finite() {
-        "–".into()
-    } else if a >= 100.0 || a == 0.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 /// A tick label: integers without decimals, others with up to three, trailing zeros cut.

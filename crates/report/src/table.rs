@@ -1,91 +1,66 @@
 //! Plain-text tables for the terminal: the per-cell results table (closed-loop cells, then
-//! open-loop cells with their load columns), a one-line result per cell, and the dry-run
-//! plan. Formatting only.
+//! open-loop cells with their load columns) and a one-line result per cell. Every number is
+//! a registered [`Quantity`], read and written as the registry says; only the short
+//! headers are this table's. Formatting only.
 
 use std::fmt::Write;
 
-use plateau_model::load::format_rps;
-use plateau_model::metrics::{Distribution, LoadMetrics, TtftBasis};
+use plateau_model::metrics::{Distribution, TtftBasis};
+use plateau_model::quantity::{self as q, Quantity};
 use plateau_model::results::summary::{CellStatus, CellSummary};
 use plateau_model::validate::cell_label;
 
-/// One column: header, width and how to read the value.
-type Column = (&'static str, usize, fn(&CellSummary) -> String);
+/// One column of the terminal table.
+#[derive(Clone, Copy)]
+enum Column {
+    /// The cell's label, as wide as the longest.
+    Cell,
+    /// A quantity under a short header, right-aligned in a width.
+    Number(&'static str, usize, Quantity),
+    /// The steady verdict.
+    Steady,
+}
+
+use Column::{Cell, Number, Steady};
 
 const COLUMNS: &[Column] = &[
-    ("cell", 0, cell_label),
-    ("ok", 6, |s| s.metrics.requests.measured_ok.to_string()),
-    ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
-    ("TTFT p50", 9, |s| ttft(s, |d| d.p50)),
-    ("TTFT p99", 9, |s| ttft(s, |d| d.p99)),
-    ("TPOT p50", 9, |s| ms(s.metrics.tpot_ms.as_ref(), |d| d.p50)),
-    ("ITL p50", 8, |s| {
-        ms(s.metrics.itl_chunk_ms.as_ref(), |d| d.p50)
-    }),
-    ("jitter", 7, |s| {
-        s.metrics
-            .jitter
-            .chunk
-            .map_or("-".into(), |j| format!("{j:.2}"))
-    }),
-    ("user t/s", 9, |s| {
-        num(s.metrics.user_throughput_tps.as_ref().map(|d| d.mean))
-    }),
-    ("server t/s", 11, |s| {
-        num(Some(s.metrics.throughput.server_direct_tps))
-    }),
-    ("req/s", 7, |s| {
-        format!("{:.2}", s.metrics.throughput.request_rps)
-    }),
-    ("conc", 7, |s| format!("{:.1}", s.metrics.concurrency.mean)),
-    ("steady", 7, |s| verdict(s).into()),
+    Cell,
+    Number("ok", 6, q::OK),
+    Number("err", 4, q::ERRORS),
+    Number("TTFT p50", 9, q::TTFT_P50),
+    Number("TTFT p99", 9, q::TTFT_P99),
+    Number("TPOT p50", 9, q::TPOT_P50),
+    Number("ITL p50", 8, q::ITL_P50),
+    Number("jitter", 7, q::JITTER_CHUNK),
+    Number("user t/s", 9, q::USER_TPS),
+    Number("server t/s", 11, q::SERVER_TPS),
+    Number("req/s", 7, q::REQUEST_RPS),
+    Number("conc", 7, q::CONCURRENCY_MEAN),
+    Steady,
 ];
 
-/// Per-GPU throughput and cost, added after the numbers when any cell has a cost block.
+/// Per-GPU throughput and cost, added before the verdict when any cell has a cost block.
 const COST_COLUMNS: &[Column] = &[
-    ("t/s/GPU", 8, |s| {
-        num(s.cost.as_ref().and_then(|c| c.output_tps_per_gpu))
-    }),
-    ("$/M out", 8, |s| {
-        s.cost
-            .as_ref()
-            .and_then(|c| c.usd_per_million_output_tokens)
-            .map_or("-".into(), |usd| format!("{usd:.3}"))
-    }),
+    Number("t/s/GPU", 8, q::TPS_PER_GPU),
+    Number("$/M out", 8, q::USD_PER_MILLION),
 ];
 
 /// The columns of open-loop cells.
 const OPEN_COLUMNS: &[Column] = &[
-    ("cell", 0, cell_label),
-    ("ok", 6, |s| s.metrics.requests.measured_ok.to_string()),
-    ("err", 4, |s| s.metrics.requests.measured_errors.to_string()),
-    ("rate", 7, |s| {
-        s.cell.load.request_rate.map_or("-".into(), format_rps)
-    }),
-    ("offered", 8, |s| rps(s, |l| l.offered_rps)),
-    ("achieved", 9, |s| rps(s, |l| l.achieved_rps)),
-    ("lag p99", 8, |s| {
-        ms(load(s).and_then(|l| l.schedule_lag_ms.as_ref()), |d| d.p99)
-    }),
-    ("queue p99", 10, |s| {
-        ms(load(s).and_then(|l| l.queue_ms.as_ref()), |d| d.p99)
-    }),
-    ("TTFT p50", 9, |s| ttft(s, |d| d.p50)),
-    ("TTFT p99", 9, |s| ttft(s, |d| d.p99)),
-    ("TPOT p50", 9, |s| ms(s.metrics.tpot_ms.as_ref(), |d| d.p50)),
-    ("server t/s", 11, |s| {
-        num(Some(s.metrics.throughput.server_direct_tps))
-    }),
-    ("steady", 7, |s| verdict(s).into()),
+    Cell,
+    Number("ok", 6, q::OK),
+    Number("err", 4, q::ERRORS),
+    Number("rate", 7, q::TARGET_RPS),
+    Number("offered", 8, q::OFFERED_RPS),
+    Number("achieved", 9, q::ACHIEVED_RPS),
+    Number("lag p99", 8, q::SCHEDULE_LAG_P99),
+    Number("queue p99", 10, q::QUEUE_P99),
+    Number("TTFT p50", 9, q::TTFT_P50),
+    Number("TTFT p99", 9, q::TTFT_P99),
+    Number("TPOT p50", 9, q::TPOT_P50),
+    Number("server t/s", 11, q::SERVER_TPS),
+    Steady,
 ];
-
-fn load(s: &CellSummary) -> Option<&LoadMetrics> {
-    s.metrics.load.as_ref()
-}
-
-fn rps(s: &CellSummary, f: fn(&LoadMetrics) -> f64) -> String {
-    load(s).map_or("-".into(), |l| format!("{:.2}", f(l)))
-}
 
 /// The results table, one row per cell: closed-loop cells, then (under their own header)
 /// open-loop cells.
@@ -96,7 +71,9 @@ pub fn text(summaries: &[CellSummary]) -> String {
     let with_cost = |base: &[Column], cells: &[&CellSummary]| -> Vec<Column> {
         let mut all = base.to_vec();
         if cells.iter().any(|s| s.cost.is_some()) {
+            let verdict = all.pop();
             all.extend_from_slice(COST_COLUMNS);
+            all.extend(verdict);
         }
         all
     };
@@ -127,21 +104,25 @@ fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
         .unwrap_or(4)
         .max(4);
     let mut out = String::new();
-    for (i, (h, w, _)) in columns.iter().enumerate() {
+    for (i, c) in columns.iter().enumerate() {
+        let (h, w) = match c {
+            Cell => ("cell", first),
+            Number(h, w, _) => (*h, *w),
+            Steady => ("steady", 7),
+        };
         let _ = if i == 0 {
-            write!(out, "{h:<first$}")
+            write!(out, "{h:<w$}")
         } else {
             write!(out, " {h:>w$}")
         };
     }
     out.push('\n');
     for s in summaries {
-        for (i, (_, w, get)) in columns.iter().enumerate() {
-            let v = get(s);
-            let _ = if i == 0 {
-                write!(out, "{v:<first$}")
-            } else {
-                write!(out, " {v:>w$}")
+        for c in columns {
+            let _ = match c {
+                Cell => write!(out, "{:<first$}", cell_label(s)),
+                Number(_, w, q) => write!(out, " {:>w$}", value(q, s)),
+                Steady => write!(out, " {:>7}", verdict(s)),
             };
         }
         out.push('\n');
@@ -149,23 +130,28 @@ fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
     out
 }
 
-fn whole_response(s: &CellSummary) -> bool {
-    s.metrics.ttft_basis == TtftBasis::WholeResponse
+/// `q`'s value in `s` as the registry writes it, `-` when absent, and `*` after a TTFT that
+/// is the time to the whole response.
+fn value(q: &Quantity, s: &CellSummary) -> String {
+    let v = q.text(s).unwrap_or_else(|| "-".into());
+    if q.field.starts_with("ttft_ms") && whole_response(s) {
+        v + "*"
+    } else {
+        v
+    }
 }
 
-/// A TTFT value, marked `*` where it is the time to the whole response.
-fn ttft(s: &CellSummary, f: fn(&Distribution) -> f64) -> String {
-    let v = ms(s.metrics.ttft_ms.as_ref(), f);
-    if whole_response(s) { v + "*" } else { v }
+fn whole_response(s: &CellSummary) -> bool {
+    s.metrics.ttft_basis == TtftBasis::WholeResponse
 }
 
 /// One cell in one line.
 pub fn one_line(s: &CellSummary) -> String {
     format!(
         "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, {}",
-        ttft(s, |d| d.p50),
-        ms(s.metrics.tpot_ms.as_ref(), |d| d.p50),
-        num(Some(s.metrics.throughput.server_direct_tps)),
+        value(&q::TTFT_P50, s),
+        value(&q::TPOT_P50, s),
+        value(&q::SERVER_TPS, s),
         s.metrics.requests.measured_ok,
         s.metrics.requests.measured_errors,
         verdict(s)
@@ -184,10 +170,6 @@ fn verdict(s: &CellSummary) -> &'static str {
 
 fn ms(d: Option<&Distribution>, f: fn(&Distribution) -> f64) -> String {
     d.map_or("-".into(), |d| format!("{:.1}", f(d)))
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or("-".into(), |x| format!("{x:.0}"))
 }
 
 /// TTFT p50 by conversation turn for the multi-turn cells (empty when there are none).

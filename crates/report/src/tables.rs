@@ -1,7 +1,8 @@
 //! The per-scenario results tables of report.html and summary.md: which columns, in which
 //! order, and the rows of each scenario: one table of closed-loop cells (by N) and one of
 //! open-loop cells (by request rate, with the load columns and the overload verdict), each
-//! with per-GPU throughput and cost where its endpoint states hardware.
+//! with per-GPU throughput and cost where its endpoint states hardware, and the server's
+//! running, waiting and KV-cache gauges where its `/metrics` was scraped.
 //! Writers format them; nothing is computed here.
 
 use plateau_model::results::run_info::RunStatus;
@@ -52,6 +53,16 @@ pub const OPEN_COLUMNS: [Quantity; 14] = [
 /// endpoint states `hardware`).
 pub const COST_COLUMNS: [Quantity; 2] = [q::TPS_PER_GPU, q::USD_PER_MILLION];
 
+/// The server's own view of Measure, added to a table when any of its cells scraped the
+/// server's `/metrics`: a waiting queue while plateau holds N in flight means the server
+/// is saturated at that N.
+pub const SERVER_COLUMNS: [Quantity; 4] = [
+    q::SERVER_RUNNING_MEAN,
+    q::SERVER_WAITING_MEAN,
+    q::SERVER_KV_MAX,
+    q::SERVER_PREFIX_HIT_RATE,
+];
+
 /// Whether any of `rows` has a cost block.
 fn any_cost(rows: &[Row<'_>]) -> bool {
     rows.iter().any(|r| r.summary.cost.is_some())
@@ -64,7 +75,7 @@ pub struct Group<'a> {
     /// Open-loop cells (else closed-loop).
     pub open: bool,
     /// The numeric columns: [`COLUMNS`] or [`OPEN_COLUMNS`], then [`COST_COLUMNS`] when a
-    /// row has a cost.
+    /// row has a cost and [`SERVER_COLUMNS`] when a row has the server's metrics.
     pub columns: Vec<Quantity>,
     /// Rows: the series label (when the run has several series), the cell's path and summary.
     pub rows: Vec<Row<'a>>,
@@ -113,6 +124,9 @@ pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
         };
         if any_cost(&rows) {
             columns.extend(COST_COLUMNS);
+        }
+        if rows.iter().any(|r| r.summary.server.is_some()) {
+            columns.extend(SERVER_COLUMNS);
         }
         Group {
             scenario: &m.scenarios[k],

@@ -1,96 +1,93 @@
-//! `summary.csv`: one row per cell, the headline numbers of each `summary.json` (no metric
-//! is computed here; every value is read from the summary). The hardware and cost columns
-//! are always there, empty where the endpoint states no hardware, so that every run's CSV
+//! `summary.csv`: one row per cell, the identity of each cell and the numbers of its
+//! `summary.json` as the [quantity registry](crate::quantity) reads them (no metric is
+//! computed here). The hardware, cost and server columns are always there, empty where the
+//! endpoint states no hardware or its `/metrics` was not scraped, so that every run's CSV
 //! has the same columns.
 
 use std::path::Path;
 
-use crate::metrics::{Distribution, LoadMetrics};
-use crate::results::cost::Cost;
+use crate::quantity::{self as q, Quantity};
 use crate::results::summary::{CellStatus, CellSummary};
 use crate::results::{ResultsError, write_atomic};
 
-type Column = (&'static str, fn(&CellSummary) -> String);
+/// One column of `summary.csv`.
+#[derive(Clone, Copy, Debug)]
+pub enum Column {
+    /// Text that is not a number of the registry: header and how to write it.
+    Text(&'static str, fn(&CellSummary) -> String),
+    /// A registered quantity, under its [`Quantity::column`] name, written in full
+    /// precision; empty where the summary has none.
+    Number(Quantity),
+}
 
-/// The columns, in order: header and how to read the value from a summary.
+impl Column {
+    /// The header.
+    pub fn header(&self) -> &'static str {
+        match self {
+            Column::Text(h, _) => h,
+            Column::Number(q) => q.column,
+        }
+    }
+
+    /// The value in `s`.
+    pub fn value(&self, s: &CellSummary) -> String {
+        match self {
+            Column::Text(_, f) => f(s),
+            Column::Number(q) => q.value(s).map(|v| v.to_string()).unwrap_or_default(),
+        }
+    }
+}
+
+use Column::{Number, Text};
+
+/// The columns, in order.
 pub const COLUMNS: &[Column] = &[
-    ("endpoint", |s| s.cell.endpoint.clone()),
-    ("engine", |s| s.cell.engine.as_str().into()),
-    ("model", |s| s.cell.model.clone()),
-    ("model_name", |s| s.cell.model_name.clone()),
-    ("scenario", |s| s.cell.scenario.clone()),
-    ("concurrency", |s| opt(s.cell.load.concurrency)),
-    ("request_rate", |s| opt(s.cell.load.request_rate)),
-    ("arrival", |s| {
+    Text("endpoint", |s| s.cell.endpoint.clone()),
+    Text("engine", |s| s.cell.engine.as_str().into()),
+    Text("model", |s| s.cell.model.clone()),
+    Text("model_name", |s| s.cell.model_name.clone()),
+    Text("scenario", |s| s.cell.scenario.clone()),
+    Number(q::CONCURRENCY),
+    Number(q::TARGET_RPS),
+    Text("arrival", |s| {
         s.cell.load.arrival.map(|a| a.label()).unwrap_or_default()
     }),
-    ("max_concurrency", |s| opt(s.cell.load.max_concurrency)),
-    ("repeat", |s| s.cell.repeat.to_string()),
-    ("status", |s| status(s.status).into()),
-    ("steady", |s| s.metrics.steady.steady.to_string()),
-    ("measured", |s| s.metrics.requests.measured.to_string()),
-    ("ok", |s| s.metrics.requests.measured_ok.to_string()),
-    ("errors", |s| s.metrics.requests.measured_errors.to_string()),
-    ("error_rate", |s| opt(s.metrics.requests.error_rate)),
-    ("error_time_fraction", |s| {
-        opt(s.metrics.requests.error_time_fraction)
-    }),
-    ("ttft_ms_p50", |s| dist(&s.metrics.ttft_ms, |d| d.p50)),
-    ("ttft_ms_p90", |s| dist(&s.metrics.ttft_ms, |d| d.p90)),
-    ("ttft_ms_p99", |s| dist(&s.metrics.ttft_ms, |d| d.p99)),
-    ("tpot_ms_p50", |s| dist(&s.metrics.tpot_ms, |d| d.p50)),
-    ("tpot_ms_p99", |s| dist(&s.metrics.tpot_ms, |d| d.p99)),
-    ("itl_chunk_ms_p50", |s| {
-        dist(&s.metrics.itl_chunk_ms, |d| d.p50)
-    }),
-    ("itl_chunk_ms_p99", |s| {
-        dist(&s.metrics.itl_chunk_ms, |d| d.p99)
-    }),
-    ("e2e_ms_p50", |s| dist(&s.metrics.e2e_ms, |d| d.p50)),
-    ("e2e_ms_p99", |s| dist(&s.metrics.e2e_ms, |d| d.p99)),
-    ("jitter_chunk", |s| opt(s.metrics.jitter.chunk)),
-    ("jitter_token", |s| opt(s.metrics.jitter.token)),
-    ("user_throughput_tps_mean", |s| {
-        dist(&s.metrics.user_throughput_tps, |d| d.mean)
-    }),
-    ("generation_throughput_tps_mean", |s| {
-        dist(&s.metrics.generation_throughput_tps, |d| d.mean)
-    }),
-    ("server_direct_tps", |s| {
-        s.metrics.throughput.server_direct_tps.to_string()
-    }),
-    ("server_derived_tps", |s| {
-        opt(s.metrics.throughput.server_derived_tps)
-    }),
-    ("request_rps", |s| {
-        s.metrics.throughput.request_rps.to_string()
-    }),
-    ("input_tps", |s| opt(s.metrics.throughput.input_tps)),
-    ("goodput_fraction", |s| {
-        opt(s.metrics.goodput.as_ref().and_then(|g| g.fraction))
-    }),
-    ("concurrency_mean", |s| {
-        s.metrics.concurrency.mean.to_string()
-    }),
-    ("offered_rps", |s| load(s, |l| Some(l.offered_rps))),
-    ("achieved_rps", |s| load(s, |l| Some(l.achieved_rps))),
-    ("schedule_lag_ms_p99", |s| {
-        load(s, |l| l.schedule_lag_ms.as_ref().map(|d| d.p99))
-    }),
-    ("queue_ms_p99", |s| {
-        load(s, |l| l.queue_ms.as_ref().map(|d| d.p99))
-    }),
-    ("ttft_from_send_ms_p99", |s| {
-        load(s, |l| {
-            l.from_send
-                .as_ref()
-                .and_then(|f| f.ttft_ms.as_ref())
-                .map(|d| d.p99)
-        })
-    }),
-    ("overloaded", |s| s.metrics.steady.overloaded.to_string()),
-    ("synthetic_data", |s| s.workload.synthetic.to_string()),
-    ("labels", |s| {
+    Text("max_concurrency", |s| opt(s.cell.load.max_concurrency)),
+    Text("repeat", |s| s.cell.repeat.to_string()),
+    Text("status", |s| status(s.status).into()),
+    Text("steady", |s| s.metrics.steady.steady.to_string()),
+    Number(q::MEASURED),
+    Number(q::OK),
+    Number(q::ERRORS),
+    Number(q::ERROR_RATE),
+    Number(q::ERROR_TIME_FRACTION),
+    Number(q::TTFT_P50),
+    Number(q::TTFT_P90),
+    Number(q::TTFT_P99),
+    Number(q::TPOT_P50),
+    Number(q::TPOT_P99),
+    Number(q::ITL_P50),
+    Number(q::ITL_P99),
+    Number(q::E2E_P50),
+    Number(q::E2E_P99),
+    Number(q::JITTER_CHUNK),
+    Number(q::JITTER_TOKEN),
+    Number(q::USER_TPS),
+    Number(q::GENERATION_TPS),
+    Number(q::SERVER_TPS),
+    Number(q::SERVER_DERIVED_TPS),
+    Number(q::REQUEST_RPS),
+    Number(q::INPUT_TPS),
+    Number(q::GOODPUT_FRACTION),
+    Number(q::CONCURRENCY_MEAN),
+    Number(q::OFFERED_RPS),
+    Number(q::ACHIEVED_RPS),
+    Number(q::SCHEDULE_LAG_P99),
+    Number(q::QUEUE_P99),
+    Number(q::TTFT_FROM_SEND_P99),
+    Text("overloaded", |s| s.metrics.steady.overloaded.to_string()),
+    Text("synthetic_data", |s| s.workload.synthetic.to_string()),
+    Text("labels", |s| {
         s.cell
             .labels
             .iter()
@@ -98,38 +95,43 @@ pub const COLUMNS: &[Column] = &[
             .collect::<Vec<_>>()
             .join(";")
     }),
-    ("gpu", |s| {
+    Text("gpu", |s| {
         opt(s.cell.hardware.as_ref().and_then(|h| h.gpu.clone()))
     }),
-    ("gpu_count", |s| opt(cost(s, |c| c.gpu_count))),
-    ("output_tps_per_gpu", |s| {
-        opt(cost(s, |c| c.output_tps_per_gpu))
+    Number(q::GPU_COUNT),
+    Number(q::TPS_PER_GPU),
+    Number(q::COST_PER_HOUR),
+    Number(q::USD_PER_MILLION),
+    Text("server_saturated", |s| {
+        opt(s.server.as_ref().and_then(|m| m.saturated))
     }),
-    ("cost_per_hour", |s| opt(cost(s, |c| c.cost_per_hour))),
-    ("usd_per_million_output_tokens", |s| {
-        opt(cost(s, |c| c.usd_per_million_output_tokens))
-    }),
+    Number(q::SERVER_RUNNING_MEAN),
+    Number(q::SERVER_WAITING_MEAN),
+    Number(q::SERVER_WAITING_MAX),
+    Number(q::SERVER_KV_MAX),
+    Number(q::SERVER_PREFIX_HIT_RATE),
+    Number(q::SERVER_PREEMPTIONS),
 ];
 
 /// The CSV text for `summaries`.
-pub fn render(summaries: &[CellSummary]) -> String {
-    let mut out = COLUMNS
-        .iter()
-        .map(|(h, _)| *h)
-        .collect::<Vec<_>>()
-        .join(",");
-    out.push('\n');
+pub fn render(summaries: &[CellSummary]) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(COLUMNS.iter().map(Column::header))?;
     for s in summaries {
-        let row: Vec<String> = COLUMNS.iter().map(|(_, get)| quote(&get(s))).collect();
-        out.push_str(&row.join(","));
-        out.push('\n');
+        w.write_record(COLUMNS.iter().map(|c| c.value(s)))?;
     }
-    out
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Writes `summary.csv` atomically.
 pub fn write(path: &Path, summaries: &[CellSummary]) -> Result<(), ResultsError> {
-    write_atomic(path, render(summaries).as_bytes())
+    let text = render(summaries).map_err(|e| ResultsError::Format {
+        path: path.to_owned(),
+        line: None,
+        message: e.to_string(),
+    })?;
+    write_atomic(path, text.as_bytes())
 }
 
 fn status(s: CellStatus) -> &'static str {
@@ -140,41 +142,49 @@ fn status(s: CellStatus) -> &'static str {
     }
 }
 
-fn dist(d: &Option<Distribution>, f: fn(&Distribution) -> f64) -> String {
-    opt(d.as_ref().map(f))
-}
-
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
-}
-
-/// A value of the summary's `load` block (absent in summaries from before open loops).
-fn load(s: &CellSummary, f: fn(&LoadMetrics) -> Option<f64>) -> String {
-    opt(s.metrics.load.as_ref().and_then(f))
-}
-
-/// A value of the summary's `cost` block (absent where the endpoint states no hardware).
-fn cost<T>(s: &CellSummary, f: fn(&Cost) -> Option<T>) -> Option<T> {
-    s.cost.as_ref().and_then(f)
-}
-
-/// RFC 4180 quoting where needed.
-fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_owned()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A real cell summary from the report's fixtures.
+    fn summary() -> CellSummary {
+        let text =
+            include_str!("../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
+        serde_json::from_str(text).expect("fixture summary")
+    }
+
     #[test]
-    fn quoting() {
-        assert_eq!(quote("a,b"), "\"a,b\"");
-        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(quote("plain/x"), "plain/x");
+    fn every_number_is_the_registrys_reading_and_text_is_quoted() {
+        let mut headers: Vec<&str> = COLUMNS.iter().map(Column::header).collect();
+        headers.sort_unstable();
+        let n = headers.len();
+        headers.dedup();
+        assert_eq!(headers.len(), n, "a header repeats");
+
+        let mut s = summary();
+        s.cell.endpoint = "a,\"b\"".into();
+        let text = render(std::slice::from_ref(&s)).expect("renders");
+        let mut rows = csv::Reader::from_reader(text.as_bytes());
+        let head = rows.headers().expect("header").clone();
+        let row = rows.records().next().expect("a row").expect("parses");
+        assert_eq!(row.len(), COLUMNS.len());
+        let at = |h: &str| &row[head.iter().position(|x| x == h).expect(h)];
+        assert_eq!(at("endpoint"), "a,\"b\"");
+        let ttft = s.metrics.ttft_ms.as_ref().expect("ttft").p50;
+        assert_eq!(at("ttft_ms_p50").parse::<f64>().expect("number"), ttft);
+        for c in COLUMNS {
+            if let Column::Number(q) = c {
+                let cell = at(q.column);
+                match q.value(&s) {
+                    Some(v) => assert_eq!(cell.parse::<f64>().expect(q.column), v, "{}", q.column),
+                    None => assert_eq!(cell, "", "{}", q.column),
+                }
+            }
+        }
+        assert_eq!(at("server_saturated"), "", "not scraped");
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::load::LoadInfo;
-use crate::results::headline::HEADLINES;
+use crate::quantity::HEADLINES;
 use crate::results::summary::{CellStatus, CellSummary};
 
 /// File name, at the top of the results directory.
@@ -115,8 +115,8 @@ pub fn aggregate(summaries: &[CellSummary], repeats: u32) -> RepeatsReport {
             let metrics = HEADLINES
                 .iter()
                 .filter_map(|h| {
-                    let values = counted.iter().filter_map(|s| (h.read)(s)).collect();
-                    Spread::of(h.key, h.unit, values)
+                    let values = counted.iter().filter_map(|s| h.value(s)).collect();
+                    Spread::of(h.field, h.unit, values)
                 })
                 .collect();
             let first = &group[0].cell;

@@ -198,4 +198,32 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
         .count();
         assert_eq!(drawn, if name == scraped { 3 } else { 0 }, "{name}");
     }
+
+    // The tables gain the server's view of Measure (running 8, waiting 2, KV 0.5), and the
+    // CSV its columns, read through the one registry.
+    let md = std::fs::read_to_string(&out.markdown).unwrap();
+    for header in [
+        "server running, mean",
+        "server waiting, mean",
+        "KV cache usage, max",
+    ] {
+        assert!(md.contains(header), "summary.md lacks {header:?}");
+    }
+    let csv = std::fs::read_to_string(&out.csv).unwrap();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let head = rows.headers().unwrap().clone();
+    let col = |h: &str| head.iter().position(|x| x == h).unwrap();
+    let row = rows
+        .records()
+        .map(Result::unwrap)
+        .find(|r| !r[col("server_waiting_mean")].is_empty())
+        .expect("the scraped cell's row");
+    assert_eq!(&row[col("server_running_mean")], "8");
+    assert_eq!(&row[col("server_waiting_mean")], "2");
+    assert_eq!(&row[col("server_kv_cache_usage_max")], "0.5");
+    assert_eq!(
+        &row[col("server_saturated")],
+        "true",
+        "waiting > 0 in every scrape"
+    );
 }

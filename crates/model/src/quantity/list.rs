@@ -1,0 +1,526 @@
+//! The quantities, one constant each, and the lists that order them for a purpose
+//! ([`HEADLINES`]). Each constant's closure is the one place its value is read.
+
+use super::{Better, Kind, Quantity, Reading, mean, p50, p90, p99};
+use crate::metrics::LoadMetrics;
+use crate::results::cost::Cost;
+use crate::results::summary::CellSummary;
+use crate::scrape::summary::PhaseServer;
+
+macro_rules! quantity {
+    ($name:ident, $field:literal, $column:literal, $label:literal, $unit:literal, $kind:ident, $better:ident, $read:expr) => {
+        #[doc = concat!("`", $field, "`: ", $label, ".")]
+        pub const $name: Quantity = Quantity {
+            field: $field,
+            column: $column,
+            label: $label,
+            unit: $unit,
+            kind: Kind::$kind,
+            read: $read,
+            better: Better::$better,
+        };
+    };
+}
+
+fn plain(v: f64) -> Option<Reading> {
+    Some(Reading::plain(v))
+}
+
+fn load(s: &CellSummary) -> Option<&LoadMetrics> {
+    s.metrics.load.as_ref()
+}
+
+fn cost(s: &CellSummary, f: fn(&Cost) -> Option<f64>) -> Option<Reading> {
+    s.cost.as_ref().and_then(f).map(Reading::plain)
+}
+
+/// The server's own metrics over Measure, when it was scraped.
+fn server(s: &CellSummary) -> Option<&PhaseServer> {
+    s.server.as_ref().map(|m| &m.measure)
+}
+
+// The cell's load.
+quantity!(
+    CONCURRENCY,
+    "cell.concurrency",
+    "concurrency",
+    "N",
+    "",
+    Count,
+    Neither,
+    |s| s
+        .cell
+        .load
+        .concurrency
+        .map(|n| Reading::plain(f64::from(n)))
+);
+quantity!(
+    TARGET_RPS,
+    "cell.request_rate",
+    "request_rate",
+    "target rate",
+    "req/s",
+    Measure,
+    Neither,
+    |s| s.cell.load.request_rate.map(Reading::plain)
+);
+quantity!(
+    OFFERED_RPS,
+    "load.offered_rps",
+    "offered_rps",
+    "offered",
+    "req/s",
+    Measure,
+    Neither,
+    |s| { load(s).and_then(|l| plain(l.offered_rps)) }
+);
+quantity!(
+    ACHIEVED_RPS,
+    "load.achieved_rps",
+    "achieved_rps",
+    "achieved",
+    "req/s",
+    Measure,
+    Neither,
+    |s| { load(s).and_then(|l| plain(l.achieved_rps)) }
+);
+quantity!(
+    SCHEDULE_LAG_P99,
+    "load.schedule_lag_ms.p99",
+    "schedule_lag_ms_p99",
+    "schedule lag p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| { p99(load(s).map_or(&None, |l| &l.schedule_lag_ms)) }
+);
+quantity!(
+    QUEUE_P99,
+    "load.queue_ms.p99",
+    "queue_ms_p99",
+    "queue p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| { p99(load(s).map_or(&None, |l| &l.queue_ms)) }
+);
+quantity!(
+    TTFT_FROM_SEND_P99,
+    "load.from_send.ttft_ms.p99",
+    "ttft_from_send_ms_p99",
+    "TTFT p99 from the send",
+    "ms",
+    Measure,
+    Lower,
+    |s| {
+        p99(load(s)
+            .and_then(|l| l.from_send.as_ref())
+            .map_or(&None, |f| &f.ttft_ms))
+    }
+);
+quantity!(
+    CONCURRENCY_MEAN,
+    "concurrency.mean",
+    "concurrency_mean",
+    "concurrency, mean",
+    "",
+    Measure,
+    Neither,
+    |s| { plain(s.metrics.concurrency.mean) }
+);
+
+// Requests.
+quantity!(
+    MEASURED,
+    "requests.measured",
+    "measured",
+    "measured",
+    "",
+    Count,
+    Neither,
+    |s| { plain(s.metrics.requests.measured as f64) }
+);
+quantity!(
+    OK,
+    "requests.measured_ok",
+    "ok",
+    "ok",
+    "",
+    Count,
+    Neither,
+    |s| { plain(s.metrics.requests.measured_ok as f64) }
+);
+quantity!(
+    ERRORS,
+    "requests.measured_errors",
+    "errors",
+    "errors",
+    "",
+    Count,
+    Lower,
+    |s| { plain(s.metrics.requests.measured_errors as f64) }
+);
+quantity!(
+    ERROR_RATE,
+    "requests.error_rate",
+    "error_rate",
+    "error rate",
+    "",
+    Measure,
+    Lower,
+    |s| s.metrics.requests.error_rate.map(Reading::plain)
+);
+quantity!(
+    ERROR_TIME_FRACTION,
+    "requests.error_time_fraction",
+    "error_time_fraction",
+    "slot-time in errors",
+    "",
+    Measure,
+    Lower,
+    |s| s.metrics.requests.error_time_fraction.map(Reading::plain)
+);
+
+// Latency.
+quantity!(
+    TTFT_P50,
+    "ttft_ms.p50",
+    "ttft_ms_p50",
+    "TTFT p50",
+    "ms",
+    Measure,
+    Lower,
+    |s| p50(&s.metrics.ttft_ms)
+);
+quantity!(
+    TTFT_P90,
+    "ttft_ms.p90",
+    "ttft_ms_p90",
+    "TTFT p90",
+    "ms",
+    Measure,
+    Lower,
+    |s| p90(&s.metrics.ttft_ms)
+);
+quantity!(
+    TTFT_P99,
+    "ttft_ms.p99",
+    "ttft_ms_p99",
+    "TTFT p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| p99(&s.metrics.ttft_ms)
+);
+quantity!(
+    TPOT_P50,
+    "tpot_ms.p50",
+    "tpot_ms_p50",
+    "TPOT p50",
+    "ms",
+    Measure,
+    Lower,
+    |s| p50(&s.metrics.tpot_ms)
+);
+quantity!(
+    TPOT_P99,
+    "tpot_ms.p99",
+    "tpot_ms_p99",
+    "TPOT p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| p99(&s.metrics.tpot_ms)
+);
+quantity!(
+    ITL_P50,
+    "itl_chunk_ms.p50",
+    "itl_chunk_ms_p50",
+    "ITL p50",
+    "ms",
+    Measure,
+    Lower,
+    |s| p50(&s.metrics.itl_chunk_ms)
+);
+quantity!(
+    ITL_P99,
+    "itl_chunk_ms.p99",
+    "itl_chunk_ms_p99",
+    "ITL p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| p99(&s.metrics.itl_chunk_ms)
+);
+quantity!(
+    ITL_TOKEN_P99,
+    "itl_token_ms.p99",
+    "itl_token_ms_p99",
+    "ITL p99 per token",
+    "ms",
+    Measure,
+    Lower,
+    |s| p99(&s.metrics.itl_token_ms)
+);
+quantity!(
+    E2E_P50,
+    "e2e_ms.p50",
+    "e2e_ms_p50",
+    "E2E p50",
+    "ms",
+    Measure,
+    Lower,
+    |s| p50(&s.metrics.e2e_ms)
+);
+quantity!(
+    E2E_P99,
+    "e2e_ms.p99",
+    "e2e_ms_p99",
+    "E2E p99",
+    "ms",
+    Measure,
+    Lower,
+    |s| p99(&s.metrics.e2e_ms)
+);
+quantity!(
+    JITTER_CHUNK,
+    "jitter.chunk",
+    "jitter_chunk",
+    "jitter",
+    "",
+    Measure,
+    Lower,
+    |s| s.metrics.jitter.chunk.map(Reading::plain)
+);
+quantity!(
+    JITTER_TOKEN,
+    "jitter.token",
+    "jitter_token",
+    "jitter per token",
+    "",
+    Measure,
+    Lower,
+    |s| s.metrics.jitter.token.map(Reading::plain)
+);
+
+// Throughput.
+quantity!(
+    USER_TPS,
+    "user_throughput_tps.mean",
+    "user_throughput_tps_mean",
+    "user throughput, mean",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| { mean(&s.metrics.user_throughput_tps) }
+);
+quantity!(
+    USER_TPS_P50,
+    "user_throughput_tps.p50",
+    "user_throughput_tps_p50",
+    "user throughput, p50",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| { p50(&s.metrics.user_throughput_tps) }
+);
+quantity!(
+    GENERATION_TPS,
+    "generation_throughput_tps.mean",
+    "generation_throughput_tps_mean",
+    "generation throughput, mean",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| { mean(&s.metrics.generation_throughput_tps) }
+);
+quantity!(
+    SERVER_TPS,
+    "throughput.server_direct_tps",
+    "server_direct_tps",
+    "server throughput",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| { plain(s.metrics.throughput.server_direct_tps) }
+);
+quantity!(
+    SERVER_DERIVED_TPS,
+    "throughput.server_derived_tps",
+    "server_derived_tps",
+    "server throughput, derived (mean user × N)",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| s.metrics.throughput.server_derived_tps.map(Reading::plain)
+);
+quantity!(
+    REQUEST_RPS,
+    "throughput.request_rps",
+    "request_rps",
+    "request rate",
+    "req/s",
+    Measure,
+    Higher,
+    |s| { plain(s.metrics.throughput.request_rps) }
+);
+quantity!(
+    INPUT_TPS,
+    "throughput.input_tps",
+    "input_tps",
+    "input throughput",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| s.metrics.throughput.input_tps.map(Reading::plain)
+);
+quantity!(
+    GOODPUT_RPS,
+    "goodput.rate_rps",
+    "goodput_rps",
+    "goodput",
+    "req/s",
+    Measure,
+    Higher,
+    |s| s
+        .metrics
+        .goodput
+        .as_ref()
+        .map(|g| Reading::plain(g.rate_rps))
+);
+quantity!(
+    GOODPUT_FRACTION,
+    "goodput.fraction",
+    "goodput_fraction",
+    "goodput share",
+    "",
+    Measure,
+    Higher,
+    |s| s
+        .metrics
+        .goodput
+        .as_ref()
+        .and_then(|g| g.fraction)
+        .map(Reading::plain)
+);
+
+// Hardware and cost (only where the endpoint states them).
+quantity!(
+    GPU_COUNT,
+    "cost.gpu_count",
+    "gpu_count",
+    "GPUs",
+    "",
+    Count,
+    Neither,
+    |s| cost(s, |c| c.gpu_count.map(f64::from))
+);
+quantity!(
+    TPS_PER_GPU,
+    "cost.output_tps_per_gpu",
+    "output_tps_per_gpu",
+    "output per GPU",
+    "tok/s",
+    Measure,
+    Higher,
+    |s| { cost(s, |c| c.output_tps_per_gpu) }
+);
+quantity!(
+    COST_PER_HOUR,
+    "cost.cost_per_hour",
+    "cost_per_hour",
+    "cost per hour",
+    "USD/h",
+    Measure,
+    Neither,
+    |s| { cost(s, |c| c.cost_per_hour) }
+);
+quantity!(
+    USD_PER_MILLION,
+    "cost.usd_per_million_output_tokens",
+    "usd_per_million_output_tokens",
+    "cost",
+    "USD/M out tok",
+    Measure,
+    Lower,
+    |s| { cost(s, |c| c.usd_per_million_output_tokens) }
+);
+
+// The server's own view of Measure (only where its /metrics was scraped).
+quantity!(
+    SERVER_RUNNING_MEAN,
+    "server.measure.running.mean",
+    "server_running_mean",
+    "server running, mean",
+    "",
+    Measure,
+    Neither,
+    |s| { server(s)?.running.map(|g| Reading::plain(g.mean)) }
+);
+quantity!(
+    SERVER_WAITING_MEAN,
+    "server.measure.waiting.mean",
+    "server_waiting_mean",
+    "server waiting, mean",
+    "",
+    Measure,
+    Lower,
+    |s| { server(s)?.waiting.map(|g| Reading::plain(g.mean)) }
+);
+quantity!(
+    SERVER_WAITING_MAX,
+    "server.measure.waiting.max",
+    "server_waiting_max",
+    "server waiting, max",
+    "",
+    Measure,
+    Lower,
+    |s| { server(s)?.waiting.map(|g| Reading::plain(g.max)) }
+);
+quantity!(
+    SERVER_KV_MAX,
+    "server.measure.kv_cache_usage.max",
+    "server_kv_cache_usage_max",
+    "KV cache usage, max",
+    "",
+    Measure,
+    Neither,
+    |s| { server(s)?.kv_cache_usage.map(|g| Reading::plain(g.max)) }
+);
+quantity!(
+    SERVER_PREFIX_HIT_RATE,
+    "server.measure.prefix_cache_hit_rate",
+    "server_prefix_cache_hit_rate",
+    "prefix-cache hit rate",
+    "",
+    Measure,
+    Higher,
+    |s| { server(s)?.prefix_cache_hit_rate.map(Reading::plain) }
+);
+quantity!(
+    SERVER_PREEMPTIONS,
+    "server.measure.preemptions",
+    "server_preemptions",
+    "preemptions",
+    "",
+    Count,
+    Lower,
+    |s| { server(s)?.preemptions.map(Reading::plain) }
+);
+
+/// The headline numbers of a cell, in the order tables show them: the few a reader
+/// compares between runs. Across-run spreads (`repeats.json`) are computed for these.
+pub const HEADLINES: &[Quantity] = &[
+    TTFT_P50,
+    TTFT_P99,
+    TPOT_P50,
+    TPOT_P99,
+    ITL_TOKEN_P99,
+    E2E_P50,
+    E2E_P99,
+    SERVER_TPS,
+    REQUEST_RPS,
+    USER_TPS_P50,
+    GOODPUT_RPS,
+    ERROR_RATE,
+];
