@@ -68,7 +68,18 @@ impl Running {
         bounds: &PhaseBounds,
     ) -> Result<Finished, ResultsError> {
         self.stop.cancel();
-        let polled = self.task.await.unwrap_or_default();
+        let polled = match self.task.await {
+            Ok(polled) => polled,
+            Err(e) => {
+                // A scraper that panicked took its scrapes with it; the cell's own numbers
+                // are untouched, but say why its summary has no `server` block.
+                tracing::warn!(
+                    "the server-metrics scraper of this cell stopped abnormally ({e}); \
+                     the cell has no server metrics"
+                );
+                Polled::default()
+            }
+        };
         let mut out = Finished {
             server: None,
             refused: polled.refused.clone(),

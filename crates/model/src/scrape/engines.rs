@@ -82,7 +82,9 @@ pub const SGLANG: Table = Table {
     kv_usage: KvUsage::Fraction(&["sglang:token_usage"]),
     prefix_queries: &["sglang:prompt_tokens_total"],
     prefix_hits: &["sglang:cached_tokens_total"],
-    preemptions: &[],
+    // Retracted requests (SGLang's preemption) as a counter; the older
+    // `sglang:num_retracted_reqs` is a gauge of the last batch, not a count.
+    preemptions: &["sglang:num_retracted_requests_total"],
     prompt_tokens: &["sglang:prompt_tokens_total"],
     generation_tokens: &["sglang:generation_tokens_total"],
     ttft: &["sglang:time_to_first_token_seconds"],

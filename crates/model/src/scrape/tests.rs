@@ -114,6 +114,10 @@ sglang:token_usage{model_name="m",tp_rank="0"} 0.25
 sglang:prompt_tokens_total{model_name="m"} 400.0
 sglang:cached_tokens_total{model_name="m"} 100.0
 sglang:generation_tokens_total{model_name="m"} 60.0
+# TYPE sglang:num_retracted_reqs gauge
+sglang:num_retracted_reqs{model_name="m",tp_rank="0"} 3.0
+# TYPE sglang:num_retracted_requests_total counter
+sglang:num_retracted_requests_total{model_name="m",tp_rank="0"} 2.0
 sglang:time_to_first_token_seconds_bucket{le="0.5",model_name="m"} 1.0
 sglang:time_to_first_token_seconds_bucket{le="+Inf",model_name="m"} 1.0
 sglang:inter_token_latency_seconds_bucket{le="0.02",model_name="m"} 9.0
@@ -223,8 +227,10 @@ fn sglang_exposition_maps_cached_over_prompt_tokens() {
     assert_eq!(p.generation_tokens_per_s, Some(60.0));
     assert!((p.ttft_s.expect("ttft").p50 - 0.25).abs() < 1e-12);
     assert!((p.tpot_s.expect("itl").p50 - 0.01).abs() < 1e-12);
-    assert_eq!(p.preemptions, None);
-    assert_eq!(engines::SGLANG.absent(), vec!["preemptions"]);
+    // Retractions are SGLang's preemptions: the counter's increase, never the old gauge
+    // (`num_retracted_reqs`, the last batch's count), which would read 3 here.
+    assert_eq!(p.preemptions, Some(2.0));
+    assert!(engines::SGLANG.absent().is_empty());
 }
 
 #[test]
