@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
-use named::Named;
+pub use endpoint::{Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig};
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
 pub use server_metrics::ServerMetricsConfig;
 
@@ -109,168 +109,6 @@ pub struct RunConfig {
     pub server_metrics: ServerMetricsConfig,
 }
 
-/// One server.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct EndpointConfig {
-    /// Short name, used in result paths.
-    pub name: String,
-    /// Base URL including `/v1`; `sim://` or absent with engine `sim` starts the simulator
-    /// in-process.
-    #[serde(default)]
-    pub url: Option<String>,
-    /// Which server this is; selects request extras, never a metric definition.
-    pub engine: Engine,
-    /// Chat or completions API.
-    #[serde(default)]
-    pub api: Api,
-    /// Name of the environment variable holding the API key (sent as a bearer token).
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    /// Extra HTTP headers.
-    #[serde(default)]
-    pub headers: Vec<HeaderConfig>,
-    /// Extra JSON fields merged into every request body.
-    #[serde(default)]
-    pub extra_body: serde_json::Map<String, serde_json::Value>,
-    /// Settings of the in-process simulator (engine `sim` only).
-    #[serde(default)]
-    pub sim: Option<serde_json::Value>,
-    /// What plateau cannot see, as the user names it (`{"quantization": "fp8", "tp": "2"}`):
-    /// kept in `run.json` and every cell's summary, never sent.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
-    /// The hardware behind the endpoint: gives per-GPU throughput and cost per token.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware: Option<HardwareConfig>,
-}
-
-/// The hardware behind an endpoint, as the user states it; every key optional.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HardwareConfig {
-    /// Accelerator model, e.g. `H100 80GB`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<String>,
-    /// Accelerators serving the endpoint (at least 1): output throughput is divided by it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu_count: Option<u32>,
-    /// What the whole endpoint costs to run, USD per hour (0 or more).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_per_hour: Option<f64>,
-}
-
-/// One HTTP header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HeaderConfig {
-    /// Header name.
-    pub name: String,
-    /// Header value.
-    pub value: String,
-}
-
-/// One model.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ModelConfig {
-    /// Short id, used in result paths.
-    pub id: String,
-    /// The name the server knows it by (the request's `model`).
-    pub name: String,
-}
-
-/// The server software behind an endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// vLLM.
-    Vllm,
-    /// SGLang.
-    Sglang,
-    /// NVIDIA NIM.
-    Nim,
-    /// Hugging Face Text Generation Inference.
-    Tgi,
-    /// llama.cpp server.
-    Llamacpp,
-    /// Any other OpenAI-compatible server, hosted APIs included.
-    Openai,
-    /// plateau's simulated engine.
-    Sim,
-}
-
-impl Engine {
-    /// Whether the server honours `ignore_eos` in request bodies.
-    pub fn supports_ignore_eos(self) -> bool {
-        matches!(
-            self,
-            Engine::Vllm | Engine::Sglang | Engine::Nim | Engine::Llamacpp | Engine::Sim
-        )
-    }
-
-    /// Whether the server sends `usage` on every chunk when asked with
-    /// `stream_options.continuous_usage_stats` (vLLM's extension).
-    pub fn supports_continuous_usage(self) -> bool {
-        matches!(self, Engine::Vllm | Engine::Sim)
-    }
-
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vllm",
-            Engine::Sglang => "sglang",
-            Engine::Nim => "nim",
-            Engine::Tgi => "tgi",
-            Engine::Llamacpp => "llamacpp",
-            Engine::Openai => "openai",
-            Engine::Sim => "sim",
-        }
-    }
-}
-
-/// Which OpenAI API the requests use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Api {
-    /// `/v1/chat/completions`.
-    #[default]
-    Chat,
-    /// `/v1/completions`.
-    Completions,
-}
-
-impl Named for Engine {
-    const ALL: &'static [Engine] = &[
-        Engine::Vllm,
-        Engine::Sglang,
-        Engine::Nim,
-        Engine::Tgi,
-        Engine::Llamacpp,
-        Engine::Openai,
-        Engine::Sim,
-    ];
-    const NAMES: &'static [&'static str] =
-        &["vllm", "sglang", "nim", "tgi", "llamacpp", "openai", "sim"];
-}
-
-impl<'de> Deserialize<'de> for Engine {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        named::deserialize(d)
-    }
-}
-
-impl Named for Api {
-    const ALL: &'static [Api] = &[Api::Chat, Api::Completions];
-    const NAMES: &'static [&'static str] = &["chat", "completions"];
-}
-
-impl<'de> Deserialize<'de> for Api {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        named::deserialize(d)
-    }
-}
-
 /// Service-level objectives; a request meets them when every one given holds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -362,12 +200,14 @@ fn default_min_concurrency() -> f64 {
     0.95
 }
 
+mod endpoint;
 pub mod named;
 mod open_loop;
 mod server_metrics;
 
 #[cfg(test)]
 mod tests {
+    use super::named::Named;
     use super::*;
 
     #[test]

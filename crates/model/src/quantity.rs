@@ -6,8 +6,26 @@
 //!
 //! [`metrics`]: crate::metrics
 
+/// Defines one quantity constant (its doc says its field and label).
+macro_rules! quantity {
+    ($name:ident, $field:literal, $column:literal, $label:literal, $unit:literal, $kind:ident, $better:ident, $read:expr) => {
+        #[doc = concat!("`", $field, "`: ", $label, ".")]
+        pub const $name: Quantity = Quantity {
+            field: $field,
+            column: $column,
+            label: $label,
+            unit: $unit,
+            kind: $crate::quantity::Kind::$kind,
+            read: $read,
+            better: $crate::quantity::Better::$better,
+        };
+    };
+}
+
+mod context;
 mod list;
 
+pub use context::*;
 pub use list::*;
 
 use crate::metrics::Distribution;

@@ -1,42 +1,17 @@
-//! The quantities, one constant each, and the lists that order them for a purpose
-//! ([`HEADLINES`]). Each constant's closure is the one place its value is read.
+//! What plateau measured, one constant per quantity (the cell's load, requests, latency,
+//! throughput), and the lists that order quantities for a purpose ([`HEADLINES`]). Each
+//! constant's closure is the one place its value is read.
 
-use super::{Better, Kind, Quantity, Reading, mean, p50, p90, p99};
+use super::{Quantity, Reading, mean, p50, p90, p99};
 use crate::metrics::LoadMetrics;
-use crate::results::cost::Cost;
 use crate::results::summary::CellSummary;
-use crate::scrape::summary::PhaseServer;
 
-macro_rules! quantity {
-    ($name:ident, $field:literal, $column:literal, $label:literal, $unit:literal, $kind:ident, $better:ident, $read:expr) => {
-        #[doc = concat!("`", $field, "`: ", $label, ".")]
-        pub const $name: Quantity = Quantity {
-            field: $field,
-            column: $column,
-            label: $label,
-            unit: $unit,
-            kind: Kind::$kind,
-            read: $read,
-            better: Better::$better,
-        };
-    };
-}
-
-fn plain(v: f64) -> Option<Reading> {
+pub(super) fn plain(v: f64) -> Option<Reading> {
     Some(Reading::plain(v))
 }
 
 fn load(s: &CellSummary) -> Option<&LoadMetrics> {
     s.metrics.load.as_ref()
-}
-
-fn cost(s: &CellSummary, f: fn(&Cost) -> Option<f64>) -> Option<Reading> {
-    s.cost.as_ref().and_then(f).map(Reading::plain)
-}
-
-/// The server's own metrics over Measure, when it was scraped.
-fn server(s: &CellSummary) -> Option<&PhaseServer> {
-    s.server.as_ref().map(|m| &m.measure)
 }
 
 // The cell's load.
@@ -402,110 +377,6 @@ quantity!(
         .as_ref()
         .and_then(|g| g.fraction)
         .map(Reading::plain)
-);
-
-// Hardware and cost (only where the endpoint states them).
-quantity!(
-    GPU_COUNT,
-    "cost.gpu_count",
-    "gpu_count",
-    "GPUs",
-    "",
-    Count,
-    Neither,
-    |s| cost(s, |c| c.gpu_count.map(f64::from))
-);
-quantity!(
-    TPS_PER_GPU,
-    "cost.output_tps_per_gpu",
-    "output_tps_per_gpu",
-    "output per GPU",
-    "tok/s",
-    Measure,
-    Higher,
-    |s| { cost(s, |c| c.output_tps_per_gpu) }
-);
-quantity!(
-    COST_PER_HOUR,
-    "cost.cost_per_hour",
-    "cost_per_hour",
-    "cost per hour",
-    "USD/h",
-    Measure,
-    Neither,
-    |s| { cost(s, |c| c.cost_per_hour) }
-);
-quantity!(
-    USD_PER_MILLION,
-    "cost.usd_per_million_output_tokens",
-    "usd_per_million_output_tokens",
-    "cost",
-    "USD/M out tok",
-    Measure,
-    Lower,
-    |s| { cost(s, |c| c.usd_per_million_output_tokens) }
-);
-
-// The server's own view of Measure (only where its /metrics was scraped).
-quantity!(
-    SERVER_RUNNING_MEAN,
-    "server.measure.running.mean",
-    "server_running_mean",
-    "server running, mean",
-    "",
-    Measure,
-    Neither,
-    |s| { server(s)?.running.map(|g| Reading::plain(g.mean)) }
-);
-quantity!(
-    SERVER_WAITING_MEAN,
-    "server.measure.waiting.mean",
-    "server_waiting_mean",
-    "server waiting, mean",
-    "",
-    Measure,
-    Lower,
-    |s| { server(s)?.waiting.map(|g| Reading::plain(g.mean)) }
-);
-quantity!(
-    SERVER_WAITING_MAX,
-    "server.measure.waiting.max",
-    "server_waiting_max",
-    "server waiting, max",
-    "",
-    Measure,
-    Lower,
-    |s| { server(s)?.waiting.map(|g| Reading::plain(g.max)) }
-);
-quantity!(
-    SERVER_KV_MAX,
-    "server.measure.kv_cache_usage.max",
-    "server_kv_cache_usage_max",
-    "KV cache usage, max",
-    "",
-    Measure,
-    Neither,
-    |s| { server(s)?.kv_cache_usage.map(|g| Reading::plain(g.max)) }
-);
-quantity!(
-    SERVER_PREFIX_HIT_RATE,
-    "server.measure.prefix_cache_hit_rate",
-    "server_prefix_cache_hit_rate",
-    "prefix-cache hit rate",
-    "",
-    Measure,
-    Higher,
-    |s| { server(s)?.prefix_cache_hit_rate.map(Reading::plain) }
-);
-quantity!(
-    SERVER_PREEMPTIONS,
-    "server.measure.preemptions",
-    "server_preemptions",
-    "preemptions",
-    "",
-    Count,
-    Lower,
-    |s| { server(s)?.preemptions.map(Reading::plain) }
 );
 
 /// The headline numbers of a cell, in the order tables show them: the few a reader

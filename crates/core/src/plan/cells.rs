@@ -1,0 +1,134 @@
+//! The plan's matrix and its geometry: the cells in run order, the in-flight bound, each
+//! load's phase schedule, the wall-time estimate and where each cell's files go.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
+use crate::phase::Schedule;
+
+impl Plan {
+    /// Every cell of the listed loads. One run of each: endpoints outermost, then models,
+    /// scenarios, concurrencies, then rates. With `repeats` K > 1, K passes over the
+    /// matrix, each with the endpoints innermost and rotated by one per pass, so drift over
+    /// time (thermals, other tenants) falls on every endpoint alike and none always runs
+    /// first. Capacity-search probes are not listed: they are decided as the run goes.
+    pub fn cells(&self) -> Vec<Cell> {
+        let loads: Vec<Load> = self
+            .batch_sizes
+            .iter()
+            .map(|&n| Load::Concurrency(n))
+            .chain(self.request_rates.iter().map(|&rps| self.rate(rps)))
+            .collect();
+        let cell = |endpoint, model, scenario: &String, load, repeat| Cell {
+            endpoint,
+            model,
+            scenario: scenario.clone(),
+            load,
+            repeat,
+        };
+        let endpoints = self.endpoints.len();
+        let mut cells = Vec::new();
+        if self.repeats <= 1 {
+            for endpoint in 0..endpoints {
+                for model in 0..self.models.len() {
+                    for scenario in &self.scenarios {
+                        for &load in &loads {
+                            cells.push(cell(endpoint, model, scenario, load, 1));
+                        }
+                    }
+                }
+            }
+            return cells;
+        }
+        for repeat in 1..=self.repeats {
+            for model in 0..self.models.len() {
+                for scenario in &self.scenarios {
+                    for &load in &loads {
+                        for i in 0..endpoints {
+                            let endpoint = (i + repeat as usize - 1) % endpoints;
+                            cells.push(cell(endpoint, model, scenario, load, repeat));
+                        }
+                    }
+                }
+            }
+        }
+        cells
+    }
+
+    /// The most requests the run may hold in flight at once: the largest N, or for open
+    /// loops `max_concurrency` (else [`OPEN_LOOP_SESSIONS`], past which an open loop is
+    /// far beyond any server's capacity anyway). Sizes the connection pool and the
+    /// open-file limit.
+    pub fn max_in_flight(&self) -> u32 {
+        let closed = self.batch_sizes.iter().copied().max().unwrap_or(1);
+        let open = !self.request_rates.is_empty() || self.capacity.is_some();
+        let open = if open {
+            self.max_concurrency.unwrap_or(OPEN_LOOP_SESSIONS)
+        } else {
+            1
+        };
+        closed.max(open)
+    }
+
+    /// The open-loop load at `rps` with the plan's arrival process and cap.
+    pub fn rate(&self, rps: f64) -> Load {
+        Load::Rate(Rate {
+            rps,
+            arrival: self.arrival,
+            max_concurrency: self.max_concurrency,
+        })
+    }
+
+    /// The phase schedule of a cell under `load` (its slots: N, or the open loop's
+    /// session count).
+    pub fn schedule(&self, load: &Load) -> Schedule {
+        Schedule {
+            slots: load.sessions(),
+            fill: self.phases.fill,
+            stabilize: self.phases.stabilize,
+            measure: self.phases.measure,
+            drain: self.phases.drain,
+        }
+    }
+
+    /// The run's shortest and longest wall time: Drain takes between nothing and its limit
+    /// (for a derived limit, its typical value, 30 s: longer only for cells whose requests
+    /// take over 15 s), and capacity searches between 2 and `max_probes` probes each.
+    pub fn estimated_duration(&self) -> (Duration, Duration) {
+        let listed = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
+        // A capacity search runs at least 2 probes (a pass and a failure), at most
+        // `max_probes`, for every endpoint x model x scenario.
+        let searches = (self.endpoints.len() * self.models.len() * self.scenarios.len()) as u32;
+        let (fewest, most) = self.capacity.as_ref().map_or((0, 0), |c| {
+            (2 * searches, c.max_probes.saturating_mul(searches))
+        });
+        let p = self.phases;
+        let base = p.fill + p.stabilize + p.measure;
+        (
+            base * (listed + fewest),
+            (base + p.drain.typical()) * (listed + most),
+        )
+    }
+
+    /// The results directory of `cell`: `<output_dir>/<endpoint>/<model>/<scenario>/c<N>`
+    /// (or `r<rate>` for an open loop).
+    pub fn cell_dir(&self, cell: &Cell) -> PathBuf {
+        self.output_dir
+            .join(&self.endpoints[cell.endpoint].name)
+            .join(&self.models[cell.model].id)
+            .join(&cell.scenario)
+            .join(cell_dir_name(&cell.load, cell.repeat))
+    }
+
+    /// `endpoint/model/scenario/c8-2`: the cell's directory under the results directory.
+    pub fn cell_label(&self, cell: &Cell) -> String {
+        format!(
+            "{}/{}/{}/{}",
+            self.endpoints[cell.endpoint].name,
+            self.models[cell.model].id,
+            cell.scenario,
+            cell_dir_name(&cell.load, cell.repeat)
+        )
+    }
+}
