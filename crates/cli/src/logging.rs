@@ -11,8 +11,8 @@ use crate::progress::Display;
 use crate::redact::Redactions;
 
 /// Installs the subscriber: `RUST_LOG` if set, else info (warn with `--quiet`, debug with
-/// `-v`, trace with `-vv`) for plateau's crates. Lines are scrubbed of what the returned
-/// [`Redactions`] holds.
+/// `-v`, trace with `-vv`) for plateau's crates, with timestamps from `-v` on. Lines are
+/// scrubbed of what the returned [`Redactions`] holds.
 pub fn init(verbose: u8, quiet: bool, display: &Display) -> Redactions {
     let level = match (quiet, verbose) {
         (true, _) => "warn",
@@ -23,12 +23,18 @@ pub fn init(verbose: u8, quiet: bool, display: &Display) -> Redactions {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new(format!("warn,plateau={level},plateau_core={level},plateau_sim={level},plateau_scenarios={level},plateau_report={level}")));
     let redactions = Redactions::default();
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(Suspending(display.bars(), redactions.clone()))
-        .init();
+        .with_writer(Suspending(display.bars(), redactions.clone()));
+    // Timestamps only where someone is reading a trace (`-v`); the progress lines already
+    // say when each cell ran.
+    if verbose == 0 {
+        builder.without_time().init();
+    } else {
+        builder.init();
+    }
     redactions
 }
 

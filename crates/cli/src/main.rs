@@ -6,6 +6,7 @@ mod compare;
 mod dry_run;
 mod exit;
 mod export;
+mod findings;
 mod limits;
 mod load;
 mod logging;

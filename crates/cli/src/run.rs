@@ -133,11 +133,17 @@ pub async fn run(
         .iter()
         .flat_map(|s| validate::check_cell(s, &validate::Thresholds::default()))
         .collect();
-    for f in &findings {
-        match f.severity {
-            Severity::Fail => tracing::error!("{f}"),
-            Severity::Warn => tracing::warn!("{f}"),
+    for (severity, line) in crate::findings::grouped(&findings) {
+        match severity {
+            Severity::Fail => tracing::error!("{line}"),
+            Severity::Warn => tracing::warn!("{line}"),
         }
+    }
+    if !findings.is_empty() {
+        tracing::info!(
+            "every finding: plateau validate --results-dir {}",
+            plan.output_dir.display()
+        );
     }
     if findings.iter().any(|f| f.severity == Severity::Fail) {
         return Ok(ExitCode::from(exit::VALIDATION));

@@ -27,7 +27,11 @@ pub fn validate(args: ValidateArgs, quiet: bool) -> Result<ExitCode, Failure> {
         ..Thresholds::default()
     };
     let mut findings = validate::check_dir(&dir, &thresholds, Records::Count);
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| plateau_core::natural::cmp(&a.cell, &b.cell))
+    });
     let run = match dir.run_info() {
         Some(r) => format!("run.json: {} cells planned", r.cells.len()),
         None => "no readable run.json".into(),
@@ -57,7 +61,7 @@ pub fn validate(args: ValidateArgs, quiet: bool) -> Result<ExitCode, Failure> {
         .collect();
     let warnings = findings.len() - failed.len();
     let mut cells = failed.clone();
-    cells.sort_unstable();
+    cells.sort_by(|a, b| plateau_core::natural::cmp(a, b));
     cells.dedup();
     if failed.is_empty() {
         println!("OK: every check passed ({warnings} warnings)");

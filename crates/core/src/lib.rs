@@ -37,4 +37,4 @@ pub mod transport;
 pub mod wire;
 pub mod workload;
 
-pub use plateau_model::{capacity, config, metrics, phase, results, sample, validate};
+pub use plateau_model::{capacity, config, metrics, natural, phase, results, sample, validate};

@@ -15,6 +15,7 @@ pub mod capacity;
 pub mod config;
 pub mod load;
 pub mod metrics;
+pub mod natural;
 pub mod phase;
 pub mod quantity;
 pub mod results;

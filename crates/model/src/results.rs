@@ -167,7 +167,8 @@ pub fn read_jsonl_gz<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Results
     Ok(out)
 }
 
-/// Every directory under `root` holding a `summary.json`, sorted.
+/// Every directory under `root` holding a `summary.json`, in natural order (`c4` before
+/// `c16`).
 pub fn find_cells(root: &Path) -> Result<Vec<PathBuf>, ResultsError> {
     let mut found = Vec::new();
     let mut stack = vec![root.to_owned()];
@@ -183,7 +184,7 @@ pub fn find_cells(root: &Path) -> Result<Vec<PathBuf>, ResultsError> {
             }
         }
     }
-    found.sort();
+    found.sort_by(|a, b| crate::natural::cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     Ok(found)
 }
 

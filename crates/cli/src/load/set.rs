@@ -84,9 +84,23 @@ impl fmt::Display for KeyPath {
     }
 }
 
-/// A `--set` value: JSON when it parses as JSON, else the text itself.
+/// A `--set` value: JSON when it parses as JSON; else a list of bare words when it is
+/// bracketed (`[A1,B1]`, `[1, 4, 8]`: each item read the same way); else the text itself.
 pub fn parse_value(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+    if let Ok(v) = serde_json::from_str(text) {
+        return v;
+    }
+    match text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        Some(items) if !items.contains(['[', ']', '{', '}']) => Value::Array(
+            items
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(parse_value)
+                .collect(),
+        ),
+        _ => Value::String(text.to_owned()),
+    }
 }
 
 /// Sets `value` at `path` in `root`, creating objects on the way. Returns the paths it

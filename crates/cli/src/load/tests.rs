@@ -78,6 +78,21 @@ fn set_parses_json_values() {
 }
 
 #[test]
+fn set_lists_take_bare_words() {
+    let sets = [
+        "scenarios=[A1, B1,C]".to_owned(),
+        "batch_sizes=[1,4]".to_owned(),
+        "request_rates=[2.5, 10]".to_owned(),
+    ];
+    let c = load(&write("bare", BASE), &sets, no_env()).unwrap().config;
+    assert_eq!(c.scenarios, vec!["A1", "B1", "C"]);
+    assert_eq!(c.batch_sizes, vec![1, 4]);
+    assert_eq!(c.request_rates, vec![2.5, 10.0]);
+    assert_eq!(set::parse_value("[]"), serde_json::json!([]));
+    assert_eq!(set::parse_value("[a]b"), serde_json::json!("[a]b"), "not a list");
+}
+
+#[test]
 fn unknown_keys_are_rejected_with_their_path() {
     let path = write(
         "unknown",

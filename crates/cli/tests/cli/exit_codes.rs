@@ -101,7 +101,14 @@ fn a_clean_run_exits_0_and_writes_every_file() {
     let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     // Exit 1 only when a busy test machine made the client itself the bottleneck (an
     // honest finding about the machine, not the run): every failed check must be that one.
-    let failed: Vec<&str> = err.lines().filter(|l| l.contains(" ERROR ")).collect();
+    // Without -v, log lines start with their level: no timestamps.
+    let level = |l: &str| l.split_whitespace().next().unwrap_or("").to_owned();
+    assert!(
+        err.lines()
+            .all(|l| !l.starts_with(|c: char| c.is_ascii_digit())),
+        "{err}"
+    );
+    let failed: Vec<&str> = err.lines().filter(|l| level(l) == "ERROR").collect();
     let busy_client = !failed.is_empty() && failed.iter().all(|l| l.contains("client_bottleneck"));
     assert!(
         code == 0 || (code == 1 && busy_client),
