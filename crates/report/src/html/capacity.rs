@@ -1,6 +1,6 @@
-//! The "Capacity" section that opens report.html when the run searched for capacity
-//! (`capacity.json`): the SLO, a card per search with its answer, and its probes table.
-//! The words are [`crate::capacity`]'s.
+//! The "Capacity" section that opens report.html when a run searched for capacity
+//! (`capacity.json`, of each run in a report over several): the SLO, a card per search with
+//! its answer, and its probes table. The words are [`crate::capacity`]'s.
 
 use std::fmt::Write;
 
@@ -8,17 +8,21 @@ use plateau_model::results::capacity::CapacityReport;
 
 use super::escape;
 use crate::capacity;
+use crate::per_run::PerRun;
 
-/// Writes the section.
-pub fn section(out: &mut String, report: &CapacityReport) {
+/// Writes the section of `runs` (at least one).
+pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
     let _ = writeln!(
         out,
         "<h2 id=\"capacity\">Capacity</h2>\n<p class=\"note\">The highest request rate each \
          endpoint, model and scenario sustained within the SLO ({}), found by probing open-loop \
          rates; each probe is a full cell, listed under Results.</p>",
-        escape(&capacity::slo(&report.slo))
+        escape(&capacity::slo_of(runs))
     );
-    for s in &report.searches {
+    for (report, s) in runs
+        .iter()
+        .flat_map(|r| r.file.searches.iter().map(move |s| (&r.file, s)))
+    {
         let _ = writeln!(
             out,
             "<div class=\"card\" data-search=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",

@@ -1,22 +1,23 @@
-//! The "Repeats" section of report.html (`repeats.json`): each headline number's spread
-//! across the runs of each cell. The words are [`crate::repeats`]'s.
+//! The "Repeats" section of report.html (`repeats.json`, of each run in a report over
+//! several): each headline number's spread across the runs of each cell. The words are [`crate::repeats`]'s.
 
 use std::fmt::Write;
 
 use plateau_model::results::repeats::RepeatsReport;
 
 use super::escape;
+use crate::per_run::PerRun;
 use crate::repeats;
 
-/// Writes the section.
-pub fn section(out: &mut String, report: &RepeatsReport) {
+/// Writes the section of `runs` (at least one).
+pub fn section(out: &mut String, runs: &[PerRun<RepeatsReport>]) {
     let _ = writeln!(
         out,
         "<h2 id=\"repeats\">Repeats</h2>\n<p class=\"note\">{}</p>\n\
          <div class=\"scroll\"><table class=\"repeats\">\n<tr>",
-        escape(&repeats::note(report))
+        escape(&repeats::note(runs))
     );
-    let (head, rows) = repeats::table(report);
+    let (head, rows) = repeats::table(runs);
     for h in &head {
         let _ = write!(out, "<th>{}</th>", escape(h));
     }
