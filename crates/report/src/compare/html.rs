@@ -1,12 +1,13 @@
 //! compare.html: one self-contained page (the report's style, figures embedded as PNG data
 //! URIs, no scripts): how the numbers were tested, one table per matched cell with its
-//! verdicts coloured, the unmatched cells, then the figures. Text from files is escaped.
+//! verdicts coloured and the values resting on too few samples marked, the unmatched
+//! cells, then the figures. Text from files is escaped.
 
 use std::fmt::Write;
 
 use super::Comparison;
 use super::analyze::Verdict;
-use super::write::{HEADERS, method, shown};
+use super::write::{HEADERS, SMALL_SAMPLE_NOTE, any_small, method, shown, sides};
 use crate::figures::Rendered;
 use crate::html::{STYLE, escape, figure};
 
@@ -37,6 +38,9 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
         )),
         escape(&method())
     );
+    if any_small(comparisons) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(SMALL_SAMPLE_NOTE));
+    }
     for c in comparisons {
         let [better, worse, same, untested] = c.tally();
         let _ = writeln!(
@@ -50,12 +54,9 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
         for cell in &c.cells {
             let _ = writeln!(
                 out,
-                "<h3>{}</h3>\n<p class=\"note\">{} (×{}) vs {} (×{})</p>\n<div class=\"scroll\"><table>\n<tr>{}</tr>",
+                "<h3>{}</h3>\n<p class=\"note\">{}</p>\n<div class=\"scroll\"><table>\n<tr>{}</tr>",
                 escape(&cell.place),
-                escape(&cell.candidate),
-                cell.repeats[1],
-                escape(&cell.baseline),
-                cell.repeats[0],
+                escape(&sides(cell)),
                 HEADERS
                     .iter()
                     .map(|h| format!("<th>{}</th>", escape(h)))
@@ -69,8 +70,11 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
                 };
                 let cells = shown(r);
                 let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(&cells[0]));
-                for t in &cells[1..8] {
-                    let _ = write!(out, "<td>{}</td>", escape(t));
+                for (i, t) in cells.iter().enumerate().take(8).skip(1) {
+                    // The two sides' values, italic where the percentile rests on few samples.
+                    let small = i <= 2 && r.small_sample[i - 1];
+                    let class = if small { " class=\"small\"" } else { "" };
+                    let _ = write!(out, "<td{class}>{}</td>", escape(t));
                 }
                 let _ = writeln!(out, "<td class=\"{class}\">{}</td></tr>", escape(&cells[8]));
             }
