@@ -9,7 +9,7 @@ use super::Comparison;
 use super::analyze::Verdict;
 use super::write::{HEADERS, SMALL_SAMPLE_NOTE, any_small, method, shown, sides};
 use crate::figures::Rendered;
-use crate::html::{STYLE, escape, figure};
+use crate::html::{STYLE, escape, figure, table};
 
 /// Colours of the verdicts.
 const VERDICT_STYLE: &str = "td.better { color: #0a7d32; font-weight: bold; } \
@@ -54,31 +54,26 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
         for cell in &c.cells {
             let _ = writeln!(
                 out,
-                "<h3>{}</h3>\n<p class=\"note\">{}</p>\n<div class=\"scroll\"><table>\n<tr>{}</tr>",
+                "<h3>{}</h3>\n<p class=\"note\">{}</p>",
                 escape(&cell.place),
-                escape(&sides(cell)),
-                HEADERS
-                    .iter()
-                    .map(|h| format!("<th>{}</th>", escape(h)))
-                    .collect::<String>()
+                escape(&sides(cell))
             );
-            for r in &cell.rows {
-                let class = match r.verdict {
-                    Verdict::Better => "better",
-                    Verdict::Worse => "worse",
-                    Verdict::Same | Verdict::Untested => "text",
-                };
-                let cells = shown(r);
-                let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(&cells[0]));
-                for (i, t) in cells.iter().enumerate().take(8).skip(1) {
+            let rows: Vec<Vec<String>> = cell.rows.iter().map(|r| shown(r).to_vec()).collect();
+            table::write(&mut out, None, &HEADERS, &rows, |i, j, _| {
+                let r = &cell.rows[i];
+                match j {
+                    0 => Some("text"),
                     // The two sides' values, italic where the percentile rests on few samples.
-                    let small = i <= 2 && r.small_sample[i - 1];
-                    let class = if small { " class=\"small\"" } else { "" };
-                    let _ = write!(out, "<td{class}>{}</td>", escape(t));
+                    1 | 2 => r.small_sample[j - 1].then_some("small"),
+                    8 => Some(match r.verdict {
+                        Verdict::Better => "better",
+                        Verdict::Worse => "worse",
+                        Verdict::Same | Verdict::Untested => "text",
+                    }),
+                    _ => None,
                 }
-                let _ = writeln!(out, "<td class=\"{class}\">{}</td></tr>", escape(&cells[8]));
-            }
-            out.push_str("</table></div>\n");
+            });
+            out.push('\n');
         }
         for (side, list) in [
             ("baseline", &c.only_baseline),

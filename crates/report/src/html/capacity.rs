@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use plateau_model::results::capacity::CapacityReport;
 
-use super::escape;
+use super::{escape, table};
 use crate::capacity;
 use crate::per_run::PerRun;
 
@@ -33,26 +33,17 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         for (label, text) in capacity::facts(report, s) {
             let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
         }
-        out.push_str("</table>\n<div class=\"scroll\"><table class=\"probes\">\n<tr>");
+        out.push_str("</table>\n");
         let (head, rows) = capacity::probes(s);
-        for h in &head {
-            let _ = write!(out, "<th>{}</th>", escape(h));
-        }
-        out.push_str("</tr>\n");
-        for row in rows {
-            out.push_str("<tr>");
-            for (i, text) in row.iter().enumerate() {
-                let class = match text.as_str() {
-                    "NO" | "overloaded" => " class=\"text NO\"",
-                    _ if i == 0 => "",
-                    "yes" => " class=\"text yes\"",
-                    _ if i == row.len() - 1 || i == 1 => " class=\"text\"",
-                    _ => "",
-                };
-                let _ = write!(out, "<td{class}>{}</td>", escape(text));
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</table></div></div>\n");
+        let last = head.len() - 1;
+        // Failures red, passes green; the status and the cell path are words.
+        table::write(out, Some("probes"), &head, &rows, |_, j, text| match text {
+            "NO" | "overloaded" => Some("text NO"),
+            _ if j == 0 => None,
+            "yes" => Some("text yes"),
+            _ if j == last || j == 1 => Some("text"),
+            _ => None,
+        });
+        out.push_str("</div>\n");
     }
 }

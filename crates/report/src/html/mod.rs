@@ -6,6 +6,7 @@
 pub mod capacity;
 pub mod repeats;
 pub mod run;
+pub mod table;
 
 use std::fmt::Write;
 

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use plateau_model::results::repeats::RepeatsReport;
 
-use super::escape;
+use super::{escape, table};
 use crate::per_run::PerRun;
 use crate::repeats;
 
@@ -13,22 +13,13 @@ use crate::repeats;
 pub fn section(out: &mut String, runs: &[PerRun<RepeatsReport>]) {
     let _ = writeln!(
         out,
-        "<h2 id=\"repeats\">Repeats</h2>\n<p class=\"note\">{}</p>\n\
-         <div class=\"scroll\"><table class=\"repeats\">\n<tr>",
+        "<h2 id=\"repeats\">Repeats</h2>\n<p class=\"note\">{}</p>",
         escape(&repeats::note(runs))
     );
     let (head, rows) = repeats::table(runs);
-    for h in &head {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr>\n");
-    for row in rows {
-        out.push_str("<tr>");
-        for (i, text) in row.iter().enumerate() {
-            let class = if i < 2 { " class=\"text\"" } else { "" };
-            let _ = write!(out, "<td{class}>{}</td>", escape(text));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table></div>\n");
+    // The cell and the metric are words; the rest numbers.
+    table::write(out, Some("repeats"), &head, &rows, |_, j, _| {
+        (j < 2).then_some("text")
+    });
+    out.push('\n');
 }
