@@ -30,6 +30,15 @@ pub fn fixture_copy(name: &str, test: &str) -> (PathBuf, PathBuf) {
     (results, root.join("figures"))
 }
 
+/// Copies of fixtures side by side under `root`, one a `(directory name, fixture)`.
+pub fn runs<const K: usize>(root: &Path, runs: [(&str, &str); K]) -> [PathBuf; K] {
+    runs.map(|(name, fixture)| {
+        let dir = root.join(name);
+        copy_tree(&fixtures::path(fixture), &dir);
+        dir
+    })
+}
+
 /// A fixture as rendered: `(results dir, figures dir, output)`.
 pub type Rendered = (PathBuf, PathBuf, Output);
 

@@ -14,7 +14,7 @@ use plateau_report::compare::analyze::Verdict;
 use plateau_report::compare::{self, Comparison};
 use plateau_report::matrix;
 
-use crate::common::scratch;
+use crate::common::{add_repeat, runs, scratch};
 use crate::fixtures;
 use crate::tree::copy_tree;
 
@@ -175,19 +175,10 @@ fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
 #[test]
 fn compare_of_a_run_against_its_copy_finds_no_difference() {
     let root = scratch("compare-copy");
-    let a = root.join("first");
-    let b = root.join("second");
-    copy_tree(&fixtures::path("clean"), &a);
-    copy_tree(&fixtures::path("clean"), &b);
+    let [a, b] = runs(&root, [("first", "clean"), ("second", "clean")]);
     // A second repeat of vllm A1 N=1 on both sides, in the directory layout of `repeats`.
     for dir in [&a, &b] {
-        let cell = dir.join("vllm/llama-8b/A1");
-        copy_tree(&cell.join("c1"), &cell.join("c1-2"));
-        let path = cell.join("c1-2/summary.json");
-        let mut summary: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        summary["cell"]["repeat"] = 2.into();
-        std::fs::write(&path, serde_json::to_vec_pretty(&summary).unwrap()).unwrap();
+        add_repeat(dir);
     }
     let out = run(vec![a, b], &root.join("cmp"));
     let c = &out.comparisons[0];
@@ -218,10 +209,7 @@ fn compare_of_a_run_against_its_copy_finds_no_difference() {
 #[test]
 fn report_draws_several_directories_side_by_side() {
     let root = scratch("report-several");
-    let a = root.join("run-a");
-    let b = root.join("run-b");
-    copy_tree(&fixtures::path("clean"), &a);
-    copy_tree(&fixtures::path("clean"), &b);
+    let [a, b] = runs(&root, [("run-a", "clean"), ("run-b", "clean")]);
     let mut opts = Options::new(&a, root.join("figures"));
     opts.more_dirs = vec![b.clone()];
     opts.out_dir = Some(root.join("out"));

@@ -7,9 +7,7 @@ use std::path::Path;
 
 use plateau_report::{Options, Output};
 
-use crate::common::{self, add_repeat, scratch, section};
-use crate::fixtures;
-use crate::tree::copy_tree;
+use crate::common::{self, add_repeat, runs, scratch, section};
 
 fn render(dirs: &[&Path], root: &Path, out: &str) -> Output {
     let mut opts = Options::new(dirs[0], root.join(format!("figures-{out}")));
@@ -36,9 +34,7 @@ fn labelled(text: &str, run: &str) -> String {
 fn several_directories_show_each_runs_capacity_and_repeats() {
     let root = scratch("several-own-files");
     // run-a searched for capacity (the open fixture); run-b repeated a cell.
-    let (a, b) = (root.join("run-a"), root.join("run-b"));
-    copy_tree(&fixtures::path("open"), &a);
-    copy_tree(&fixtures::path("clean"), &b);
+    let [a, b] = runs(&root, [("run-a", "open"), ("run-b", "clean")]);
     let repeats = add_repeat(&b);
     let (alone_a, alone_b) = (
         read(&render(&[&a], &root, "alone-a")),
@@ -89,9 +85,7 @@ fn several_directories_show_each_runs_capacity_and_repeats() {
 #[test]
 fn an_unreadable_capacity_file_of_one_run_is_named_and_the_others_shown() {
     let root = scratch("several-bad-capacity");
-    let (a, b) = (root.join("run-a"), root.join("run-b"));
-    copy_tree(&fixtures::path("open"), &a);
-    copy_tree(&fixtures::path("open"), &b);
+    let [a, b] = runs(&root, [("run-a", "open"), ("run-b", "open")]);
     let bad = b.join("capacity.json");
     fs::write(&bad, "{\"slo\": ").unwrap();
     let out = render(&[&a, &b], &root, "out");
