@@ -1,4 +1,4 @@
-//! The one writer of an HTML table of text ([`write`]): a header row and rows of cells,
+//! The one writer of an HTML table of text ([`write()`]): a header row and rows of cells,
 //! escaped, in a horizontally scrolling box, each cell's class chosen by the caller. The
 //! repeats, capacity probes and compare tables are all written by it.
 
