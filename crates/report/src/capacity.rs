@@ -40,6 +40,14 @@ pub fn slo_of(runs: &[PerRun<CapacityReport>]) -> String {
     uniform(runs, |r| slo(&r.slo)).unwrap_or_else(|each| each)
 }
 
+/// Every search of every run, with the report it belongs to, in the runs' order.
+pub fn searches(
+    runs: &[PerRun<CapacityReport>],
+) -> impl Iterator<Item = (&CapacityReport, &CapacitySearch)> {
+    runs.iter()
+        .flat_map(|r| r.file.searches.iter().map(move |s| (&r.file, s)))
+}
+
 /// `vllm · llama-8b · A1`.
 pub fn title(s: &CapacitySearch) -> String {
     format!("{} · {} · {}", s.endpoint, s.model, s.scenario)

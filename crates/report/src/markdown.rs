@@ -145,10 +145,7 @@ fn capacity_section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         "## Capacity\n\nThe highest request rate within the SLO ({}).\n",
         cell(&capacity::slo_of(runs))
     );
-    for (report, s) in runs
-        .iter()
-        .flat_map(|r| r.file.searches.iter().map(move |s| (&r.file, s)))
-    {
+    for (report, s) in capacity::searches(runs) {
         let _ = writeln!(
             out,
             "### {}: {}\n",

@@ -19,10 +19,7 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
          rates; each probe is a full cell, listed under Results.</p>",
         escape(&capacity::slo_of(runs))
     );
-    for (report, s) in runs
-        .iter()
-        .flat_map(|r| r.file.searches.iter().map(move |s| (&r.file, s)))
-    {
+    for (report, s) in capacity::searches(runs) {
         let _ = writeln!(
             out,
             "<div class=\"card\" data-search=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
