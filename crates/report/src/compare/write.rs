@@ -107,8 +107,9 @@ pub const SMALL_SAMPLE_MARK: &str = "†";
 
 /// The legend of [`SMALL_SAMPLE_MARK`] (compare.md and compare.html, when a row has it).
 pub const SMALL_SAMPLE_NOTE: &str = "† this side's percentile rests on too few samples (fewer \
-than 10 requests expected beyond it: a p99 needs 1000, a p50 20), as its summary.json flags \
-it: read the difference and the verdict of that row as a guide only.";
+than 10 values expected beyond it: a p99 needs 1000 requests, or inter-token gaps for ITL, a \
+p50 20), as its summary.json flags it: read the difference and the verdict of that row as a \
+guide only.";
 
 /// Whether any row of `comparisons` has a side marked [`SMALL_SAMPLE_MARK`].
 pub fn any_small(comparisons: &[Comparison]) -> bool {
