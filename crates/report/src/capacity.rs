@@ -11,6 +11,7 @@ use plateau_model::results::capacity::{
 };
 use plateau_model::results::summary::CellStatus;
 
+use crate::per_run::{PerRun, uniform};
 use crate::style::{number, tick};
 
 /// `TTFT p99 ≤ 500 ms, error rate ≤ 0.01`: the bounds every probe was judged by.
@@ -31,6 +32,20 @@ pub fn slo(slo: &CapacitySlo) -> String {
     } else {
         parts.join(", ")
     }
+}
+
+/// The SLO of the runs (at least one): [`slo`] when they share it, else each run's
+/// (`run-a: TTFT p99 ≤ 500 ms; run-b: ...`).
+pub fn slo_of(runs: &[PerRun<CapacityReport>]) -> String {
+    uniform(runs, |r| slo(&r.slo)).unwrap_or_else(|each| each)
+}
+
+/// Every search of every run, with the report it belongs to, in the runs' order.
+pub fn searches(
+    runs: &[PerRun<CapacityReport>],
+) -> impl Iterator<Item = (&CapacityReport, &CapacitySearch)> {
+    runs.iter()
+        .flat_map(|r| r.file.searches.iter().map(move |s| (&r.file, s)))
 }
 
 /// `vllm · llama-8b · A1`.

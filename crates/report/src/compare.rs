@@ -12,7 +12,12 @@
 //! measure window (consecutive seconds are not independent, so read that p-value as a
 //! guide); error rate and goodput share use a two-proportion z-test. p-values are reported
 //! raw and Holm-adjusted across each cell's metrics; a verdict is "better" or "worse" only
-//! when the adjusted p-value is below [`analyze::ALPHA`] and the interval excludes 0.
+//! when the adjusted p-value is below [`analyze::ALPHA`] and the interval excludes 0. A
+//! percentile that rests on too few samples on either side (the summaries' `small_sample`)
+//! is marked in every output ([`analyze::Row::small_sample`]).
+//!
+//! Order: the baseline first everywhere (columns, each cell's line, figure series, colours
+//! and legends), then the candidates in the order given.
 
 pub mod analyze;
 pub mod figures;

@@ -10,7 +10,9 @@
 //! rate for the open loop); [`quantity`] names where each shown value lives in a summary;
 //! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared
 //! [`style`]; [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
-//! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]).
+//! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]);
+//! with several results directories, each one's `capacity.json` and `repeats.json` are
+//! shown labelled by its run ([`per_run`]).
 //! [`table`] formats the text tables `plateau run` prints. [`compare`] tests a baseline
 //! run against candidates (`plateau compare`). [`export`] rewrites the results for other
 //! tools (`plateau export`): vLLM `--save-result` files and a long-form CSV.
@@ -24,6 +26,7 @@ pub mod font;
 pub mod html;
 pub mod markdown;
 pub mod matrix;
+pub mod per_run;
 pub mod pipeline;
 pub use plateau_model::quantity;
 pub mod repeats;

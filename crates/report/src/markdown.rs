@@ -1,4 +1,4 @@
-//! summary.md: the run in a few lines, the capacity answer when the run searched for one,
+//! summary.md: the run in a few lines, the capacity answer when a run searched for one,
 //! the failed checks and warnings, and the results tables of each scenario (closed loop,
 //! open loop), as GitHub-flavoured Markdown (pastes into an issue or a PR).
 
@@ -10,6 +10,7 @@ use plateau_model::results::run_info::RunInfo;
 use plateau_model::validate::{Finding, Severity};
 
 use crate::matrix::Matrix;
+use crate::per_run::PerRun;
 use crate::{capacity, repeats, tables};
 
 /// What summary.md shows.
@@ -20,10 +21,10 @@ pub struct Input<'a> {
     pub results_dir: &'a str,
     /// `run.json`, when it was read.
     pub run: Option<&'a RunInfo>,
-    /// `capacity.json`, when the run searched for capacity.
-    pub capacity: Option<&'a CapacityReport>,
-    /// `repeats.json`, when each cell ran more than once.
-    pub repeats: Option<&'a RepeatsReport>,
+    /// `capacity.json` of each run that searched for capacity.
+    pub capacity: &'a [PerRun<CapacityReport>],
+    /// `repeats.json` of each run whose cells ran more than once.
+    pub repeats: &'a [PerRun<RepeatsReport>],
     /// Findings of the checks.
     pub findings: &'a [Finding],
 }
@@ -53,8 +54,8 @@ pub fn render(input: &Input) -> String {
             m.all().count()
         );
     }
-    if let Some(report) = capacity {
-        capacity_section(&mut out, report);
+    if !capacity.is_empty() {
+        capacity_section(&mut out, capacity);
     }
     let fails = findings
         .iter()
@@ -125,8 +126,8 @@ pub fn render(input: &Input) -> String {
         }
         out.push('\n');
     }
-    if let Some(report) = repeats {
-        repeats_section(&mut out, report);
+    if !repeats.is_empty() {
+        repeats_section(&mut out, repeats);
     }
     out.push_str(
         "Latencies in ms over requests started in the measure window; throughputs in output \
@@ -137,14 +138,14 @@ pub fn render(input: &Input) -> String {
     out
 }
 
-/// The capacity answer of every search, its facts and its probes.
-fn capacity_section(out: &mut String, report: &CapacityReport) {
+/// The capacity answer of every search of every run, its facts and its probes.
+fn capacity_section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
     let _ = writeln!(
         out,
         "## Capacity\n\nThe highest request rate within the SLO ({}).\n",
-        cell(&capacity::slo(&report.slo))
+        cell(&capacity::slo_of(runs))
     );
-    for s in &report.searches {
+    for (report, s) in capacity::searches(runs) {
         let _ = writeln!(
             out,
             "### {}: {}\n",
@@ -165,10 +166,10 @@ fn capacity_section(out: &mut String, report: &CapacityReport) {
     }
 }
 
-/// Each headline number's spread across the runs of each cell.
-fn repeats_section(out: &mut String, report: &RepeatsReport) {
-    let _ = writeln!(out, "## Repeats\n\n{}\n", repeats::note(report));
-    let (head, rows) = repeats::table(report);
+/// Each headline number's spread across the runs of each cell, run by run.
+fn repeats_section(out: &mut String, runs: &[PerRun<RepeatsReport>]) {
+    let _ = writeln!(out, "## Repeats\n\n{}\n", repeats::note(runs));
+    let (head, rows) = repeats::table(runs);
     let _ = writeln!(out, "| {} |", head.join(" | "));
     let _ = writeln!(out, "|:--|:--|{}|", vec!["--:"; head.len() - 2].join("|"));
     for row in rows {

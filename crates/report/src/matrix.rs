@@ -71,7 +71,8 @@ pub struct Matrix<'a> {
     pub cells: Vec<Cell<'a>>,
     /// Open-loop cells in order.
     pub open: Vec<Cell<'a>>,
-    /// Series in the run's order of endpoints and models (`run.json`), others after, sorted.
+    /// Series in the run's order of endpoints and models (`run.json`), others after in the
+    /// order the directory lists their cells (by path; a merged directory run by run).
     pub series: Vec<Series>,
     /// Scenarios in the run's order (`run.json`), others after, sorted.
     pub scenarios: Vec<Scenario>,
@@ -96,18 +97,22 @@ impl<'a> Matrix<'a> {
             .filter_map(|c| c.summary.as_ref().ok().map(|s| (c, s)))
             .collect();
         let config = dir.run_info().map(|r| &r.config);
+        // Listed order: a merged directory lists run by run (the baseline first), one
+        // results directory by path.
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for (_, s) in &read {
+            let key = (s.cell.endpoint.as_str(), s.cell.model.as_str());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
         let rank = |endpoint: &str, model: &str| {
             let e = config.and_then(|c| c.endpoints.iter().position(|x| x.name == endpoint));
             let m = config.and_then(|c| c.models.iter().position(|x| x.id == model));
             (e.unwrap_or(usize::MAX), m.unwrap_or(usize::MAX))
         };
-        let mut keys: Vec<(&str, &str)> = read
-            .iter()
-            .map(|(_, s)| (s.cell.endpoint.as_str(), s.cell.model.as_str()))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        keys.sort_by_key(|&(e, m)| (rank(e, m), e, m));
+        // Stable: series `run.json` does not name keep their listed order.
+        keys.sort_by_key(|&(e, m)| rank(e, m));
         let endpoints: BTreeSet<&str> = keys.iter().map(|k| k.0).collect();
         let models: BTreeSet<&str> = keys.iter().map(|k| k.1).collect();
         let series: Vec<Series> = keys
@@ -236,7 +241,8 @@ impl<'a> Matrix<'a> {
             .collect()
     }
 
-    /// What every figure's subtitle says: the models and endpoints behind the series.
+    /// What every figure's subtitle says: the models and endpoints behind the series, in
+    /// the series' order.
     pub fn subtitle(&self) -> String {
         let mut models: Vec<String> = self
             .series
@@ -250,13 +256,13 @@ impl<'a> Matrix<'a> {
             })
             .collect();
         models.dedup();
-        let mut endpoints: Vec<String> = self
-            .series
-            .iter()
-            .map(|s| endpoint_label(&s.endpoint, &s.engine))
-            .collect();
-        endpoints.sort_unstable();
-        endpoints.dedup();
+        let mut endpoints: Vec<String> = Vec::new();
+        for s in &self.series {
+            let label = endpoint_label(&s.endpoint, &s.engine);
+            if !endpoints.contains(&label) {
+                endpoints.push(label);
+            }
+        }
         let engine = if endpoints.len() == 1 {
             "engine"
         } else {

@@ -1,7 +1,9 @@
-//! The report pipeline ([`render`]): read the results directory (and `capacity.json`, when
-//! a capacity search ran) once, or several results directories merged side by side
-//! ([`crate::matrix::merge`]), check it, draw every figure (timelines read their cell's records; figures are drawn in parallel, one per
-//! worker at a time), then write report.html, summary.md and summary.csv.
+//! The report pipeline ([`render`]): read the results directory (and `capacity.json` and
+//! `repeats.json`, when the run wrote them) once, or several results directories merged side
+//! by side ([`crate::matrix::merge`]) with each one's own files labelled by its run
+//! ([`crate::per_run`]), check it, draw every figure (timelines read their cell's records;
+//! figures are drawn in parallel, one per worker at a time), then write report.html,
+//! summary.md and summary.csv.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,6 +18,7 @@ use plateau_model::validate::{self, Finding, Records, Severity, Thresholds};
 use crate::error::ReportError;
 use crate::figures::{self, Plot, Rendered, Timeline};
 use crate::matrix::{self, Cell, Matrix, Naming};
+use crate::per_run::{self, PerRun};
 use crate::{font, html, markdown};
 
 /// report.html's file name.
@@ -118,18 +121,6 @@ struct Done {
     unreadable: Option<String>,
 }
 
-/// A file a run writes only sometimes: `None` when absent; when it cannot be read, why
-/// goes to `unreadable` (reported, not fatal).
-fn optional<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    unreadable: &mut Vec<String>,
-) -> Option<T> {
-    results::read_json_if_present(path).unwrap_or_else(|e| {
-        unreadable.push(e.to_string());
-        None
-    })
-}
-
 /// Makes the whole report from the result files in `opts.results_dir` (and
 /// `opts.more_dirs`).
 pub fn render(opts: &Options) -> Result<Output, ReportError> {
@@ -162,12 +153,12 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
             unreadable.push(e.to_string());
         }
     }
-    let capacity: Option<CapacityReport> = (!several)
-        .then(|| optional(&opts.results_dir.join(CAPACITY_FILE), &mut unreadable))
-        .flatten();
-    let repeats: Option<RepeatsReport> = (!several)
-        .then(|| optional(&opts.results_dir.join(REPEATS_FILE), &mut unreadable))
-        .flatten();
+    let runs: Vec<(String, PathBuf)> = labels.iter().cloned().zip(paths.clone()).collect();
+    let capacity: Vec<PerRun<CapacityReport>> =
+        per_run::read(&runs, CAPACITY_FILE, &mut unreadable);
+    let repeats: Vec<PerRun<RepeatsReport>> = per_run::read(&runs, REPEATS_FILE, &mut unreadable);
+    // The figures' SLO and capacity lines belong to one run's series: drawn for one run.
+    let figure_capacity = capacity.first().filter(|_| !several).map(|r| &r.file);
     let m = Matrix::new(dir);
     if m.all().next().is_none() {
         return Err(ReportError::NoCells {
@@ -188,7 +179,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         source,
     })?;
 
-    let overview = figures::overview(&m, compare_at, capacity.as_ref());
+    let overview = figures::overview(&m, compare_at, figure_capacity);
     let cells: Vec<Cell> = m.all().copied().collect();
     let jobs: Vec<Job> = (0..cells.len())
         .map(Job::Timeline)
@@ -241,8 +232,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         m: &m,
         results_dir: &shown_dir,
         run,
-        capacity: capacity.as_ref(),
-        repeats: repeats.as_ref(),
+        capacity: &capacity,
+        repeats: &repeats,
         findings: &findings,
         overview: &shown,
         timelines: &timelines,
@@ -253,8 +244,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         m: &m,
         results_dir: &shown_dir,
         run: dir.run_info(),
-        capacity: capacity.as_ref(),
-        repeats: repeats.as_ref(),
+        capacity: &capacity,
+        repeats: &repeats,
         findings: &findings,
     });
     let md_path = root.join(MARKDOWN_FILE);

@@ -1,9 +1,11 @@
-//! What the "Repeats" section of report.html and summary.md says, from `repeats.json`: for
-//! each repeated cell and headline number, every run's value, the mean, its 95% interval
-//! and the coefficient of variation. Every number is read from the file.
+//! What the "Repeats" section of report.html and summary.md says, from `repeats.json` (of
+//! each run, in a report over several): for each repeated cell and headline number, every
+//! run's value, the mean, its 95% interval and the coefficient of variation. Every number
+//! is read from the file.
 
 use plateau_model::results::repeats::{RepeatedCell, RepeatsReport};
 
+use crate::per_run::{PerRun, uniform};
 use crate::style::number;
 
 /// `vllm · llama-8b · A1 · c8`.
@@ -12,22 +14,25 @@ pub fn title(c: &RepeatedCell) -> String {
     format!("{} · {} · {} · {load}", c.endpoint, c.model, c.scenario)
 }
 
-/// The note above the table.
-pub fn note(report: &RepeatsReport) -> String {
+/// The note above the table of `runs` (at least one).
+pub fn note(runs: &[PerRun<RepeatsReport>]) -> String {
+    let times = match uniform(runs, |r| r.repeats.to_string()) {
+        Ok(k) => format!("{k} times"),
+        Err(each) => format!("several times ({each})"),
+    };
     format!(
-        "Each cell ran {} times (interleaved across endpoints, the same prompts each time). \
+        "Each cell ran {times} (interleaved across endpoints, the same prompts each time). \
          Per headline number: each run's value, their mean with a 95% confidence interval \
          (Student's t over the runs) and the coefficient of variation. The tables and \
-         figures above show the first run.",
-        report.repeats
+         figures above show the first run."
     )
 }
 
-/// The table: a header and one row per cell x headline number.
-pub fn table(report: &RepeatsReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The table of `runs`: a header and one row per cell x headline number, run by run.
+pub fn table(runs: &[PerRun<RepeatsReport>]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let head = vec!["cell", "metric", "runs", "values", "mean", "95% CI", "CV"];
     let mut rows = Vec::new();
-    for c in &report.cells {
+    for c in runs.iter().flat_map(|r| &r.file.cells) {
         let runs = if c.left_out.is_empty() {
             c.runs.len().to_string()
         } else {

@@ -77,9 +77,19 @@ pub struct Row {
     pub test: &'static str,
     /// The verdict.
     pub verdict: Verdict,
+    /// `[baseline, candidate]`: the side's percentile rests on too few samples, as its
+    /// summaries flag it (`small_sample`). Over repeats a side is flagged when every
+    /// repeat is: the pooled values are at least as many as any one repeat's, so a pool
+    /// is never enough where each repeat alone is not flagged.
+    pub small_sample: [bool; 2],
 }
 
 impl Row {
+    /// Whether either side's percentile rests on too few samples.
+    pub fn small(&self) -> bool {
+        self.small_sample.contains(&true)
+    }
+
     /// `candidate - baseline`.
     pub fn diff(&self) -> Option<f64> {
         Some(self.candidate? - self.baseline?)
@@ -186,7 +196,14 @@ fn row(m: &Metric, base: &[Loaded], cand: &[Loaded], resamples: usize, seed: u64
     if baseline.is_none() && candidate.is_none() {
         return None;
     }
+    let small = |side: &[Loaded]| {
+        !side.is_empty()
+            && side
+                .iter()
+                .all(|l| (m.q.read)(l.summary).is_some_and(|r| r.small_sample))
+    };
     Some(Row {
+        small_sample: [small(base), small(cand)],
         metric: *m,
         baseline,
         candidate,

@@ -1,14 +1,15 @@
 //! compare.html: one self-contained page (the report's style, figures embedded as PNG data
 //! URIs, no scripts): how the numbers were tested, one table per matched cell with its
-//! verdicts coloured, the unmatched cells, then the figures. Text from files is escaped.
+//! verdicts coloured and the values resting on too few samples marked, the unmatched
+//! cells, then the figures. Text from files is escaped.
 
 use std::fmt::Write;
 
 use super::Comparison;
 use super::analyze::Verdict;
-use super::write::{HEADERS, method, shown};
+use super::write::{HEADERS, SMALL_SAMPLE_NOTE, any_small, method, shown, sides};
 use crate::figures::Rendered;
-use crate::html::{STYLE, escape, figure};
+use crate::html::{STYLE, escape, figure, table};
 
 /// Colours of the verdicts.
 const VERDICT_STYLE: &str = "td.better { color: #0a7d32; font-weight: bold; } \
@@ -37,6 +38,9 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
         )),
         escape(&method())
     );
+    if any_small(comparisons) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(SMALL_SAMPLE_NOTE));
+    }
     for c in comparisons {
         let [better, worse, same, untested] = c.tally();
         let _ = writeln!(
@@ -50,31 +54,26 @@ pub fn render(comparisons: &[Comparison], figures: &[Rendered], unreadable: &[St
         for cell in &c.cells {
             let _ = writeln!(
                 out,
-                "<h3>{}</h3>\n<p class=\"note\">{} (×{}) vs {} (×{})</p>\n<div class=\"scroll\"><table>\n<tr>{}</tr>",
+                "<h3>{}</h3>\n<p class=\"note\">{}</p>",
                 escape(&cell.place),
-                escape(&cell.candidate),
-                cell.repeats[1],
-                escape(&cell.baseline),
-                cell.repeats[0],
-                HEADERS
-                    .iter()
-                    .map(|h| format!("<th>{}</th>", escape(h)))
-                    .collect::<String>()
+                escape(&sides(cell))
             );
-            for r in &cell.rows {
-                let class = match r.verdict {
-                    Verdict::Better => "better",
-                    Verdict::Worse => "worse",
-                    Verdict::Same | Verdict::Untested => "text",
-                };
-                let cells = shown(r);
-                let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(&cells[0]));
-                for t in &cells[1..8] {
-                    let _ = write!(out, "<td>{}</td>", escape(t));
+            let rows: Vec<Vec<String>> = cell.rows.iter().map(|r| shown(r).to_vec()).collect();
+            table::write(&mut out, None, &HEADERS, &rows, |i, j, _| {
+                let r = &cell.rows[i];
+                match j {
+                    0 => Some("text"),
+                    // The two sides' values, italic where the percentile rests on few samples.
+                    1 | 2 => r.small_sample[j - 1].then_some("small"),
+                    8 => Some(match r.verdict {
+                        Verdict::Better => "better",
+                        Verdict::Worse => "worse",
+                        Verdict::Same | Verdict::Untested => "text",
+                    }),
+                    _ => None,
                 }
-                let _ = writeln!(out, "<td class=\"{class}\">{}</td></tr>", escape(&cells[8]));
-            }
-            out.push_str("</table></div>\n");
+            });
+            out.push('\n');
         }
         for (side, list) in [
             ("baseline", &c.only_baseline),

@@ -1,17 +1,19 @@
 //! compare.csv (one row per matched cell x metric, full precision) and compare.md (one
-//! table per matched cell, numbers as the report writes them).
+//! table per matched cell, numbers as the report writes them); both say which side's
+//! percentile rests on too few samples. Baseline first everywhere, candidates in the order
+//! given.
 
 use std::fmt::Write;
 
 use super::analyze::{ALPHA, Row};
 use super::runs::MatchBy;
-use super::{Comparison, RESAMPLES};
+use super::{CellResult, Comparison, RESAMPLES};
 use crate::markdown::cell as md;
 use crate::quantity::Better;
 use crate::style::number;
 
 /// compare.csv's columns.
-pub const CSV_COLUMNS: [&str; 21] = [
+pub const CSV_COLUMNS: [&str; 23] = [
     "baseline_run",
     "candidate_run",
     "scenario_load",
@@ -33,6 +35,8 @@ pub const CSV_COLUMNS: [&str; 21] = [
     "p_holm",
     "test",
     "verdict",
+    "baseline_small_sample",
+    "candidate_small_sample",
 ];
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
@@ -86,6 +90,8 @@ pub fn csv(comparisons: &[Comparison]) -> String {
                     opt(r.p_holm),
                     r.test.to_owned(),
                     r.verdict.text().to_owned(),
+                    r.small_sample[0].to_string(),
+                    r.small_sample[1].to_string(),
                 ];
                 let line: Vec<String> = fields.iter().map(|f| quote(f)).collect();
                 out.push_str(&line.join(","));
@@ -96,10 +102,44 @@ pub fn csv(comparisons: &[Comparison]) -> String {
     out
 }
 
+/// Marks a side's value whose percentile rests on too few samples ([`SMALL_SAMPLE_NOTE`]).
+pub const SMALL_SAMPLE_MARK: &str = "†";
+
+/// The legend of [`SMALL_SAMPLE_MARK`] (compare.md and compare.html, when a row has it).
+pub const SMALL_SAMPLE_NOTE: &str = "† this side's percentile rests on too few samples (fewer \
+than 10 values expected beyond it: a p99 needs 1000 requests, or inter-token gaps for ITL, a \
+p50 20), as its summary.json flags it: read the difference and the verdict of that row as a \
+guide only.";
+
+/// Whether any row of `comparisons` has a side marked [`SMALL_SAMPLE_MARK`].
+pub fn any_small(comparisons: &[Comparison]) -> bool {
+    comparisons
+        .iter()
+        .flat_map(|c| &c.cells)
+        .flat_map(|cell| &cell.rows)
+        .any(Row::small)
+}
+
+/// `baseline vllm/llama-8b/A1/c8 (×1), candidate sglang/llama-8b/A1/c8 (×1)`.
+pub fn sides(cell: &CellResult) -> String {
+    format!(
+        "baseline {} (×{}), candidate {} (×{})",
+        cell.baseline, cell.repeats[0], cell.candidate, cell.repeats[1]
+    )
+}
+
 /// The cells of one row as the tables show them: metric, baseline, candidate, diff, diff
-/// %, 95% CI, p, p (Holm), verdict.
+/// %, 95% CI, p, p (Holm), verdict; a side's value resting on too few samples is marked
+/// with [`SMALL_SAMPLE_MARK`].
 pub fn shown(r: &Row) -> [String; 9] {
     let n = |v: Option<f64>| v.map(number).unwrap_or_else(|| "–".into());
+    let side = |v: Option<f64>, small: bool| {
+        if small {
+            format!("{} {SMALL_SAMPLE_MARK}", n(v))
+        } else {
+            n(v)
+        }
+    };
     let p = |v: Option<f64>| match v {
         Some(p) if p < 1e-4 => "<0.0001".to_owned(),
         Some(p) => format!("{p:.4}"),
@@ -107,8 +147,8 @@ pub fn shown(r: &Row) -> [String; 9] {
     };
     [
         r.metric.q.axis_label(),
-        n(r.baseline),
-        n(r.candidate),
+        side(r.baseline, r.small_sample[0]),
+        side(r.candidate, r.small_sample[1]),
         r.diff()
             .map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, number(d)))
             .unwrap_or_else(|| "–".into()),
@@ -164,6 +204,9 @@ fn by(b: MatchBy) -> &'static str {
 pub fn markdown(comparisons: &[Comparison], unreadable: &[String]) -> String {
     let mut out = String::from("# plateau compare\n\n");
     let _ = writeln!(out, "{}\n", method());
+    if any_small(comparisons) {
+        let _ = writeln!(out, "{}\n", md(SMALL_SAMPLE_NOTE));
+    }
     for c in comparisons {
         let [better, worse, same, untested] = c.tally();
         let _ = writeln!(
@@ -176,15 +219,7 @@ pub fn markdown(comparisons: &[Comparison], unreadable: &[String]) -> String {
             c.cells.len()
         );
         for cell in &c.cells {
-            let _ = writeln!(
-                out,
-                "### {}\n\n{} (×{}) vs {} (×{})\n",
-                md(&cell.place),
-                md(&cell.candidate),
-                cell.repeats[1],
-                md(&cell.baseline),
-                cell.repeats[0]
-            );
+            let _ = writeln!(out, "### {}\n\n{}\n", md(&cell.place), md(&sides(cell)));
             let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
             let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
             for r in &cell.rows {

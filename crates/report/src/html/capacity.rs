@@ -1,24 +1,25 @@
-//! The "Capacity" section that opens report.html when the run searched for capacity
-//! (`capacity.json`): the SLO, a card per search with its answer, and its probes table.
-//! The words are [`crate::capacity`]'s.
+//! The "Capacity" section that opens report.html when a run searched for capacity
+//! (`capacity.json`, of each run in a report over several): the SLO, a card per search with
+//! its answer, and its probes table. The words are [`crate::capacity`]'s.
 
 use std::fmt::Write;
 
 use plateau_model::results::capacity::CapacityReport;
 
-use super::escape;
+use super::{escape, table};
 use crate::capacity;
+use crate::per_run::PerRun;
 
-/// Writes the section.
-pub fn section(out: &mut String, report: &CapacityReport) {
+/// Writes the section of `runs` (at least one).
+pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
     let _ = writeln!(
         out,
         "<h2 id=\"capacity\">Capacity</h2>\n<p class=\"note\">The highest request rate each \
          endpoint, model and scenario sustained within the SLO ({}), found by probing open-loop \
          rates; each probe is a full cell, listed under Results.</p>",
-        escape(&capacity::slo(&report.slo))
+        escape(&capacity::slo_of(runs))
     );
-    for s in &report.searches {
+    for (report, s) in capacity::searches(runs) {
         let _ = writeln!(
             out,
             "<div class=\"card\" data-search=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
@@ -29,26 +30,17 @@ pub fn section(out: &mut String, report: &CapacityReport) {
         for (label, text) in capacity::facts(report, s) {
             let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
         }
-        out.push_str("</table>\n<div class=\"scroll\"><table class=\"probes\">\n<tr>");
+        out.push_str("</table>\n");
         let (head, rows) = capacity::probes(s);
-        for h in &head {
-            let _ = write!(out, "<th>{}</th>", escape(h));
-        }
-        out.push_str("</tr>\n");
-        for row in rows {
-            out.push_str("<tr>");
-            for (i, text) in row.iter().enumerate() {
-                let class = match text.as_str() {
-                    "NO" | "overloaded" => " class=\"text NO\"",
-                    _ if i == 0 => "",
-                    "yes" => " class=\"text yes\"",
-                    _ if i == row.len() - 1 || i == 1 => " class=\"text\"",
-                    _ => "",
-                };
-                let _ = write!(out, "<td{class}>{}</td>", escape(text));
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</table></div></div>\n");
+        let last = head.len() - 1;
+        // Failures red, passes green; the status and the cell path are words.
+        table::write(out, Some("probes"), &head, &rows, |_, j, text| match text {
+            "NO" | "overloaded" => Some("text NO"),
+            _ if j == 0 => None,
+            "yes" => Some("text yes"),
+            _ if j == last || j == 1 => Some("text"),
+            _ => None,
+        });
+        out.push_str("</div>\n");
     }
 }

@@ -1,11 +1,12 @@
 //! report.html: one self-contained page (figures embedded as PNG data URIs, no scripts, no
-//! external resources) opening with the capacity answer when the run searched for one, then
+//! external resources) opening with the capacity answer when a run searched for one, then
 //! the run's metadata, the warnings, the results tables of each scenario (closed loop, open
 //! loop) and every figure. All text from result files is escaped ([`escape`]).
 
 pub mod capacity;
 pub mod repeats;
 pub mod run;
+pub mod table;
 
 use std::fmt::Write;
 
@@ -17,6 +18,7 @@ use plateau_model::validate::{Finding, Severity};
 
 use crate::figures::Rendered;
 use crate::matrix::Matrix;
+use crate::per_run::PerRun;
 use crate::tables;
 
 /// Everything the page shows.
@@ -27,10 +29,10 @@ pub struct Page<'a> {
     pub results_dir: &'a str,
     /// `run.json`, or why it is missing.
     pub run: Result<&'a plateau_model::results::run_info::RunInfo, String>,
-    /// `capacity.json`, when the run searched for capacity.
-    pub capacity: Option<&'a CapacityReport>,
-    /// `repeats.json`, when each cell ran more than once.
-    pub repeats: Option<&'a RepeatsReport>,
+    /// `capacity.json` of each run that searched for capacity.
+    pub capacity: &'a [PerRun<CapacityReport>],
+    /// `repeats.json` of each run whose cells ran more than once.
+    pub repeats: &'a [PerRun<RepeatsReport>],
     /// Findings of the checks.
     pub findings: &'a [Finding],
     /// The overview figures.
@@ -83,20 +85,20 @@ pub fn render(page: &Page) -> String {
         escape(page.results_dir),
         page.m.all().count(),
         escape(&page.m.subtitle()),
-        if page.capacity.is_some() {
-            "<a href=\"#capacity\">Capacity</a>"
-        } else {
+        if page.capacity.is_empty() {
             ""
+        } else {
+            "<a href=\"#capacity\">Capacity</a>"
         }
     );
-    if let Some(report) = page.capacity {
-        capacity::section(&mut out, report);
+    if !page.capacity.is_empty() {
+        capacity::section(&mut out, page.capacity);
     }
     run::section(&mut out, &page.run);
     warnings(&mut out, page.findings);
     results(&mut out, page.m);
-    if let Some(report) = page.repeats {
-        repeats::section(&mut out, report);
+    if !page.repeats.is_empty() {
+        repeats::section(&mut out, page.repeats);
     }
     out.push_str("<h2 id=\"figures\">Figures</h2>\n");
     for r in page.overview {

@@ -1,10 +1,14 @@
 //! Shared by the tests: a fresh copy of a fixture in a temp directory (the report writes
-//! into its results directory), and the clean and open fixtures rendered once each.
+//! into its results directory), the clean and open fixtures rendered once each, a repeated
+//! cell added to a copy, and a section cut out of a page.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport, aggregate};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{read_json, write_json};
 use plateau_report::{Options, Output};
 
 use crate::fixtures;
@@ -24,6 +28,15 @@ pub fn fixture_copy(name: &str, test: &str) -> (PathBuf, PathBuf) {
     let results = root.join("results");
     copy_tree(&fixtures::path(name), &results);
     (results, root.join("figures"))
+}
+
+/// Copies of fixtures side by side under `root`, one a `(directory name, fixture)`.
+pub fn runs<const K: usize>(root: &Path, runs: [(&str, &str); K]) -> [PathBuf; K] {
+    runs.map(|(name, fixture)| {
+        let dir = root.join(name);
+        copy_tree(&fixtures::path(fixture), &dir);
+        dir
+    })
 }
 
 /// A fixture as rendered: `(results dir, figures dir, output)`.
@@ -46,4 +59,33 @@ pub fn clean() -> &'static Rendered {
 pub fn open() -> &'static Rendered {
     static RENDERED: OnceLock<Rendered> = OnceLock::new();
     RENDERED.get_or_init(|| render("open"))
+}
+
+/// Makes vllm A1 N = 1 of the results at `dir` a cell run twice, laid out as `repeats: 2`
+/// lays it out: a second run `c1-2`, a copy of `c1` with a server throughput of 82.5 tok/s
+/// (`c1` has 75), and `repeats.json` as the model aggregates the two (only this cell was repeated).
+pub fn add_repeat(dir: &Path) -> RepeatsReport {
+    let cell = dir.join("vllm/llama-8b/A1");
+    copy_tree(&cell.join("c1"), &cell.join("c1-2"));
+    let read =
+        |rel: &str| -> CellSummary { read_json(&cell.join(rel).join("summary.json")).unwrap() };
+    let first = read("c1");
+    let mut second = first.clone();
+    second.cell.repeat = 2;
+    second.metrics.throughput.server_direct_tps = 82.5;
+    write_json(&cell.join("c1-2/summary.json"), &second).unwrap();
+    let report = aggregate(&[first, second], 2);
+    write_json(&dir.join(REPEATS_FILE), &report).unwrap();
+    report
+}
+
+/// The text of `doc` from the first `start` to the next `end` after it.
+pub fn section<'a>(doc: &'a str, start: &str, end: &str) -> &'a str {
+    let from = doc
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start:?} in the document"));
+    let len = doc[from + start.len()..]
+        .find(end)
+        .unwrap_or_else(|| panic!("no {end:?} after {start:?}"));
+    &doc[from..from + start.len() + len]
 }

@@ -1,7 +1,9 @@
 //! `compare` and the multi-directory report on the clean fixture split in two runs (vllm's
-//! cells and sglang's): values read back equal the summaries', cells match by scenario and
-//! load, unmatched cells are listed, a run against an identical copy finds nothing, and
-//! `render` with several directories draws them side by side without writing into them.
+//! cells and sglang's): values read back equal the summaries', small-sample percentiles are
+//! flagged as the summaries flag them, cells match by scenario and load, unmatched cells are
+//! listed, a run against an identical copy finds nothing, the baseline comes first and the
+//! candidates in the order given, and `render` with several directories draws them side by
+//! side without writing into them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,8 +12,9 @@ use plateau_model::results::dir::ResultsDir;
 use plateau_report::Options;
 use plateau_report::compare::analyze::Verdict;
 use plateau_report::compare::{self, Comparison};
+use plateau_report::matrix;
 
-use crate::common::scratch;
+use crate::common::{add_repeat, runs, scratch};
 use crate::fixtures;
 use crate::tree::copy_tree;
 
@@ -91,6 +94,33 @@ fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
             }
         }
     }
+    // Which side's percentile rests on too few samples, as each summary.json flags it (a
+    // fixture cell has 17 to 86 measured requests: every p99 is flagged, a p50 only below
+    // 20 requests).
+    let flagged = |d: &Path, rel: &str, field: &str| -> bool {
+        let json: serde_json::Value =
+            plateau_model::results::read_json(&d.join(rel).join("summary.json")).unwrap();
+        let (dist, p) = field.rsplit_once('.').unwrap();
+        json[dist]["small_sample"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|x| x == p))
+    };
+    let mut small = [0, 0];
+    for cell in &c.cells {
+        for r in &cell.rows {
+            let f = r.metric.q.field;
+            let want = [
+                flagged(&a, &cell.baseline, f),
+                flagged(&b, &cell.candidate, f),
+            ];
+            assert_eq!(r.small_sample, want, "{} {f}", cell.place);
+            small[usize::from(r.small())] += 1;
+        }
+    }
+    // 10 rows a cell (no SLO: no goodput). Flagged: TTFT, TPOT, ITL and E2E p99 of the 5
+    // cells, and the TTFT, TPOT and E2E p50 of B2/c1 (17 requests on each side).
+    assert_eq!(small, [50 - 23, 5 * 4 + 3], "[not flagged, flagged] rows");
+
     let csv = fs::read_to_string(&out.csv).unwrap();
     let lines = csv.lines().count();
     let rows_total: usize = c.cells.iter().map(|x| x.rows.len()).sum();
@@ -99,10 +129,44 @@ fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
         csv.starts_with("baseline_run,candidate_run,scenario_load,"),
         "{csv}"
     );
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let flags: Vec<(String, String)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[col("baseline_small_sample")].to_owned(),
+                f[col("candidate_small_sample")].to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = c
+        .cells
+        .iter()
+        .flat_map(|x| &x.rows)
+        .map(|r| (r.small_sample[0].to_string(), r.small_sample[1].to_string()))
+        .collect();
+    assert_eq!(flags, want);
     let md = fs::read_to_string(&out.markdown).unwrap();
     assert!(
         md.contains("Only in the baseline: vllm/llama-8b/B2/c4"),
         "{md}"
+    );
+    // The marker on both sides of a flagged row, none on an unflagged one, and its legend.
+    assert!(md.contains(compare::write::SMALL_SAMPLE_NOTE), "{md}");
+    let line = |metric: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {metric} |")))
+            .unwrap()
+    };
+    assert_eq!(line("TTFT p99 (ms)").matches('†').count(), 2, "{md}");
+    assert!(!line("TTFT p50 (ms)").contains('†'), "{md}");
+    let html = fs::read_to_string(&out.html).unwrap();
+    assert!(
+        html.contains("<td class=\"small\">"),
+        "flagged values are italic"
     );
     // The sources are read, never written.
     assert!(!a.join("report.html").exists() && !b.join("compare.csv").exists());
@@ -111,19 +175,10 @@ fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
 #[test]
 fn compare_of_a_run_against_its_copy_finds_no_difference() {
     let root = scratch("compare-copy");
-    let a = root.join("first");
-    let b = root.join("second");
-    copy_tree(&fixtures::path("clean"), &a);
-    copy_tree(&fixtures::path("clean"), &b);
+    let [a, b] = runs(&root, [("first", "clean"), ("second", "clean")]);
     // A second repeat of vllm A1 N=1 on both sides, in the directory layout of `repeats`.
     for dir in [&a, &b] {
-        let cell = dir.join("vllm/llama-8b/A1");
-        copy_tree(&cell.join("c1"), &cell.join("c1-2"));
-        let path = cell.join("c1-2/summary.json");
-        let mut summary: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        summary["cell"]["repeat"] = 2.into();
-        std::fs::write(&path, serde_json::to_vec_pretty(&summary).unwrap()).unwrap();
+        add_repeat(dir);
     }
     let out = run(vec![a, b], &root.join("cmp"));
     let c = &out.comparisons[0];
@@ -154,10 +209,7 @@ fn compare_of_a_run_against_its_copy_finds_no_difference() {
 #[test]
 fn report_draws_several_directories_side_by_side() {
     let root = scratch("report-several");
-    let a = root.join("run-a");
-    let b = root.join("run-b");
-    copy_tree(&fixtures::path("clean"), &a);
-    copy_tree(&fixtures::path("clean"), &b);
+    let [a, b] = runs(&root, [("run-a", "clean"), ("run-b", "clean")]);
     let mut opts = Options::new(&a, root.join("figures"));
     opts.more_dirs = vec![b.clone()];
     opts.out_dir = Some(root.join("out"));
@@ -186,4 +238,69 @@ fn report_draws_several_directories_side_by_side() {
         assert!(!dir.join("report.html").exists() && !dir.join("summary.md").exists());
     }
     assert!(root.join("figures/ttft_vs_concurrency.png").is_file());
+}
+
+#[test]
+fn compare_orders_the_baseline_first_then_the_candidates_as_given() {
+    // Named so that sorting by label would put the baseline last.
+    let root = scratch("compare-order");
+    let zeta = only(&root, "zeta", "vllm");
+    let beta = only(&root, "beta", "sglang");
+    let alpha = only(&root, "alpha", "vllm");
+    let dirs = vec![zeta.clone(), beta.clone(), alpha.clone()];
+    let out = run(dirs.clone(), &root.join("cmp"));
+    let candidates: Vec<&str> = out
+        .comparisons
+        .iter()
+        .map(|c| c.candidate.as_str())
+        .collect();
+    assert_eq!(candidates, ["beta", "alpha"]);
+
+    // compare.csv: the baseline in the first column, every row of a candidate before the
+    // next candidate's, in the order given.
+    let csv = fs::read_to_string(&out.csv).unwrap();
+    let mut runs: Vec<(&str, &str)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut f = l.split(',');
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect();
+    runs.dedup();
+    assert_eq!(runs, [("zeta", "beta"), ("zeta", "alpha")]);
+
+    // Each cell's line names the baseline first.
+    let md = fs::read_to_string(&out.markdown).unwrap();
+    assert!(
+        md.contains("baseline vllm/llama-8b/A1/c1 (×1), candidate sglang/llama-8b/A1/c1 (×1)"),
+        "{md}"
+    );
+
+    // The figures' series (and so their colours) and legends: zeta, beta, alpha.
+    let read: Vec<ResultsDir> = dirs.iter().map(|d| ResultsDir::read(d).unwrap()).collect();
+    let labelled: Vec<(String, &ResultsDir)> = ["zeta", "beta", "alpha"]
+        .iter()
+        .map(|l| (*l).to_owned())
+        .zip(&read)
+        .collect();
+    let merged = matrix::merge(&labelled, matrix::Naming::ByRun);
+    let m = matrix::Matrix::new(&merged);
+    let want = ["zeta (vllm)", "beta (sglang)", "alpha (vllm)"];
+    let series: Vec<&str> = m.series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(series, want);
+    assert_eq!(
+        m.subtitle(),
+        "model llama-8b (meta-llama/Llama-3.1-8B-Instruct) · engines zeta (vllm), beta (sglang), alpha (vllm)"
+    );
+    let svg =
+        fs::read_to_string(root.join("cmp/figures/server_throughput_vs_concurrency.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let legend: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(str::trim))
+        .filter(|t| want.contains(t))
+        .collect();
+    assert_eq!(legend, want);
 }

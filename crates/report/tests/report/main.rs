@@ -1,6 +1,7 @@
 //! Integration tests of the report: the checked-in fixtures are what their rules make, every
 //! figure renders as a PNG and an SVG of its size, report.html and summary.csv show the
-//! fixtures' values, bad input is named, and report.html opens in headless Chromium.
+//! fixtures' values, several results directories show each run's capacity and repeats, bad
+//! input is named, and report.html opens in headless Chromium.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -10,5 +11,6 @@ mod common;
 mod compare;
 mod figures;
 mod fixtures;
+mod several;
 mod tree;
 mod values;
