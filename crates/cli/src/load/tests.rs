@@ -89,7 +89,11 @@ fn set_lists_take_bare_words() {
     assert_eq!(c.batch_sizes, vec![1, 4]);
     assert_eq!(c.request_rates, vec![2.5, 10.0]);
     assert_eq!(set::parse_value("[]"), serde_json::json!([]));
-    assert_eq!(set::parse_value("[a]b"), serde_json::json!("[a]b"), "not a list");
+    assert_eq!(
+        set::parse_value("[a]b"),
+        serde_json::json!("[a]b"),
+        "not a list"
+    );
 }
 
 #[test]

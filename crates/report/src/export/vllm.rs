@@ -14,6 +14,7 @@ use std::path::Path;
 use plateau_model::config::{Api, Arrival};
 use plateau_model::load::cell_dir_name;
 use plateau_model::metrics::{Distribution, Window};
+use plateau_model::quantity as q;
 use plateau_model::results::summary::{CellStatus, CellSummary};
 use plateau_model::results::{read_samples, write_json};
 use plateau_model::sample::Sample;
@@ -135,16 +136,13 @@ pub fn cell(s: &CellSummary, samples: Result<&[Sample], &str>) -> Value {
         json!(load.concurrency.or(load.max_concurrency)),
     );
     put("duration", json!(m.throughput.window_s));
-    put("completed", json!(m.requests.measured_ok));
-    put("failed", json!(m.requests.measured_errors));
+    put("completed", json!(q::OK.value(s).map(|v| v as u64)));
+    put("failed", json!(q::ERRORS.value(s).map(|v| v as u64)));
     put("total_input_tokens", json!(m.throughput.input_tokens));
     put("total_output_tokens", json!(m.throughput.output_tokens));
-    put("request_throughput", json!(m.throughput.request_rps));
-    put(
-        "request_goodput",
-        json!(m.goodput.as_ref().map(|g| g.rate_rps)),
-    );
-    put("output_throughput", json!(m.throughput.server_direct_tps));
+    put("request_throughput", json!(q::REQUEST_RPS.value(s)));
+    put("request_goodput", json!(q::GOODPUT_RPS.value(s)));
+    put("output_throughput", json!(q::SERVER_TPS.value(s)));
     put(
         "total_token_throughput",
         json!(
