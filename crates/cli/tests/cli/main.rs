@@ -8,6 +8,7 @@
 
 mod common;
 mod config_errors;
+mod demo;
 mod echo_server;
 mod exit_codes;
 mod failing;
