@@ -1,5 +1,6 @@
 //! Command-line flags (clap). Everything the benchmark does is configured in the config
-//! file; flags only pick the file, override keys and choose what to do with results.
+//! file; flags only pick the file, override keys and choose what to do with results, or
+//! (`run --url --model`) build a first-look config without a file.
 
 use std::path::PathBuf;
 
@@ -46,9 +47,42 @@ pub enum Command {
 /// `plateau run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The benchmark configuration.
-    #[arg(long, short, default_value = "benchmark_config.json")]
-    pub config: PathBuf,
+    /// The benchmark configuration [default: benchmark_config.json].
+    #[arg(long, short, conflicts_with = "url")]
+    pub config: Option<PathBuf>,
+    /// A first look without a config file: the server's base URL (with `/v1`). Needs
+    /// --model; the config it builds is printed, and --save-config writes it.
+    #[arg(long, requires = "model", help_heading = "Without a config file")]
+    pub url: Option<String>,
+    /// The model name the server serves (with --url).
+    #[arg(long, requires = "url", help_heading = "Without a config file")]
+    pub model: Option<String>,
+    /// The server software (with --url): vllm, sglang, tgi, llamacpp, nim, openai, sim
+    /// [default: openai, any OpenAI-compatible server].
+    #[arg(long, requires = "url", help_heading = "Without a config file")]
+    pub engine: Option<String>,
+    /// Scenarios (with --url) [default: A1,B1].
+    #[arg(
+        long,
+        requires = "url",
+        value_delimiter = ',',
+        help_heading = "Without a config file"
+    )]
+    pub scenarios: Vec<String>,
+    /// Concurrencies N (with --url) [default: 1,4,16].
+    #[arg(
+        long,
+        requires = "url",
+        value_delimiter = ',',
+        help_heading = "Without a config file"
+    )]
+    pub concurrency: Vec<u32>,
+    /// Client tokenizer (with --url): cl100k_base, o200k_base or a tokenizer.json path.
+    #[arg(long, requires = "url", help_heading = "Without a config file")]
+    pub tokenizer: Option<String>,
+    /// Write the config built from --url/--model (and the --set keys) to this file.
+    #[arg(long, requires = "url", help_heading = "Without a config file")]
+    pub save_config: Option<PathBuf>,
     /// Print the plan (cells, phase lengths, estimated wall time) and exit.
     #[arg(long)]
     pub dry_run: bool,

@@ -36,12 +36,23 @@ pub fn load(
 ) -> anyhow::Result<Loaded> {
     if !file.is_file() {
         bail!(
-            "{}: no such config file (pass --config PATH)",
+            "{}: no such config file (pass --config PATH, or --url and --model for a first \
+             look without one)",
             file.display()
         );
     }
     let text = std::fs::read_to_string(file).with_context(|| format!("{}", file.display()))?;
-    unique::check(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    load_text(&text, file, sets, env)
+}
+
+/// Reads the configuration from `text`, named `file` in errors (a path, or what built it).
+pub fn load_text(
+    text: &str,
+    file: &Path,
+    sets: &[String],
+    env: Option<HashMap<String, String>>,
+) -> anyhow::Result<Loaded> {
+    unique::check(text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut origins = Origins::new(file);
     let env: Vec<(String, String)> = match env {
         Some(map) => map.into_iter().collect(),
@@ -63,7 +74,7 @@ pub fn load(
         environment = environment.with_list_parse_key(key);
     }
     let merged = Config::builder()
-        .add_source(File::from(file).format(FileFormat::Json))
+        .add_source(File::from_str(text, FileFormat::Json))
         .add_source(environment.source(Some(env.into_iter().collect())))
         .build()
         .with_context(|| format!("{}", file.display()))?;

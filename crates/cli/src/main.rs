@@ -12,6 +12,7 @@ mod load;
 mod logging;
 mod preflight;
 mod progress;
+mod quick;
 mod redact;
 mod report;
 mod run;

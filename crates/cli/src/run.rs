@@ -1,5 +1,6 @@
 //! `plateau run`: config -> plan -> preflight -> every cell -> table and verdict.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -17,7 +18,10 @@ use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
-use crate::{limits, load, preflight, signals};
+use crate::{limits, load, preflight, quick, signals};
+
+/// The config file read when neither `--config` nor `--url` is given.
+const DEFAULT_CONFIG: &str = "benchmark_config.json";
 
 /// Runs the benchmark matrix; every endpoint's secrets join `redactions` before anything
 /// is printed.
@@ -29,7 +33,18 @@ pub async fn run(
     let load::Loaded {
         mut config,
         mut origins,
-    } = load::load(&args.config, &args.set, None).bad_input()?;
+    } = match quick::config(&args) {
+        Some(built) => {
+            let text = serde_json::to_string_pretty(&built).bad_input()?;
+            let mut loaded =
+                load::load_text(&text, Path::new(quick::SOURCE), &args.set, None).bad_input()?;
+            for (key, flag) in quick::keys(&args) {
+                loaded.origins.record(key, flag);
+            }
+            loaded
+        }
+        None => load::load(config_file(&args), &args.set, None).bad_input()?,
+    };
     if let Some(dir) = &args.output_dir {
         config.output_dir = dir.clone();
         origins.record("output_dir", "--output-dir");
@@ -45,6 +60,9 @@ pub async fn run(
     let too_large = limits::check(&plan, &limits::Machine::read());
     if !too_large.is_empty() {
         return Err(Failure::bad_input(anyhow!(origins.problems(&too_large))));
+    }
+    if args.url.is_some() {
+        show_quick_config(&plan, args.save_config.as_deref())?;
     }
     for w in &plan.warnings {
         tracing::warn!("{w}");
@@ -151,6 +169,26 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The config file of a run without `--url`.
+fn config_file(args: &RunArgs) -> &Path {
+    args.config.as_deref().unwrap_or(Path::new(DEFAULT_CONFIG))
+}
+
+/// Prints the config `--url`/`--model` built (secrets as `***`), and writes it to `save`.
+fn show_quick_config(plan: &Plan, save: Option<&Path>) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(&plan.redacted_config).bad_input()?;
+    println!(
+        "config from --url/--model (save it with --save-config FILE, edit, run with --config FILE):"
+    );
+    println!("{text}");
+    if let Some(path) = save {
+        std::fs::write(path, format!("{text}\n"))
+            .map_err(|e| Failure::io(anyhow!("--save-config {}: {e}", path.display())))?;
+        println!("config written to {}", path.display());
+    }
+    Ok(())
+}
+
 /// The exit code and message of a run that stopped: a result file that could not be
 /// written is exit 4, on one line naming the file and the OS error.
 fn failure(e: driver::DriverError) -> Failure {
@@ -187,7 +225,10 @@ fn launch(args: &RunArgs) -> Launch {
             .filter(|k| k.starts_with("PLATEAU__")),
     );
     Launch {
-        config_file: Some(args.config.display().to_string()),
+        config_file: Some(match &args.url {
+            Some(_) => quick::SOURCE.to_owned(),
+            None => config_file(args).display().to_string(),
+        }),
         overrides,
     }
 }

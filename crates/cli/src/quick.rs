@@ -1,0 +1,159 @@
+//! `plateau run --url URL --model NAME`: a first look at a server without writing a config
+//! file. The flags become an ordinary config (printed, and written with `--save-config`),
+//! layered under `PLATEAU__*` and `--set` like a file, so everything after is the same run.
+
+use serde_json::{Value, json};
+
+use crate::args::RunArgs;
+
+/// What the flags name the config by in errors and in run.json.
+pub const SOURCE: &str = "the command line (--url, --model)";
+
+/// The scenarios of a first look: one short prompt everyone shares, and diverse short ones.
+const SCENARIOS: [&str; 2] = ["A1", "B1"];
+
+/// The concurrencies of a first look: one user, a few, and enough to load a small server.
+const CONCURRENCIES: [u32; 3] = [1, 4, 16];
+
+/// The config `args` build; `None` without `--url`.
+pub fn config(args: &RunArgs) -> Option<Value> {
+    let url = args.url.as_ref()?;
+    let model = args.model.clone().unwrap_or_default();
+    // Without --engine, the generic OpenAI API: no engine-specific request extras, and the
+    // server's /metrics read with whichever engine's names it exposes.
+    let engine = args.engine.as_deref().unwrap_or("openai");
+    let endpoint = json!({"name": "server", "url": url, "engine": engine});
+    let scenarios = if args.scenarios.is_empty() {
+        SCENARIOS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.scenarios.clone()
+    };
+    let concurrency = if args.concurrency.is_empty() {
+        CONCURRENCIES.to_vec()
+    } else {
+        args.concurrency.clone()
+    };
+    let mut config = json!({
+        "endpoints": [endpoint],
+        "models": [{"id": model_id(&model), "name": model}],
+        "scenarios": scenarios,
+        "batch_sizes": concurrency,
+        // Short enough for a first look (about 45 s a cell), long enough to be steady on
+        // a GPU server: the slots ramp over 5 s, queues and caches settle for 10 s, and
+        // 30 s is measured.
+        "fill_seconds": 5,
+        "stabilize_seconds": 10,
+        "measure_seconds": 30,
+        "max_tokens": 128,
+        "output_dir": format!("results/{}", model_id(&model)),
+    });
+    if let Some(t) = &args.tokenizer {
+        config["tokenizer"] = json!(t);
+    }
+    Some(config)
+}
+
+/// The config keys the flags set, for naming them in errors.
+pub fn keys(args: &RunArgs) -> Vec<(&'static str, &'static str)> {
+    let mut keys = vec![("endpoints[0].url", "--url"), ("models[0]", "--model")];
+    if args.engine.is_some() {
+        keys.push(("endpoints[0].engine", "--engine"));
+    }
+    if !args.scenarios.is_empty() {
+        keys.push(("scenarios", "--scenarios"));
+    }
+    if !args.concurrency.is_empty() {
+        keys.push(("batch_sizes", "--concurrency"));
+    }
+    if args.tokenizer.is_some() {
+        keys.push(("tokenizer", "--tokenizer"));
+    }
+    keys
+}
+
+/// A directory-safe id for `model`: its last path segment (`meta-llama/Llama-3.1-8B` ->
+/// `Llama-3.1-8B`), with anything but letters, digits, `.`, `-` and `_` made `-`.
+fn model_id(model: &str) -> String {
+    let last = model.rsplit('/').find(|s| !s.is_empty()).unwrap_or("model");
+    last.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::args::{Cli, Command};
+
+    fn args(flags: &[&str]) -> RunArgs {
+        let argv = ["plateau", "run"].iter().chain(flags);
+        match Cli::try_parse_from(argv).expect("parses").command {
+            Command::Run(a) => a,
+            _ => unreachable!("run"),
+        }
+    }
+
+    #[test]
+    fn flags_become_a_config_with_first_look_defaults() {
+        let a = args(&[
+            "--url",
+            "http://gpu:8000/v1",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+        ]);
+        let c = config(&a).expect("a config");
+        assert_eq!(c["endpoints"][0]["url"], "http://gpu:8000/v1");
+        assert_eq!(c["endpoints"][0]["engine"], "openai");
+        assert_eq!(c["models"][0]["name"], "meta-llama/Llama-3.1-8B");
+        assert_eq!(c["models"][0]["id"], "Llama-3.1-8B");
+        assert_eq!(c["scenarios"], json!(["A1", "B1"]));
+        assert_eq!(c["batch_sizes"], json!([1, 4, 16]));
+        assert_eq!(c["output_dir"], "results/Llama-3.1-8B");
+        let parsed: plateau_core::config::RunConfig =
+            serde_json::from_value(c).expect("a valid config");
+        assert_eq!(parsed.measure_seconds, 30.0);
+    }
+
+    #[test]
+    fn lists_and_the_rest_come_from_their_flags() {
+        let a = args(&[
+            "--url",
+            "sim://",
+            "--model",
+            "m x",
+            "--engine",
+            "sim",
+            "--scenarios",
+            "A1,C",
+            "--concurrency",
+            "2,8",
+            "--tokenizer",
+            "o200k_base",
+        ]);
+        let c = config(&a).expect("a config");
+        assert_eq!(c["endpoints"][0]["engine"], "sim");
+        assert_eq!(c["scenarios"], json!(["A1", "C"]));
+        assert_eq!(c["batch_sizes"], json!([2, 8]));
+        assert_eq!(c["tokenizer"], "o200k_base");
+        assert_eq!(c["models"][0]["id"], "m-x");
+        assert_eq!(keys(&a).len(), 6);
+        assert!(config(&args(&[])).is_none());
+    }
+
+    #[test]
+    fn url_needs_model_and_excludes_config() {
+        let parse = |f: &[&str]| Cli::try_parse_from(["plateau", "run"].iter().chain(f));
+        assert!(parse(&["--url", "http://x/v1"]).is_err());
+        assert!(parse(&["--model", "m"]).is_err());
+        assert!(parse(&["--url", "http://x/v1", "--model", "m", "--config", "c.json"]).is_err());
+        assert!(parse(&["--scenarios", "A1"]).is_err(), "only with --url");
+    }
+}
