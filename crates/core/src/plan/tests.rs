@@ -392,6 +392,28 @@ fn ignore_eos_on_an_engine_without_it_warns() {
 }
 
 #[test]
+fn replies_that_may_stop_early_are_said() {
+    let warned = |plan: &Plan| {
+        plan.warnings
+            .iter()
+            .filter(|w| w.contains("ignore_eos is off"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let mut v = base();
+    assert!(warned(&build(&v).unwrap()).is_empty(), "vLLM sends it");
+    set(&mut v, "/endpoints/0/engine", serde_json::json!("tgi"));
+    let w = warned(&build(&v).unwrap());
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("engine `tgi` has no such option"), "{w:?}");
+    set(&mut v, "/ignore_eos", serde_json::json!(false));
+    assert!(
+        warned(&build(&v).unwrap()).is_empty(),
+        "said in the config: no warning"
+    );
+}
+
+#[test]
 fn extra_body_may_not_set_what_plateau_sends() {
     let rows = [
         (

@@ -322,6 +322,7 @@ impl Validator {
         if let Some(h) = &e.hardware {
             self.hardware(i, h);
         }
+        let ignore_eos_unset = ignore_eos.is_none();
         let ignore_eos = match ignore_eos {
             Some(true) if !e.engine.supports_ignore_eos() => {
                 self.warnings.push(format!(
@@ -333,6 +334,15 @@ impl Validator {
             Some(v) => v,
             None => e.engine.supports_ignore_eos(),
         };
+        if ignore_eos_unset && !ignore_eos {
+            self.warnings.push(format!(
+                "endpoints[{i}]: ignore_eos is off (engine `{}` has no such option): replies \
+                 end where the model stops, so output lengths vary and max_tokens is only a \
+                 ceiling; per-token latencies stay right, but compare throughput only between \
+                 runs of the same prompts and model",
+                e.engine.as_str()
+            ));
+        }
         (self.problems.len() == before).then(|| Endpoint {
             name: e.name.clone(),
             engine: e.engine,
