@@ -72,18 +72,10 @@ pub fn keys(args: &RunArgs) -> Vec<(&'static str, &'static str)> {
 }
 
 /// A directory-safe id for `model`: its last path segment (`meta-llama/Llama-3.1-8B` ->
-/// `Llama-3.1-8B`), with anything but letters, digits, `.`, `-` and `_` made `-`.
+/// `Llama-3.1-8B`), made safe for a file name as the report's figure names are.
 fn model_id(model: &str) -> String {
     let last = model.rsplit('/').find(|s| !s.is_empty()).unwrap_or("model");
-    last.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    plateau_report::figures::timeline::file_part(last)
 }
 
 #[cfg(test)]
