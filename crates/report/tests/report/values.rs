@@ -318,19 +318,31 @@ fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
     let tps = costed[0].metrics.throughput.server_direct_tps;
     let text = plateau_report::table::text(&costed);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].ends_with(" t/s/GPU  $/M out  steady"), "{text}");
-    // The vllm row: the registry's numbers, then the verdict.
+    assert!(lines[0].ends_with("  t/s/GPU  $/M out  steady"), "{text}");
+    // The vllm row: the registry's numbers, right-aligned under their headers, then the
+    // verdict; the sglang row states no hardware: dashes.
     let number = plateau_model::quantity::number;
-    let want = format!(
-        "{:>8} {:>8} ",
-        number(tps / 4.0),
-        number(10.0 / (tps * 3600.0) * 1e6)
-    );
-    assert!(
-        lines[1].contains(&want),
-        "{:?} should hold {want:?}",
-        lines[1]
-    );
-    // The sglang row states no hardware: dashes.
-    assert!(lines[2].contains("       -        - "), "{:?}", lines[2]);
+    let at = |line: &str, header: &str| -> String {
+        let end = lines[0].find(header).unwrap() + header.len();
+        line[..end].split_whitespace().last().unwrap().to_owned()
+    };
+    assert_eq!(at(lines[1], "t/s/GPU"), number(tps / 4.0));
+    assert_eq!(at(lines[1], "$/M out"), number(10.0 / (tps * 3600.0) * 1e6));
+    assert_eq!(at(lines[2], "t/s/GPU"), "-");
+    assert_eq!(at(lines[2], "$/M out"), "-");
+
+    // Without cost, the table of a whole run fits in 100 columns.
+    let all: Vec<_> = plateau_model::results::find_cells(&results)
+        .unwrap()
+        .iter()
+        .map(|d| read_json(&d.join("summary.json")).unwrap())
+        .collect();
+    let text = plateau_report::table::text(&all);
+    let widest = text
+        .lines()
+        .filter(|l| !l.contains(';'))
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(widest <= 100, "{widest} columns:\n{text}");
 }
