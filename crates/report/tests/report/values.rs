@@ -332,7 +332,7 @@ fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
     assert_eq!(at(lines[2], "$/M out"), "-");
 
     // Without cost, the table of a whole run fits in 100 columns.
-    let all: Vec<_> = plateau_model::results::find_cells(&results)
+    let all: Vec<_> = plateau_model::results::find_cells(results)
         .unwrap()
         .iter()
         .map(|d| read_json(&d.join("summary.json")).unwrap())
