@@ -73,7 +73,8 @@ impl Observer for RunProgress<'_> {
         let after = (schedule.m1() + schedule.drain.typical() / 4) * remaining_cells;
         let label = self.label(cell);
         if !self.display.visible {
-            tracing::info!(
+            // One line per cell at the default level (its result); the start with -v.
+            tracing::debug!(
                 "[{}/{}] {label}: starting ({}s planned)",
                 index + 1,
                 total,

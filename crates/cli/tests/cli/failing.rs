@@ -77,7 +77,8 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
                 {"name": "alive", "engine": "sim", "sim": {"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}}],
             "scenarios": ["A1", "B1"], "batch_sizes": [1, 2], "measure_seconds": 1.5}),
     );
-    let runner = plateau(&["run", "--config", config.to_str().unwrap()])
+    // -v: the "starting" line of each cell that starts (a skipped one must have none).
+    let runner = plateau(&["run", "-v", "--config", config.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -122,6 +123,10 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
         assert!(why.as_deref().unwrap().starts_with(&prefix), "{why:?}");
         assert!(!err.contains(&format!("{path}: starting")), "{err}");
     }
+    assert!(
+        err.contains("dying/m/A1/c1: starting"),
+        "-v shows a start: {err}"
+    );
     for (path, state, _) in got.iter().filter(|c| c.0.starts_with("alive/")) {
         assert_eq!(state, "complete", "{path}");
     }
