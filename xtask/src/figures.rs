@@ -14,9 +14,9 @@ pub struct Args {
     /// results/default].
     #[arg(long)]
     results_dir: Option<PathBuf>,
-    /// Where the PNG and SVG figures go.
-    #[arg(long, default_value = "figures")]
-    figures_dir: PathBuf,
+    /// Where the PNG and SVG figures go [default: `<results-dir>/figures`].
+    #[arg(long)]
+    figures_dir: Option<PathBuf>,
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].
     #[arg(long, value_name = "N")]
     compare_at: Option<u32>,
@@ -28,10 +28,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(dir) => dir,
         None => default_results_dir()?,
     };
-    let mut opts = Options::new(&results_dir, &args.figures_dir);
+    let figures_dir = args
+        .figures_dir
+        .unwrap_or_else(|| results_dir.join("figures"));
+    let mut opts = Options::new(&results_dir, &figures_dir);
     opts.compare_at = args.compare_at;
     let out = plateau_report::render(&opts)?;
-    print!("{}", out.describe(&args.figures_dir));
+    print!("{}", out.describe(&figures_dir));
     if !out.unreadable.is_empty() {
         for e in &out.unreadable {
             eprintln!("error: {e}");

@@ -130,8 +130,8 @@ pub struct ReportArgs {
     /// Where report.html, summary.md and summary.csv of several directories go.
     #[arg(long, default_value = "report")]
     pub out: PathBuf,
-    /// Where the PNG and SVG figures go (default: `figures`, or `<out>/figures` for several
-    /// directories).
+    /// Where the PNG and SVG figures go (default: `<results-dir>/figures`, or
+    /// `<out>/figures` for several directories).
     #[arg(long)]
     pub figures_dir: Option<PathBuf>,
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].

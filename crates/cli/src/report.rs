@@ -28,7 +28,8 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
     };
     let figures_dir = match (args.figures_dir, more.is_empty()) {
         (Some(dir), _) => dir,
-        (None, true) => PathBuf::from("figures"),
+        // Inside the results, so the next run's report does not overwrite this one's.
+        (None, true) => results_dir.join("figures"),
         (None, false) => args.out.join("figures"),
     };
     let mut opts = Options::new(&results_dir, &figures_dir);

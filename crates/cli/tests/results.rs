@@ -143,17 +143,21 @@ fn report_writes_everything_and_names_bad_files() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
-        stdout.contains("2 cells: 12 figures (PNG and SVG) in figures"),
+        stdout.contains("2 cells: 12 figures (PNG and SVG) in r/figures"),
         "{stdout}"
     );
     for file in [
         "r/report.html",
         "r/summary.md",
         "r/summary.csv",
-        "figures/ttft_vs_concurrency.svg",
+        "r/figures/ttft_vs_concurrency.svg",
     ] {
         assert!(dir.join(file).is_file(), "{file} missing");
     }
+    assert!(
+        !dir.join("figures").exists(),
+        "figures go inside the results directory"
+    );
 
     let gz = dir.join("r/vllm/llama-8b/A1/c4/requests.jsonl.gz");
     let bytes = fs::read(&gz).unwrap();

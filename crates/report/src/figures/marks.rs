@@ -1,6 +1,7 @@
 //! Point markers: a circle for a closed-loop cell (one concurrency N), a square for an
-//! open-loop cell (one request rate), hollow when the cell was overloaded (arrivals
-//! outpaced the server, so its latency percentiles say only how long the window was).
+//! open-loop cell (one request rate), hollow when the value is not to be read at face
+//! value: the cell was overloaded (arrivals outpaced the server, so its latency percentiles
+//! say only how long the window was), or its percentile rests on too few samples.
 
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
@@ -26,7 +27,7 @@ pub struct Mark {
     pub shape: Shape,
     /// Its colour.
     pub color: RGBColor,
-    /// Hollow: the cell was overloaded.
+    /// Hollow: the cell was overloaded, or the value rests on too few samples.
     pub hollow: bool,
 }
 

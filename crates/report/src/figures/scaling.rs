@@ -1,11 +1,13 @@
 //! Quantities vs concurrency: one panel per scenario, one colour per series, a solid and a
 //! dashed line per quantity pair (p50 and p99, direct and derived), 95% confidence
-//! intervals as translucent bands, concurrency on a log2 axis.
+//! intervals as translucent bands, concurrency on a log2 axis; a point whose percentile
+//! rests on too few samples (the summary's `small_sample`) is drawn hollow.
 
 use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::marks::{self, Mark, Shape};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
 use crate::style;
@@ -139,8 +141,9 @@ pub struct Scaling<'a> {
     pub spec: &'static Spec,
 }
 
-/// One drawn point: position on the log2 axis, value, confidence interval.
-type Point = (f64, f64, Option<[f64; 2]>);
+/// One drawn point: position on the log2 axis, value, confidence interval, and whether it
+/// rests on too few samples.
+type Point = (f64, f64, Option<[f64; 2]>, bool);
 
 impl Scaling<'_> {
     fn frame(&self) -> Frame {
@@ -160,6 +163,16 @@ impl Scaling<'_> {
             legend.push((swatch, line.legend.into()));
         }
         legend.push((Swatch::Band(style::MUTED), "95% confidence interval".into()));
+        if self.any_small() {
+            legend.push((
+                Swatch::Mark(Mark {
+                    shape: Shape::Circle,
+                    color: style::MUTED,
+                    hollow: true,
+                }),
+                "hollow: too few samples for this percentile (indicative)".into(),
+            ));
+        }
         Frame {
             title: self.spec.title.into(),
             subtitle: self.m.subtitle(),
@@ -182,9 +195,21 @@ impl Scaling<'_> {
             .into_iter()
             .filter_map(|(n, s)| {
                 let r = (line.q.read)(s)?;
-                Some((axes::log2(n), r.value, r.ci))
+                Some((axes::log2(n), r.value, r.ci, r.small_sample))
             })
             .collect()
+    }
+
+    /// Whether any drawn point rests on too few samples.
+    fn any_small(&self) -> bool {
+        (0..self.m.scenarios.len()).any(|k| {
+            (0..self.m.series.len()).any(|s| {
+                self.spec
+                    .lines
+                    .iter()
+                    .any(|l| self.points(s, k, l).iter().any(|p| p.3))
+            })
+        })
     }
 
     /// Whether the y axis is log10: allowed by the spec and some panel spans more than
@@ -229,11 +254,11 @@ impl Scaling<'_> {
                 .collect();
             let all = || lines.iter().flat_map(|(_, _, p)| p.iter());
             let hi = all()
-                .map(|&(_, v, ci)| ci.map_or(v, |c| c[1].max(v)))
+                .map(|&(_, v, ci, _)| ci.map_or(v, |c| c[1].max(v)))
                 .fold(f64::NEG_INFINITY, f64::max);
             let y = if log {
                 let lo = all()
-                    .map(|&(_, v, ci)| ci.map_or(v, |c| c[0].min(v)))
+                    .map(|&(_, v, ci, _)| ci.map_or(v, |c| c[0].min(v)))
                     .fold(f64::INFINITY, f64::min);
                 let (lo, hi) = if lo.is_finite() && hi.is_finite() {
                     (10f64.powf(lo) / 1.2, 10f64.powf(hi) * 1.2)
@@ -270,11 +295,11 @@ fn to_log(points: Vec<Point>) -> Vec<Point> {
     points
         .into_iter()
         .filter(|p| p.1 > 0.0)
-        .map(|(x, v, ci)| {
+        .map(|(x, v, ci, small)| {
             let ci = ci
                 .filter(|c| c[0] > 0.0)
                 .map(|c| [c[0].log10(), c[1].log10()]);
-            (x, v.log10(), ci)
+            (x, v.log10(), ci, small)
         })
         .collect()
 }
@@ -289,28 +314,36 @@ fn draw_line<DB: DrawingBackend>(
 ) -> Result<(), DrawError> {
     let band = color.mix(if dashed { 0.12 } else { 0.2 }).filled();
     for pair in points.windows(2) {
-        if let [(x0, _, Some(a)), (x1, _, Some(b))] = pair {
+        if let [(x0, _, Some(a), _), (x1, _, Some(b), _)] = pair {
             chart.plotting_area().draw(&Polygon::new(
                 vec![(*x0, a[0]), (*x1, b[0]), (*x1, b[1]), (*x0, a[1])],
                 band,
             ))?;
         }
     }
-    for &(x, _, ci) in points {
+    for &(x, _, ci, _) in points {
         if let Some([lo, hi]) = ci {
             chart
                 .plotting_area()
                 .draw(&PathElement::new(vec![(x, lo), (x, hi)], color.mix(0.6)))?;
         }
     }
-    let xy = points.iter().map(|&(x, v, _)| (x, v));
+    let xy = points.iter().map(|&(x, v, _, _)| (x, v));
     let stroke = color.stroke_width(3);
     if dashed {
-        chart.draw_series(DashedLineSeries::new(xy.clone(), 10, 6, stroke))?;
-        chart.draw_series(xy.map(|p| Circle::new(p, 5, color.stroke_width(2))))?;
+        chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
     } else {
-        chart.draw_series(LineSeries::new(xy.clone(), stroke))?;
-        chart.draw_series(xy.map(|p| Circle::new(p, 5, color.filled())))?;
+        chart.draw_series(LineSeries::new(xy, stroke))?;
+    }
+    // Filled markers on both lines; hollow only where the percentile rests on too few
+    // samples, so a reader does not read the knee off a p99 of 30 requests.
+    for &(x, v, _, small) in points {
+        let mark = Mark {
+            shape: Shape::Circle,
+            color,
+            hollow: small,
+        };
+        marks::draw(chart.plotting_area(), (x, v), mark)?;
     }
     Ok(())
 }

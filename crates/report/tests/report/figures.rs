@@ -227,3 +227,39 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
         "waiting > 0 in every scrape"
     );
 }
+
+/// A percentile from too few samples is drawn hollow and the legend says what hollow
+/// means; with every sample count large, no point is hollow and the legend says nothing.
+#[test]
+fn small_sample_points_are_hollow() {
+    const LEGEND: &str = "hollow: too few samples for this percentile";
+    let (_, figures, _) = common::clean();
+    let svg = std::fs::read_to_string(figures.join("ttft_vs_concurrency.svg")).unwrap();
+    assert!(
+        svg.contains(LEGEND),
+        "the clean fixture's p99s rest on under 1,000 samples"
+    );
+    let white = |svg: &str| svg.matches("fill=\"#FFFFFF\"").count();
+    let hollow = white(&svg);
+
+    let (results, figures) = common::fixture_copy("clean", "no-small-sample");
+    for dir in plateau_model::results::find_cells(&results).unwrap() {
+        let path = dir.join(plateau_model::results::SUMMARY_FILE);
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for d in v.as_object_mut().unwrap().values_mut() {
+            if let Some(flags) = d.get_mut("small_sample") {
+                *flags = serde_json::json!([]);
+            }
+        }
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    }
+    plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();
+    let svg = std::fs::read_to_string(figures.join("ttft_vs_concurrency.svg")).unwrap();
+    assert!(!svg.contains(LEGEND));
+    assert!(
+        white(&svg) < hollow,
+        "{} hollow fills left of {hollow}",
+        white(&svg)
+    );
+}
