@@ -14,7 +14,7 @@ pub struct Args {
     /// results/default].
     #[arg(long)]
     results_dir: Option<PathBuf>,
-    /// Where the PNG and SVG figures go [default: `<results-dir>/figures`].
+    /// Where the PNG and SVG figures go (default: `<results-dir>/figures`).
     #[arg(long)]
     figures_dir: Option<PathBuf>,
     /// Concurrency of the engine comparison [default: the largest every endpoint ran].
