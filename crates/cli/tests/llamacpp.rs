@@ -254,6 +254,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
             }
         }
         server_metrics(scenario, &s, &mut failed);
+        token_check(scenario, &s, &mut failed);
         ttft_p50.insert(scenario, ttft);
     }
     // What validate says of the wire: llama.cpp's usage describes what it sent, and its
@@ -291,6 +292,27 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         tail(&stderr, 30)
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// The `/tokenize` check against llama.cpp's own tokenizer: plateau counts with the same
+/// `tokenizer.json`, so the texts count the same; and the chat as llama.cpp templates it
+/// (`/apply-template`, then `/tokenize` with its BOS) is exactly the `usage.prompt_tokens`
+/// of a request that sends it: A1 and A2 send one prompt to every slot.
+fn token_check(scenario: &str, s: &Value, failed: &mut Vec<String>) {
+    let check = &s["token_check"];
+    eprintln!("{scenario}: token check {check}");
+    if check["error"] != Value::Null || check["rel_diff"] != 0.0 {
+        failed.push(format!(
+            "{scenario}: the server counts the texts otherwise: {check}"
+        ));
+    }
+    let usage = f64_at(s, "/tokens/input/mean_server");
+    let templated = f64_at(check, "/templated_tokens_mean");
+    if matches!(scenario, "A1" | "A2") && (templated.is_none() || templated != usage) {
+        failed.push(format!(
+            "{scenario}: templated count {templated:?} is not the usage prompt tokens {usage:?}"
+        ));
+    }
 }
 
 /// llama.cpp's `/metrics` (`llamacpp:` names, `endpoint_metrics` in serve.py) scraped and

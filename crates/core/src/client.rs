@@ -131,27 +131,64 @@ impl Client {
         headers: &HeaderMap,
         timeout: Duration,
     ) -> Result<(http::StatusCode, Bytes), ClientError> {
-        let (mut parts, body) = Request::builder()
+        let req = Request::builder()
             .method(Method::GET)
             .uri(uri)
-            .body(Full::new(Bytes::new()))?
-            .into_parts();
+            .body(Full::new(Bytes::new()))?;
+        self.call(req, headers, timeout).await
+    }
+
+    /// POSTs the JSON `body` to `uri` with `headers` and reads the whole answer (up to
+    /// 64 MiB) within `timeout`, whatever the status (a server's `/tokenize`).
+    pub async fn post_json(
+        &self,
+        uri: Uri,
+        headers: &HeaderMap,
+        body: &serde_json::Value,
+        timeout: Duration,
+    ) -> Result<(http::StatusCode, Bytes), ClientError> {
+        let req = post(&uri, HeaderMap::new(), false, body.to_string().into_bytes())?;
+        self.call(req, headers, timeout).await
+    }
+
+    /// Sends `req` with `headers` added and reads the whole body within `timeout`.
+    async fn call(
+        &self,
+        req: Request<Full<Bytes>>,
+        headers: &HeaderMap,
+        timeout: Duration,
+    ) -> Result<(http::StatusCode, Bytes), ClientError> {
+        let (mut parts, body) = req.into_parts();
         parts.headers.extend(headers.clone());
         let fetch = async {
             let origin = Origin::of(&parts.uri)
                 .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
             let transport =
                 |e: &(dyn std::error::Error + 'static)| ClientError::Transport(error_chain(e));
-            let Checkout { mut conn, .. } = self
-                .pool
-                .checkout(&origin, false)
-                .await
-                .map_err(|e| transport(&e))?;
-            let resp = conn
-                .sender
-                .send_request(rebuild(&parts, &body))
-                .await
-                .map_err(|e| transport(&e))?;
+            // As for a completion (`send`): a reused connection the server had closed
+            // before answering (llama.cpp closes after each response) is tried once more on
+            // a new one.
+            let mut fresh = false;
+            let (resp, conn) = loop {
+                let Checkout {
+                    mut conn, reused, ..
+                } = self
+                    .pool
+                    .checkout(&origin, fresh)
+                    .await
+                    .map_err(|e| transport(&e))?;
+                match conn.sender.try_send_request(rebuild(&parts, &body)).await {
+                    Ok(resp) => break (resp, conn),
+                    Err(e)
+                        if !fresh
+                            && (e.message().is_some()
+                                || (reused && send::closed_by_peer(e.error()))) =>
+                    {
+                        fresh = true;
+                    }
+                    Err(e) => return Err(transport(e.error())),
+                }
+            };
             let status = resp.status();
             let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
                 .collect()

@@ -15,6 +15,7 @@ mod server_metrics;
 
 pub use error::DriverError;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,8 +31,9 @@ use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStat
 use crate::results::summary::{CellStatus, CellSummary};
 use crate::results::{self, SUMMARY_FILE};
 use crate::runner::{Failures, GiveUp};
+use crate::token_check::{self, TokenCheck};
 use crate::tokens::TokenCounter;
-use crate::workload::WorkloadFactory;
+use crate::workload::{Workload, WorkloadFactory};
 
 /// plateau's version, written into every result file.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -133,6 +135,7 @@ async fn run_cells(
             .map(|_| Arc::new(GiveUp::new(plan.give_up_after)))
             .collect(),
         scrape_off: vec![false; plan.endpoints.len()],
+        token_checks: HashMap::new(),
     };
     let at = Place {
         plan,
@@ -192,6 +195,9 @@ struct State {
     watches: Vec<Arc<GiveUp>>,
     /// Endpoints whose `/metrics` proved unusable: not scraped again this run.
     scrape_off: Vec<bool>,
+    /// The server's `/tokenize` count of each (endpoint, model, scenario)'s prompts, asked
+    /// before its first cell runs.
+    token_checks: HashMap<(usize, usize, String), Option<TokenCheck>>,
 }
 
 /// Runs the cell at `index` of `run.json`'s list, reuses it (`--resume`), or skips it (its
@@ -235,6 +241,7 @@ async fn visit(
         info.cells[index].reason = Some(reason.clone());
         return Ok(None);
     }
+    let token_check = token_check(at, state, cell, workload.as_ref()).await;
     ctx.observer.cell_started(index, total, cell);
     ctx.live.reset();
     // What run.json says if an error stops the run inside this cell.
@@ -247,6 +254,7 @@ async fn visit(
         workload,
         fingerprint,
         failures,
+        token_check,
         scrape_every: plan
             .server_metrics
             .filter(|_| !state.scrape_off[cell.endpoint]),
@@ -281,4 +289,38 @@ async fn visit(
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
     results::write_json(at.run_path, info)?;
     Ok(Some(summary))
+}
+
+/// The server's count of the cell's scenario's prompts, asked once per endpoint, model and
+/// scenario (the first cell of each asks; `--resume`d cells do not).
+async fn token_check(
+    at: &Place<'_, '_>,
+    state: &mut State,
+    cell: &Cell,
+    workload: &dyn Workload,
+) -> Option<TokenCheck> {
+    let key = (cell.endpoint, cell.model, cell.scenario.clone());
+    if let Some(done) = state.token_checks.get(&key) {
+        return done.clone();
+    }
+    let server = token_check::Server {
+        client: &at.ctx.client,
+        endpoint: &at.plan.endpoints[cell.endpoint],
+        base: &at.ctx.targets[cell.endpoint],
+        model: &at.plan.models[cell.model].name,
+    };
+    let check = token_check::run(&server, workload, at.ctx.counter.as_ref()).await;
+    if let Some(c) = &check {
+        match (&c.error, c.rel_diff) {
+            (Some(e), _) => tracing::debug!("{}: no token check: {e}", cell.scenario),
+            (None, Some(d)) => tracing::debug!(
+                "{}: the server counts the prompts {:+.1}% against plateau's tokenizer",
+                cell.scenario,
+                d * 100.0
+            ),
+            (None, None) => {}
+        }
+    }
+    state.token_checks.insert(key, check.clone());
+    check
 }

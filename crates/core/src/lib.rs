@@ -32,6 +32,7 @@ pub mod selfcheck;
 pub mod server_info;
 mod splitmix;
 pub mod sse;
+pub mod token_check;
 pub mod tokens;
 pub mod transport;
 pub mod wire;

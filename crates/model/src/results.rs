@@ -14,6 +14,7 @@ pub mod repeats;
 pub mod run_info;
 pub mod server_info;
 pub mod summary;
+pub mod token_check;
 pub mod workload;
 
 use std::fs::{self, File};

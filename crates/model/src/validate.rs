@@ -8,6 +8,7 @@
 mod client;
 mod dir;
 mod server;
+mod tokens;
 
 use std::fmt;
 
@@ -264,13 +265,15 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         add(
             "input_length",
             Severity::Warn,
-            format!(
-                "server prompt tokens average {:.0} for a target of {:.0} ({:+.1}%); set `tokenizer` to the model's tokenizer.json",
-                i.mean_server,
-                i.mean_target,
-                i.mean_rel_diff * 100.0
-            ),
+            tokens::input_length(i, s.token_check.as_ref(), &s.tokenizer),
         );
+    }
+    if let Some(why) = s
+        .token_check
+        .as_ref()
+        .and_then(|c| tokens::tokenizer_mismatch(c, &s.tokenizer))
+    {
+        add("tokenizer_mismatch", Severity::Warn, why);
     }
     if s.workload.synthetic {
         add(

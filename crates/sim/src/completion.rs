@@ -26,7 +26,7 @@ use crate::sse::{Shape, Writer};
 use crate::unix_now;
 
 /// Largest request body accepted.
-const MAX_BODY_BYTES: usize = 64 << 20;
+pub(crate) const MAX_BODY_BYTES: usize = 64 << 20;
 
 /// Output length: `max_tokens` with `ignore_eos`, else a simulated EOS uniform in
 /// [max(min_tokens, 1), max_tokens]. Returns (length, ended on EOS).

@@ -44,6 +44,7 @@ mod scheduler;
 mod server;
 mod source;
 mod sse;
+mod tokenize;
 mod vocab;
 mod wire;
 

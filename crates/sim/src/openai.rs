@@ -140,6 +140,23 @@ pub(crate) fn parse(api: Api, body: &[u8]) -> Result<CompletionRequest, String> 
     })
 }
 
+#[derive(Deserialize)]
+struct RawTokenize {
+    prompt: Option<String>,
+    messages: Option<Vec<RawMessage>>,
+}
+
+/// Decodes a `/tokenize` body (vLLM's shape): `{"prompt": "..."}` or `{"messages": [...]}`.
+pub(crate) fn parse_tokenize(body: &[u8]) -> Result<Prompt, String> {
+    let raw: RawTokenize =
+        serde_json::from_slice(body).map_err(|e| format!("invalid JSON body: {e}"))?;
+    match (raw.prompt, raw.messages) {
+        (Some(text), None) => Ok(Prompt::Text(text)),
+        (None, Some(messages)) => Ok(Prompt::Chat(messages.into_iter().map(message).collect())),
+        _ => Err("expected exactly one of `prompt` and `messages`".to_owned()),
+    }
+}
+
 fn message(raw: RawMessage) -> Message {
     let content = match raw.content {
         None => String::new(),

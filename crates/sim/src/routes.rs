@@ -1,5 +1,5 @@
-//! HTTP routing: `/v1/*` completions, `/v1/models`, `/version` (vLLM's shape), `/health`,
-//! `/metrics`, JSON errors.
+//! HTTP routing: `/v1/*` completions, `/v1/models`, `/version` and `/tokenize` (vLLM's
+//! shape), `/health`, `/metrics`, JSON errors.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -56,6 +56,7 @@ pub(crate) async fn route(
         (&Method::POST, "/v1/completions") => {
             completion::handle(&state, Api::Completions, req, arrival).await
         }
+        (&Method::POST, "/tokenize") => crate::tokenize::handle(req).await,
         (&Method::GET, "/v1/models") => models(&state),
         (&Method::GET, "/version") => json(
             StatusCode::OK,
@@ -76,6 +77,7 @@ pub(crate) async fn route(
             | "/v1/completions"
             | "/v1/models"
             | "/version"
+            | "/tokenize"
             | "/health"
             | "/metrics",
         ) => error(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed"),

@@ -90,7 +90,7 @@ impl Client {
 
 /// Whether `e` says the peer closed the connection (EOF before a complete message, reset,
 /// broken pipe).
-fn closed_by_peer(e: &hyper::Error) -> bool {
+pub(super) fn closed_by_peer(e: &hyper::Error) -> bool {
     if e.is_incomplete_message() || e.is_closed() {
         return true;
     }

@@ -18,6 +18,7 @@ use crate::results::summary::{
 };
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
 use crate::runner::{self, CellInput, Ending, Failures, Timer};
+use crate::token_check::TokenCheck;
 use crate::transport::HttpTransport;
 use crate::workload::Workload;
 
@@ -26,6 +27,8 @@ pub(super) struct Job {
     pub workload: Arc<dyn Workload>,
     pub fingerprint: Fingerprint,
     pub failures: Failures,
+    /// The server's count of the scenario's prompts, kept in the summary.
+    pub token_check: Option<TokenCheck>,
     /// Scrape the server's `/metrics` this often (`None`: off, or the endpoint has none).
     pub scrape_every: Option<std::time::Duration>,
 }
@@ -45,6 +48,7 @@ pub(super) async fn run_one(
         workload,
         fingerprint,
         failures,
+        token_check,
         scrape_every,
     } = job;
     let endpoint = &endpoints[cell.endpoint];
@@ -173,6 +177,7 @@ pub(super) async fn run_one(
         client: out.client.clone(),
         server: None,
         cost: None,
+        token_check,
         metrics,
     };
     summary.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());

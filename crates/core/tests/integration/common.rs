@@ -14,6 +14,9 @@ use plateau_core::workload::FixedPrompt;
 use plateau_sim::{Server, SimConfig};
 use tokio_util::sync::CancellationToken;
 
+/// The one prompt every request of these tests sends.
+pub const PROMPT: &str = "Say something about closed-loop benchmarks.";
+
 struct Quiet;
 impl Observer for Quiet {}
 
@@ -48,7 +51,7 @@ pub async fn run_with(
     }
     let plan = Plan::build(&config, &|_| None).unwrap();
     let max_n = plan.max_in_flight() as usize;
-    let workload = FixedPrompt::new("Say something about closed-loop benchmarks.", None);
+    let workload = FixedPrompt::new(PROMPT, None);
     let report = driver::run_plan(
         &plan,
         RunContext {

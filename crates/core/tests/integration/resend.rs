@@ -181,3 +181,34 @@ async fn a_connection_closed_while_idle_is_replaced_before_writing() {
     assert_eq!((ex.outcome, ex.resends), (Outcome::Ok, 0), "{:?}", ex.error);
     assert!(ex.connect_us.is_some());
 }
+
+/// A GET or a `/tokenize` POST (server description, token check) follows the same rule:
+/// on a reused connection the server had closed without a byte, it is sent once more on
+/// a new connection; a fresh connection closed without an answer is an error.
+#[tokio::test]
+async fn a_get_or_post_on_a_reused_connection_closed_before_any_byte_is_resent_once() {
+    let port = server(vec![
+        vec![Step::Answer, Step::CloseSilently],
+        vec![Step::Answer, Step::CloseSilently],
+        vec![Step::CloseSilently],
+    ])
+    .await;
+    let client = Client::new(4).unwrap();
+    let uri = |path: &str| format!("http://127.0.0.1:{port}{path}").parse().unwrap();
+    let timeout = Duration::from_secs(5);
+    let headers = Default::default();
+    let (status, body) = client.get(uri("/props"), &headers, timeout).await.unwrap();
+    assert_eq!((status.as_u16(), &body[..]), (200, BODY.as_bytes()));
+    // Connection 1 reads this and closes: sent again on connection 2.
+    let (status, body) = client
+        .post_json(uri("/tokenize"), &headers, &serde_json::json!({}), timeout)
+        .await
+        .unwrap();
+    assert_eq!((status.as_u16(), &body[..]), (200, BODY.as_bytes()));
+    // Connection 2 reads this and closes; connection 3 (fresh) closes too: no third try.
+    let err = client
+        .get(uri("/props"), &headers, timeout)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("closed"), "{err}");
+}

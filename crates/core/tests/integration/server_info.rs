@@ -99,6 +99,28 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         "USD per million",
     );
 
+    // The `/tokenize` check: the simulator counts the fixed prompt with cl100k_base, these
+    // tests with whitespace words; its template adds 7 tokens to one user message.
+    let text = common::PROMPT;
+    let words = text.split_whitespace().count() as f64;
+    let bpe = tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len() as f64;
+    let check = s.token_check.as_ref().expect("the simulator has /tokenize");
+    assert_eq!(check.path, "/tokenize");
+    assert_eq!(check.prompts, 1);
+    assert_eq!(check.client_tokens_mean, words);
+    assert_eq!(check.server_tokens_mean, Some(bpe));
+    assert_eq!(check.rel_diff, Some(bpe / words - 1.0));
+    assert_eq!(check.template_tokens_mean(), Some(7.0));
+    let findings = plateau_core::validate::check_cell(&s, &Default::default());
+    let mismatch = findings.iter().find(|f| f.check == "tokenizer_mismatch");
+    assert_eq!(
+        mismatch.is_some(),
+        (bpe / words - 1.0).abs() > 0.05,
+        "{bpe} tokens for {words} words: {findings:?}"
+    );
+
     // summary.csv: the same numbers in its columns.
     let csv = std::fs::read_to_string(out.join(CSV_FILE)).unwrap();
     let mut lines = csv.lines();

@@ -119,3 +119,30 @@ quantity!(
     Lower,
     |s| { server(s)?.preemptions.map(Reading::plain) }
 );
+
+// The server's `/tokenize` count of the scenario's prompts (where it has the endpoint).
+quantity!(
+    SERVER_PROMPT_TOKENS_DIFF,
+    "token_check.rel_diff",
+    "server_prompt_tokens_diff",
+    "server tokenizer vs plateau's",
+    "",
+    Measure,
+    Neither,
+    |s| { s.token_check.as_ref()?.rel_diff.map(Reading::plain) }
+);
+quantity!(
+    SERVER_CHAT_PROMPT_TOKENS,
+    "token_check.templated_tokens_mean",
+    "server_chat_prompt_tokens",
+    "server's chat prompt tokens",
+    "tok",
+    Measure,
+    Neither,
+    |s| {
+        s.token_check
+            .as_ref()?
+            .templated_tokens_mean
+            .map(Reading::plain)
+    }
+);

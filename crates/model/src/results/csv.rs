@@ -111,6 +111,8 @@ pub const COLUMNS: &[Column] = &[
     Number(q::SERVER_KV_MAX),
     Number(q::SERVER_PREFIX_HIT_RATE),
     Number(q::SERVER_PREEMPTIONS),
+    Number(q::SERVER_PROMPT_TOKENS_DIFF),
+    Number(q::SERVER_CHAT_PROMPT_TOKENS),
 ];
 
 /// The CSV text for `summaries`.

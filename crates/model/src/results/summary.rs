@@ -14,6 +14,7 @@ use crate::load::LoadInfo;
 use crate::metrics::Metrics;
 use crate::phase::DrainSource;
 use crate::results::health::ClientHealth;
+use crate::results::token_check::TokenCheck;
 use crate::results::workload::WorkloadInfo;
 use crate::scrape::ServerMetrics;
 
@@ -76,6 +77,10 @@ pub struct CellSummary {
     /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The server's `/tokenize` count of the scenario's prompts beside plateau's; absent
+    /// when the engine has no such endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_check: Option<TokenCheck>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,

@@ -10,4 +10,5 @@ mod fetch;
 mod hub;
 mod properties;
 mod server_metrics;
+mod token_check;
 mod ttft;
