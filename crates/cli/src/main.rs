@@ -15,6 +15,7 @@ mod progress;
 mod quick;
 mod redact;
 mod report;
+mod resolve;
 mod run;
 mod signals;
 mod sim;

@@ -33,15 +33,19 @@ impl Sims {
     }
 }
 
-/// The base URL of each endpoint (starting simulators where needed).
-pub async fn resolve_targets(plan: &Plan) -> Result<(Vec<BaseUrl>, Sims), Failure> {
+/// The base URL of each endpoint, starting a simulator with `sims[i]` for each endpoint
+/// the plan runs in-process.
+pub async fn resolve_targets(
+    plan: &Plan,
+    sims: &[Option<SimConfig>],
+) -> Result<(Vec<BaseUrl>, Sims), Failure> {
     let mut targets = Vec::new();
-    let mut sims = Vec::new();
-    for (i, e) in plan.endpoints.iter().enumerate() {
-        match &e.target {
-            Target::Url(base) => targets.push(base.clone()),
-            Target::InProcessSim => {
-                let config = sim_config(plan, i, e)?;
+    let mut started = Vec::new();
+    for (e, sim) in plan.endpoints.iter().zip(sims) {
+        match (&e.target, sim) {
+            (Target::Url(base), _) => targets.push(base.clone()),
+            (Target::InProcessSim, sim) => {
+                let config = sim.clone().unwrap_or_default();
                 let addr: SocketAddr = ([127, 0, 0, 1], 0).into();
                 let server = Server::start(addr, config)
                     .await
@@ -50,40 +54,11 @@ pub async fn resolve_targets(plan: &Plan) -> Result<(Vec<BaseUrl>, Sims), Failur
                     .map_err(|e| Failure::other(anyhow!("simulator address: {e}")))?;
                 tracing::info!("endpoint {}: simulated engine on {}", e.name, base.as_str());
                 targets.push(base);
-                sims.push(server);
+                started.push(server);
             }
         }
     }
-    Ok((targets, Sims(sims)))
-}
-
-/// The simulator settings of endpoint `i`: a preset name, or a JSON object; the run's seed
-/// and model names unless the object sets them.
-fn sim_config(plan: &Plan, i: usize, e: &Endpoint) -> Result<SimConfig, Failure> {
-    let bad = |msg: String| Failure::bad_input(anyhow!("endpoints[{i}].sim: {msg}"));
-    let (mut config, object) = match &e.sim {
-        None => (SimConfig::default(), None),
-        Some(serde_json::Value::String(name)) => (
-            SimConfig::from_profile(name).map_err(|e| bad(e.to_string()))?,
-            None,
-        ),
-        Some(v @ serde_json::Value::Object(map)) => (
-            SimConfig::from_json(&v.to_string()).map_err(|e| bad(e.to_string()))?,
-            Some(map),
-        ),
-        Some(other) => {
-            return Err(bad(format!(
-                "got {other}, expected a preset name (fixed, realistic, faulty) or an object"
-            )));
-        }
-    };
-    if !object.is_some_and(|m| m.contains_key("seed")) {
-        config.seed = plan.seed;
-    }
-    if config.served_models.is_empty() {
-        config.served_models = plan.models.iter().map(|m| m.name.clone()).collect();
-    }
-    Ok(config)
+    Ok((targets, Sims(started)))
 }
 
 /// Asks each endpoint for its models and sends each model one request; an endpoint that is

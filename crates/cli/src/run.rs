@@ -11,13 +11,13 @@ use plateau_core::live::Live;
 use plateau_core::plan::Plan;
 use plateau_core::results::{self, run_info::Launch};
 use plateau_core::validate::{self, Severity};
-use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
+use crate::resolve::{self, Resolved};
 use crate::{limits, load, preflight, quick, signals};
 
 /// The config file read when neither `--config` nor `--url` is given.
@@ -50,33 +50,21 @@ pub async fn run(
         origins.record("output_dir", "--output-dir");
     }
     let env = |name: &str| std::env::var(name).ok();
-    let plan = Plan::build(&config, &env)
-        .map_err(|e| Failure::bad_input(anyhow!(origins.problems(&e.problems))))?;
+    let Resolved {
+        plan,
+        tokenizer,
+        catalog,
+        sims,
+    } = resolve::resolve(&config, &origins, &env)?;
     redactions.add(
         plan.endpoints
             .iter()
             .flat_map(|e| e.secrets.iter().cloned()),
     );
-    let too_large = limits::check(&plan, &limits::Machine::read());
-    if !too_large.is_empty() {
-        return Err(Failure::bad_input(anyhow!(origins.problems(&too_large))));
-    }
     if args.url.is_some() {
         show_quick_config(&plan, args.save_config.as_deref())?;
     }
-    for w in &plan.warnings {
-        tracing::warn!("{w}");
-    }
-    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
-        .map_err(|e| Failure::bad_input(anyhow!(origins.blame("tokenizer", e))))?;
-    let tokenizer = Arc::new(tokenizer);
-    let catalog = Catalog::load(&config, tokenizer.clone()).map_err(|e| match &e {
-        ScenarioError::Config { field, .. } => {
-            Failure::bad_input(anyhow!(origins.blame(field, &e)))
-        }
-        _ => Failure::bad_input(e.into()),
-    })?;
-    for w in catalog.warnings() {
+    for w in plan.warnings.iter().chain(catalog.warnings()) {
         tracing::warn!("{w}");
     }
     if args.dry_run {
@@ -97,7 +85,7 @@ pub async fn run(
     limits::raise_open_files(&plan);
     let max_n = plan.max_in_flight() as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
-    let (targets, sims) = preflight::resolve_targets(&plan).await?;
+    let (targets, sims) = preflight::resolve_targets(&plan, &sims).await?;
     let endpoint_infos = match preflight::check(&plan, &targets, &client).await {
         Ok(infos) => infos,
         Err(f) => {

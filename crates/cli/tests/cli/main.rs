@@ -17,6 +17,7 @@ mod io_errors;
 mod open_loop;
 mod quick;
 mod repeats;
+mod resolve;
 mod resume;
 mod secrets;
 mod sim;

@@ -1,0 +1,125 @@
+//! The whole run resolved in one step, from the lowest level to the highest: the plan
+//! (every config key), what this machine can hold, each in-process simulator's settings,
+//! the tokenizer, and the scenarios' workloads. Every problem found is reported at once,
+//! each naming the source the user typed it in, so a config with a bad batch size, a bad
+//! simulator setting and a bad scenario option fails once, not three runs in a row. What
+//! comes out is resolved: the runner never reads `RunConfig` again.
+
+use std::sync::Arc;
+
+use anyhow::anyhow;
+use plateau_core::config::RunConfig;
+use plateau_core::plan::{Plan, Problem, Target};
+use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
+use plateau_sim::SimConfig;
+use serde_json::Value;
+
+use crate::exit::Failure;
+use crate::limits;
+use crate::load::Origins;
+
+/// A run ready to start.
+pub struct Resolved {
+    /// The validated plan.
+    pub plan: Plan,
+    /// The client tokenizer.
+    pub tokenizer: Arc<Tokenizer>,
+    /// Every scenario's prepared workload.
+    pub catalog: Catalog,
+    /// Each endpoint's in-process simulator settings, parsed, with the run's seed and
+    /// models filled in (`None`: the endpoint is reached at a URL).
+    pub sims: Vec<Option<SimConfig>>,
+}
+
+/// Resolves `config`; on any problem, every problem, one per line, each blamed on its
+/// source through `origins`.
+pub fn resolve(
+    config: &RunConfig,
+    origins: &Origins,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Resolved, Failure> {
+    let mut problems: Vec<String> = Vec::new();
+    let plan = Plan::build(config, env)
+        .map_err(|e| problems.push(origins.problems(&e.problems)))
+        .ok();
+    if let Some(plan) = &plan {
+        let too_large = limits::check(plan, &limits::Machine::read());
+        if !too_large.is_empty() {
+            problems.push(origins.problems(&too_large));
+        }
+    }
+    // Parsed whether or not the plan holds, so their problems are reported with its.
+    let mut sims = Vec::with_capacity(config.endpoints.len());
+    for (i, e) in config.endpoints.iter().enumerate() {
+        let own_seed = matches!(&e.sim, Some(Value::Object(m)) if m.contains_key("seed"));
+        match e.sim.as_ref().map(|v| sim_settings(i, v)).transpose() {
+            Ok(sim) => sims.push((sim, own_seed)),
+            Err(p) => {
+                problems.push(origins.blame(&p.field, &p));
+                sims.push((None, own_seed));
+            }
+        }
+    }
+    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
+        .map(Arc::new)
+        .map_err(|e| problems.push(origins.blame("tokenizer", e)))
+        .ok();
+    // Prompts are built in the tokenizer's tokens: without it the scenarios cannot be.
+    let catalog = tokenizer.as_ref().and_then(|t| {
+        Catalog::load(config, t.clone())
+            .map_err(|e| {
+                problems.push(match &e {
+                    ScenarioError::Config { field, .. } => origins.blame(field, &e),
+                    _ => e.to_string(),
+                })
+            })
+            .ok()
+    });
+    match (plan, tokenizer, catalog) {
+        (Some(plan), Some(tokenizer), Some(catalog)) if problems.is_empty() => {
+            let sims = plan
+                .endpoints
+                .iter()
+                .zip(sims)
+                .map(|(e, (sim, own_seed))| {
+                    (e.target == Target::InProcessSim)
+                        .then(|| in_process(sim.unwrap_or_default(), &plan, own_seed))
+                })
+                .collect();
+            Ok(Resolved {
+                plan,
+                tokenizer,
+                catalog,
+                sims,
+            })
+        }
+        _ => Err(Failure::bad_input(anyhow!(problems.join("\n")))),
+    }
+}
+
+/// Endpoint `i`'s `sim`: a preset name, or a JSON object of settings.
+fn sim_settings(i: usize, v: &Value) -> Result<SimConfig, Problem> {
+    let bad = |message: String| Problem {
+        field: format!("endpoints[{i}].sim"),
+        message,
+    };
+    match v {
+        Value::String(name) => SimConfig::from_profile(name).map_err(|e| bad(e.to_string())),
+        Value::Object(_) => SimConfig::from_json(&v.to_string()).map_err(|e| bad(e.to_string())),
+        other => Err(bad(format!(
+            "got {other}, expected a preset name (fixed, realistic, faulty) or an object"
+        ))),
+    }
+}
+
+/// An in-process simulator's settings: the run's seed unless they set their own, and the
+/// plan's models as the served ones unless they list theirs.
+fn in_process(mut sim: SimConfig, plan: &Plan, own_seed: bool) -> SimConfig {
+    if !own_seed {
+        sim.seed = plan.seed;
+    }
+    if sim.served_models.is_empty() {
+        sim.served_models = plan.models.iter().map(|m| m.name.clone()).collect();
+    }
+    sim
+}
