@@ -121,6 +121,7 @@ pub async fn run(
 
     println!("{}", plateau_report::table::text(&report.summaries));
     print!("{}", plateau_report::table::turns(&report.summaries));
+    print!("{}", plateau_report::table::token_checks(&report.summaries));
     if let Some(capacity) = &report.capacity {
         println!("capacity within {}:", capacity.slo.describe());
         for search in &capacity.searches {

@@ -203,3 +203,39 @@ pub fn turns(summaries: &[CellSummary]) -> String {
     }
     out
 }
+
+/// The server's `/tokenize` count of each scenario's prompts against plateau's: a header
+/// line, then one line per endpoint and model with, per scenario (first cell that has a
+/// check), the gap in the texts' counts and the chat template's tokens; empty when no
+/// cell has a check.
+pub fn token_checks(summaries: &[CellSummary]) -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for s in summaries {
+        let Some(c) = &s.token_check else { continue };
+        let c_ = &s.cell;
+        if !seen.insert((c_.endpoint.clone(), c_.model.clone(), c_.scenario.clone())) {
+            continue;
+        }
+        let group = format!("{}/{}", c_.endpoint, c_.model);
+        let entry = match (c.rel_diff, c.template_tokens_mean()) {
+            (Some(d), Some(t)) => format!("{} {:+.1}% {t:.0}", c_.scenario, d * 100.0),
+            (Some(d), None) => format!("{} {:+.1}%", c_.scenario, d * 100.0),
+            (None, _) => format!("{} n/a", c_.scenario),
+        };
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, entries)) => entries.push(entry),
+            None => groups.push((group, vec![entry])),
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "prompt tokens, the server's /tokenize vs plateau's tokenizer (text gap, chat template tokens):\n",
+    );
+    for (group, entries) in groups {
+        let _ = writeln!(out, "  {group}  {}", entries.join("  "));
+    }
+    out
+}

@@ -54,4 +54,24 @@ fn the_default_config_flattens_at_the_simulated_batch_limit() {
     assert!(c16.2 > 10.0 * c1.2, "{by_n:?}");
     assert_eq!(c16.3, "true", "the server's own queue says so: {by_n:?}");
     assert_eq!(c8.3, "false", "{by_n:?}");
+    // The server's /tokenize (cl100k_base, as plateau's default) counts A1's prompt exactly
+    // as plateau does; its template adds 7 tokens to one user message. Once per scenario.
+    assert_eq!(
+        out.lines().filter(|l| l.ends_with(" A1 +0.0% 7")).count(),
+        1,
+        "{out}"
+    );
+    let diff = rows_of(&csv, "server_prompt_tokens_diff");
+    assert_eq!(
+        diff,
+        ["0", "0", "0"],
+        "every cell keeps its scenario's check"
+    );
+}
+
+/// Every row's value in column `h` of the CSV text.
+fn rows_of(csv: &str, h: &str) -> Vec<String> {
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let i = rows.headers().unwrap().iter().position(|x| x == h).unwrap();
+    rows.records().map(|r| r.unwrap()[i].to_owned()).collect()
 }
