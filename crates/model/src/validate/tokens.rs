@@ -4,7 +4,7 @@
 //! which tells a tokenizer that is not the model's from the chat template the server adds.
 
 use crate::metrics::InputAgreement;
-use crate::results::token_check::{MAX_REL_DIFF, TokenCheck};
+use crate::results::token_check::TokenCheck;
 
 /// The client tokenizers built into plateau: never the model's own.
 const EMBEDDED: [&str; 2] = ["cl100k_base", "o200k_base"];
@@ -34,7 +34,7 @@ pub fn input_length(i: &InputAgreement, check: Option<&TokenCheck>, tokenizer: &
 }
 
 /// `tokenizer_mismatch`: the server's `/tokenize` count of the scenario's prompts differs
-/// from plateau's by more than [`MAX_REL_DIFF`], so every prompt-length target is off.
+/// from plateau's by more than [`crate::results::token_check::MAX_REL_DIFF`], so every prompt-length target is off.
 pub fn tokenizer_mismatch(check: &TokenCheck, tokenizer: &str) -> Option<String> {
     let d = check.rel_diff.filter(|_| check.mismatched())?;
     Some(format!(
