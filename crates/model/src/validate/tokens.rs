@@ -34,7 +34,8 @@ pub fn input_length(i: &InputAgreement, check: Option<&TokenCheck>, tokenizer: &
 }
 
 /// `tokenizer_mismatch`: the server's `/tokenize` count of the scenario's prompts differs
-/// from plateau's by more than [`crate::results::token_check::MAX_REL_DIFF`], so every prompt-length target is off.
+/// from plateau's by more than [`crate::results::token_check::MAX_REL_DIFF`], so every
+/// prompt-length target is off.
 pub fn tokenizer_mismatch(check: &TokenCheck, tokenizer: &str) -> Option<String> {
     let d = check.rel_diff.filter(|_| check.mismatched())?;
     Some(format!(
