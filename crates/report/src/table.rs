@@ -97,7 +97,8 @@ pub fn text(summaries: &[CellSummary]) -> String {
     out
 }
 
-/// `summaries` under the header of `columns`, each column as wide as its widest entry.
+/// `summaries` under the header of `columns`, each column as wide as its widest entry (in
+/// display width: comfy-table measures wide and combining characters).
 fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
     let header = |c: &Column| match c {
         Cell => "cell",
@@ -109,37 +110,24 @@ fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
         Number(_, q) => value(q, s),
         Steady => verdict(s).to_owned(),
     };
-    let rows: Vec<Vec<String>> = summaries
-        .iter()
-        .map(|s| columns.iter().map(|c| text(c, s)).collect())
-        .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header(c).len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    let mut line = |cells: Vec<String>| {
-        let mut l = String::new();
-        for (i, (v, w)) in cells.iter().zip(&widths).enumerate() {
-            let _ = if i == 0 {
-                write!(l, "{v:<w$}")
-            } else {
-                write!(l, "{GAP}{v:>w$}")
-            };
+    let mut table = comfy_table::Table::new();
+    table
+        .load_style(comfy_table::presets::NOTHING)
+        .set_header(columns.iter().map(header));
+    for s in summaries {
+        table.add_row(columns.iter().map(|c| text(c, s)));
+    }
+    for (i, column) in table.column_iter_mut().enumerate() {
+        // Labels left, numbers right; two spaces between columns, none before the first.
+        if i > 0 {
+            column.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
-        out.push_str(l.trim_end());
+        column.set_padding((if i == 0 { 0 } else { GAP.len() as u16 }, 0));
+    }
+    let mut out = String::new();
+    for line in table.lines() {
+        out.push_str(line.trim_end());
         out.push('\n');
-    };
-    line(columns.iter().map(|c| header(c).to_owned()).collect());
-    for r in rows {
-        line(r);
     }
     out
 }

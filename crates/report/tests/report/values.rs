@@ -346,3 +346,27 @@ fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
         .unwrap();
     assert!(widest <= 100, "{widest} columns:\n{text}");
 }
+
+#[test]
+fn wide_characters_in_a_name_keep_the_columns_aligned() {
+    let (results, _, _) = common::clean();
+    let read = |rel: &str| -> plateau_model::results::summary::CellSummary {
+        read_json(&results.join(rel).join("summary.json")).unwrap()
+    };
+    let mut cells = vec![read("vllm/llama-8b/A1/c1"), read("sglang/llama-8b/A1/c1")];
+    // Three CJK characters: six terminal columns, three chars.
+    cells[1].cell.endpoint = "服务器".into();
+    let text = plateau_report::table::text(&cells);
+    let display = |l: &str| {
+        l.chars()
+            .map(|c| if c > '\u{2e80}' { 2 } else { 1 })
+            .sum::<usize>()
+    };
+    let lines: Vec<&str> = text.lines().take(3).collect();
+    assert!(lines[2].starts_with("服务器/"), "{text}");
+    // Every row ends with the steady verdict right-aligned at the header's last column.
+    let width = display(lines[0]);
+    for l in &lines[1..] {
+        assert_eq!(display(l), width, "{text}");
+    }
+}
