@@ -262,6 +262,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     if let Some(i) = &m.tokens.input
         && i.mean_rel_diff.abs() > t.max_input_token_diff
         && !s.token_check.as_ref().is_some_and(|c| c.mismatched())
+        && !tokens::explained_by_template(i, s.token_check.as_ref())
     {
         add(
             "input_length",

@@ -66,8 +66,8 @@ mod tests {
 
     #[test]
     fn a_gap_over_five_percent_is_a_mismatch() {
-        assert!(!check(Some(105.0), None).mismatched());
-        assert!(check(Some(105.5), None).mismatched());
+        assert!(!check(Some(104.9), None).mismatched());
+        assert!(check(Some(105.1), None).mismatched());
         assert!(check(Some(94.0), None).mismatched());
         assert!(!check(None, None).mismatched());
     }

@@ -22,14 +22,29 @@ pub fn input_length(i: &InputAgreement, check: Option<&TokenCheck>, tokenizer: &
     let template = check.and_then(TokenCheck::template_tokens_mean);
     match (check.and_then(|c| c.rel_diff), template) {
         (Some(d), Some(t)) => format!(
-            "{gap}: the server's tokenizer agrees with plateau's within {:.1}%; the rest is \
-             its chat template ({t:.0} tokens per request), which targets do not count",
+            "{gap}: the server's tokenizer agrees with plateau's within {:.1}%, so the rest is \
+             its chat template, which targets do not count ({t:.0} tokens on this scenario's \
+             first prompts; more on a longer conversation)",
             d.abs() * 100.0
         ),
         _ => format!(
             "{gap}: part of it is the server's chat template; {}",
             advice(tokenizer)
         ),
+    }
+}
+
+/// Whether the token check accounts for the whole `usage.prompt_tokens` gap: the server
+/// counts the texts as plateau does, and its templated count of the scenario's prompts is
+/// what the requests' usage says (within [`crate::results::token_check::MAX_REL_DIFF`]).
+/// Then the gap is the chat template alone, expected and not worth a finding.
+pub fn explained_by_template(i: &InputAgreement, check: Option<&TokenCheck>) -> bool {
+    let limit = crate::results::token_check::MAX_REL_DIFF;
+    match check.map(|c| (c.rel_diff, c.templated_tokens_mean)) {
+        Some((Some(d), Some(t))) if d.abs() <= limit && t > 0.0 => {
+            (i.mean_server - t).abs() <= limit * t
+        }
+        _ => false,
     }
 }
 
@@ -102,9 +117,32 @@ mod tests {
     fn a_gap_the_template_explains_says_so_and_gives_its_size() {
         let m = input_length(&agreement(), Some(&check(101.0, Some(126.0))), "/m/t.json");
         assert!(m.contains("within 1.0%"), "{m}");
-        assert!(m.contains("chat template (25 tokens per request)"), "{m}");
+        assert!(
+            m.contains("(25 tokens on this scenario's first prompts"),
+            "{m}"
+        );
         assert!(!m.contains("set `tokenizer`"), "{m}");
         assert_eq!(tokenizer_mismatch(&check(101.0, Some(126.0)), "x"), None);
+    }
+
+    #[test]
+    fn a_gap_the_template_accounts_for_is_no_finding() {
+        // Usage says 126 per request; the server templates the same prompts to 126.
+        assert!(explained_by_template(
+            &agreement(),
+            Some(&check(101.0, Some(126.0)))
+        ));
+        // A longer conversation than the checked first prompts: usage is not accounted for.
+        assert!(!explained_by_template(
+            &agreement(),
+            Some(&check(101.0, Some(110.0)))
+        ));
+        // The texts differ: the tokenizer, not the template.
+        assert!(!explained_by_template(
+            &agreement(),
+            Some(&check(118.0, Some(126.0)))
+        ));
+        assert!(!explained_by_template(&agreement(), None));
     }
 
     #[test]
