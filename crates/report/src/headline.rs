@@ -174,6 +174,13 @@ fn knee(line: &[(u32, &CellSummary)]) -> Fact {
         .filter_map(|&(n, s)| Some((n, q::SERVER_TPS.value(s)?)))
         .collect();
     let share = format!("{:.0}%", KNEE_SHARE * 100.0);
+    if line.is_empty() {
+        return Fact {
+            label,
+            value: "–".into(),
+            detail: "no closed-loop cells: the knee is over N".into(),
+        };
+    }
     let Some(&(peak_n, peak)) = steady.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Fact {
             label,

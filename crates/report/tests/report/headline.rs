@@ -198,3 +198,39 @@ fn unsteady_cells_are_not_a_peak() {
     );
     assert_eq!(fact(&cards, a1, None, "knee").0, "not steady");
 }
+
+/// The open fixture without its closed-loop cells: the peak is the highest steady,
+/// not overloaded rate (6 req/s, 72 tok/s; 8 req/s has more but was overloaded), there is
+/// no knee (it is over N), and the SLO is crossed at 8 req/s.
+#[test]
+fn an_open_loop_only_run_has_a_peak_rate_and_no_knee() {
+    let (results, _) = common::fixture_copy("open", "headline-open-only");
+    for n in [1, 2, 4] {
+        std::fs::remove_dir_all(results.join(format!("vllm/llama-8b/A1/c{n}"))).unwrap();
+    }
+    let cards = cards(&results);
+    let a1 = "A1 · Same Short";
+    assert_eq!(
+        fact(&cards, a1, None, "peak sustained throughput"),
+        (
+            "72.0 tok/s".into(),
+            "at 6 req/s, the highest steady cell".into()
+        )
+    );
+    assert_eq!(
+        fact(&cards, a1, None, "knee"),
+        (
+            "–".into(),
+            "no closed-loop cells: the knee is over N".into()
+        )
+    );
+    assert_eq!(
+        fact(&cards, a1, None, "TTFT p99 crosses the SLO"),
+        (
+            "8 req/s".into(),
+            "open loop: TTFT p99 767 ms at 8 req/s; SLO TTFT p99 ≤ 100 ms \
+             (capacity.slo.ttft_p99_ms)"
+                .into()
+        )
+    );
+}
