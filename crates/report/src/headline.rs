@@ -201,7 +201,7 @@ fn knee(line: &[(u32, &CellSummary)]) -> Fact {
             label,
             value: format!("N={n}"),
             detail: format!(
-                "the smallest N reaching {share} of the peak ({} of {} tok/s)",
+                "the smallest N reaching {share} of the peak: {} of {} tok/s",
                 number(v),
                 number(peak)
             ),

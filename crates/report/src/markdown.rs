@@ -150,32 +150,35 @@ pub fn render(input: &Input) -> String {
     out
 }
 
-/// One table: a row per scenario and series, a column per headline fact
-/// (`**value** (detail)`).
+/// One table: a row per scenario (and series, when there are several), a column per
+/// headline fact (`**value** (detail)`).
 fn headline_section(out: &mut String, cards: &[Card]) {
     let Some(first) = cards.first() else {
         return;
     };
-    let labels: Vec<&str> = first.facts.iter().map(|f| f.label).collect();
+    let series = cards.iter().any(|c| c.series.is_some());
+    let mut head: Vec<&str> = vec!["scenario"];
+    if series {
+        head.push("series");
+    }
+    head.extend(first.facts.iter().map(|f| f.label));
     let _ = writeln!(
         out,
-        "## Headline\n\n| scenario | series | {} |\n|:--|:--|{}|",
-        labels.join(" | "),
-        vec![":--"; labels.len()].join("|")
+        "## Headline\n\n| {} |\n|{}|",
+        head.join(" | "),
+        vec![":--"; head.len()].join("|")
     );
     for card in cards {
-        let facts: Vec<String> = card
-            .facts
-            .iter()
-            .map(|f| format!("**{}** ({})", cell(&f.value), cell(&f.detail)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} |",
-            cell(&card.scenario),
-            cell(card.series.as_deref().unwrap_or("all")),
-            facts.join(" | ")
+        let mut row = vec![cell(&card.scenario)];
+        if series {
+            row.push(cell(card.series.as_deref().unwrap_or("")));
+        }
+        row.extend(
+            card.facts
+                .iter()
+                .map(|f| format!("**{}** ({})", cell(&f.value), cell(&f.detail))),
         );
+        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     out.push('\n');
 }

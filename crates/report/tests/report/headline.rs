@@ -101,7 +101,7 @@ fn the_knee_is_the_smallest_n_reaching_ninety_percent_of_the_peak() {
     assert_eq!(knee, "N=2");
     assert_eq!(
         why,
-        "the smallest N reaching 90% of the peak (136 of 140 tok/s)"
+        "the smallest N reaching 90% of the peak: 136 of 140 tok/s"
     );
 }
 
@@ -128,6 +128,18 @@ fn the_slo_crossing_is_the_first_load_above_the_bound() {
     assert_eq!(
         fact(&cards, "A1 · Same Short", None, "error rate").1,
         "0 of 226 measured requests failed"
+    );
+    // One series: summary.md's headline has no series column.
+    let (_, _, out) = common::open();
+    let md = std::fs::read_to_string(&out.markdown).unwrap();
+    let table = common::section(&md, "## Headline", "## ");
+    assert!(
+        table.contains("| scenario | peak sustained throughput | knee |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| A1 · Same Short | **229 tok/s** (at N=4"),
+        "{table}"
     );
 }
 
