@@ -97,15 +97,21 @@ impl CellRequests {
         } else {
             Vec::new()
         };
-        let every = pairs.len().div_ceil(MAX_POINTS).max(1);
         CellRequests {
             ttft_ms,
             itl_ms,
             multi_turn,
             prompt_n: pairs.len(),
-            prompt_ttft: pairs.into_iter().step_by(every).collect(),
+            prompt_ttft: thin(pairs, MAX_POINTS),
         }
     }
+}
+
+/// At most `max` of `items`: every k-th from the first, with the smallest k that keeps
+/// no more than `max`.
+fn thin<T>(items: Vec<T>, max: usize) -> Vec<T> {
+    let every = items.len().div_ceil(max.max(1)).max(1);
+    items.into_iter().step_by(every).collect()
 }
 
 #[cfg(test)]
@@ -126,5 +132,21 @@ mod tests {
         let points: Vec<(f64, f64)> = cdf.points().collect();
         assert_eq!(points[STEPS / 2], (3.0, 0.5));
         assert_eq!(Cdf::of(Vec::new()).at, Vec::<f64>::new());
+    }
+
+    #[test]
+    fn thinning_keeps_every_kth_and_at_most_the_limit() {
+        let kept = thin((0..4_500).collect::<Vec<u32>>(), MAX_POINTS);
+        assert_eq!(kept.len(), 1_500, "every 3rd of 4,500");
+        assert_eq!(&kept[..3], &[0, 3, 6]);
+        assert_eq!(
+            thin((0..2_000).collect::<Vec<u32>>(), MAX_POINTS).len(),
+            2_000
+        );
+        assert_eq!(
+            thin((0..2_001).collect::<Vec<u32>>(), MAX_POINTS).len(),
+            1_001
+        );
+        assert_eq!(thin(Vec::<u32>::new(), MAX_POINTS), Vec::<u32>::new());
     }
 }
