@@ -248,12 +248,20 @@ fn slo_crossing(cells: &[&Cell], slo: &Slo) -> Fact {
         };
         let crossing = loop_cells.iter().find_map(|c| {
             let r = (q::TTFT_P99.read)(c.summary)?;
-            (r.value > ms).then_some((c.load, r.value))
+            (r.value > ms).then_some((c.load, r))
         });
         match crossing {
-            Some((load, v)) => {
+            Some((load, r)) => {
                 crossed.push(load.to_string());
-                details.push(format!("{name}: TTFT p99 {} ms at {load}", number(v)));
+                let small = if r.small_sample {
+                    " (from too few samples: indicative)"
+                } else {
+                    ""
+                };
+                details.push(format!(
+                    "{name}: TTFT p99 {} ms at {load}{small}",
+                    number(r.value)
+                ));
             }
             None => details.push(format!("{name}: not crossed up to {}", largest.load)),
         }

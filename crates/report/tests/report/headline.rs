@@ -107,7 +107,8 @@ fn the_knee_is_the_smallest_n_reaching_ninety_percent_of_the_peak() {
 
 /// The open fixture's SLO (`capacity.json`: TTFT p99 ≤ 100 ms): the closed loop's TTFT p99
 /// stays at or below 44 ms up to N=4; the open loop's crosses at 8 req/s (767 ms, the
-/// overloaded cell), and that cell is not the peak: N=4's 229 tok/s is.
+/// overloaded cell, a p99 of 32 requests: flagged), and that cell is not the peak: N=4's
+/// 229 tok/s is.
 #[test]
 fn the_slo_crossing_is_the_first_load_above_the_bound() {
     let cards = cards(&fixtures::path("open"));
@@ -116,8 +117,8 @@ fn the_slo_crossing_is_the_first_load_above_the_bound() {
     assert_eq!(value, "8 req/s");
     assert_eq!(
         detail,
-        "closed loop: not crossed up to N=4; open loop: TTFT p99 767 ms at 8 req/s; \
-         SLO TTFT p99 ≤ 100 ms (capacity.slo.ttft_p99_ms)"
+        "closed loop: not crossed up to N=4; open loop: TTFT p99 767 ms at 8 req/s (from too \
+         few samples: indicative); SLO TTFT p99 ≤ 100 ms (capacity.slo.ttft_p99_ms)"
     );
     let (peak, at) = fact(&cards, "A1 · Same Short", None, "peak sustained throughput");
     assert_eq!(
@@ -165,7 +166,8 @@ fn a_per_request_ttft_slo_is_judged_on_the_p99() {
     assert_eq!(value, "N=2");
     assert_eq!(
         detail,
-        "closed loop: TTFT p99 34.0 ms at N=2; SLO TTFT p99 ≤ 30 ms (slo.ttft_ms)"
+        "closed loop: TTFT p99 34.0 ms at N=2 (from too few samples: indicative); SLO TTFT p99 \
+         ≤ 30 ms (slo.ttft_ms)"
     );
     assert_eq!(
         fact(&cards, "A1 · Same Short", Some("sglang"), label).0,
@@ -240,8 +242,8 @@ fn an_open_loop_only_run_has_a_peak_rate_and_no_knee() {
         fact(&cards, a1, None, "TTFT p99 crosses the SLO"),
         (
             "8 req/s".into(),
-            "open loop: TTFT p99 767 ms at 8 req/s; SLO TTFT p99 ≤ 100 ms \
-             (capacity.slo.ttft_p99_ms)"
+            "open loop: TTFT p99 767 ms at 8 req/s (from too few samples: indicative); SLO TTFT \
+             p99 ≤ 100 ms (capacity.slo.ttft_p99_ms)"
                 .into()
         )
     );
