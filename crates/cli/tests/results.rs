@@ -143,7 +143,7 @@ fn report_writes_everything_and_names_bad_files() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
-        stdout.contains("2 cells: 12 figures (PNG and SVG) in r/figures"),
+        stdout.contains("2 cells: 14 figures (PNG and SVG) in r/figures"),
         "{stdout}"
     );
     for file in [

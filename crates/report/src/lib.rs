@@ -9,7 +9,9 @@
 //! series (endpoint x model), scenario and load (concurrency N for the closed loop, request
 //! rate for the open loop); [`quantity`] names where each shown value lives in a summary;
 //! [`figures`] draws every figure as PNG and SVG with the embedded [`font`] and one shared
-//! [`style`]; [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
+//! [`style`] (timelines and the latency distributions read each cell's records once);
+//! [`headline`] picks each scenario's headline numbers;
+//! [`html`], [`markdown`] and core's CSV writer lay out the tables ([`tables`])
 //! and, when the run searched for capacity, the answer from `capacity.json` ([`capacity`]);
 //! with several results directories, each one's `capacity.json` and `repeats.json` are
 //! shown labelled by its run ([`per_run`]).
@@ -23,6 +25,7 @@ pub mod error;
 pub mod export;
 pub mod figures;
 pub mod font;
+pub mod headline;
 pub mod html;
 pub mod markdown;
 pub mod matrix;

@@ -1,6 +1,7 @@
-//! summary.md: the run in a few lines, the capacity answer when a run searched for one,
-//! the failed checks and warnings, and the results tables of each scenario (closed loop,
-//! open loop), as GitHub-flavoured Markdown (pastes into an issue or a PR).
+//! summary.md: the run in a few lines, the headline of each scenario, the capacity answer
+//! when a run searched for one, the failed checks and warnings, the results tables of each
+//! scenario (closed loop, open loop) and the list of figures, as GitHub-flavoured Markdown
+//! (pastes into an issue or a PR).
 
 use std::fmt::Write;
 
@@ -9,6 +10,8 @@ use plateau_model::results::repeats::RepeatsReport;
 use plateau_model::results::run_info::RunInfo;
 use plateau_model::validate::{Finding, Severity};
 
+use crate::figures::Rendered;
+use crate::headline::Card;
 use crate::matrix::Matrix;
 use crate::per_run::PerRun;
 use crate::{capacity, repeats, tables};
@@ -27,6 +30,11 @@ pub struct Input<'a> {
     pub repeats: &'a [PerRun<RepeatsReport>],
     /// Findings of the checks.
     pub findings: &'a [Finding],
+    /// The headline of each scenario and series.
+    pub headline: &'a [Card],
+    /// Every figure drawn, with how to write its files' place (relative to summary.md
+    /// where they are below it).
+    pub figures: &'a [(Rendered, String)],
 }
 
 /// The Markdown text.
@@ -38,6 +46,8 @@ pub fn render(input: &Input) -> String {
         capacity,
         repeats,
         findings,
+        headline,
+        figures,
     } = *input;
     let mut out = String::new();
     let _ = writeln!(out, "# plateau results: {}\n", cell(results_dir));
@@ -54,6 +64,7 @@ pub fn render(input: &Input) -> String {
             m.all().count()
         );
     }
+    headline_section(&mut out, headline);
     if !capacity.is_empty() {
         capacity_section(&mut out, capacity);
     }
@@ -135,7 +146,62 @@ pub fn render(input: &Input) -> String {
          an overloaded cell's percentiles say only how long its window was. Figures and the \
          full report: report.html.\n",
     );
+    figures_section(&mut out, figures);
     out
+}
+
+/// One table: a row per scenario (and series, when there are several), a column per
+/// headline fact (`**value** (detail)`).
+fn headline_section(out: &mut String, cards: &[Card]) {
+    let Some(first) = cards.first() else {
+        return;
+    };
+    let series = cards.iter().any(|c| c.series.is_some());
+    let mut head: Vec<&str> = vec!["scenario"];
+    if series {
+        head.push("series");
+    }
+    head.extend(first.facts.iter().map(|f| f.label));
+    let _ = writeln!(
+        out,
+        "## Headline\n\n| {} |\n|{}|",
+        head.join(" | "),
+        vec![":--"; head.len()].join("|")
+    );
+    for card in cards {
+        let mut row = vec![cell(&card.scenario)];
+        if series {
+            row.push(cell(card.series.as_deref().unwrap_or("")));
+        }
+        row.extend(
+            card.facts
+                .iter()
+                .map(|f| format!("**{}** ({})", cell(&f.value), cell(&f.detail))),
+        );
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// Every figure but the timelines by title and file, then how many timelines there are.
+fn figures_section(out: &mut String, figures: &[(Rendered, String)]) {
+    if figures.is_empty() {
+        return;
+    }
+    out.push_str("\n## Figures\n\nPNG and SVG of each; all are embedded in report.html.\n\n");
+    let (timelines, others): (Vec<_>, Vec<_>) =
+        figures.iter().partition(|(r, _)| r.scenario.is_some());
+    for (r, file) in others {
+        let _ = writeln!(out, "- {}: `{}`", cell(&r.title), cell(file));
+    }
+    if let Some((_, file)) = timelines.first() {
+        let _ = writeln!(
+            out,
+            "- {} timelines, one per cell: `{}`, ...",
+            timelines.len(),
+            cell(file)
+        );
+    }
 }
 
 /// The capacity answer of every search of every run, its facts and its probes.

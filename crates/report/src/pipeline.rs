@@ -1,9 +1,10 @@
 //! The report pipeline ([`render`]): read the results directory (and `capacity.json` and
 //! `repeats.json`, when the run wrote them) once, or several results directories merged side
 //! by side ([`crate::matrix::merge`]) with each one's own files labelled by its run
-//! ([`crate::per_run`]), check it, draw every figure (timelines read their cell's records;
-//! figures are drawn in parallel, one per worker at a time), then write report.html,
-//! summary.md and summary.csv.
+//! ([`crate::per_run`]), check it, draw every figure (each cell's records are read once,
+//! for its timeline and for the latency distributions drawn after; figures are drawn in
+//! parallel, one per worker at a time), then write report.html, summary.md and
+//! summary.csv.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,7 +17,9 @@ use plateau_model::scrape;
 use plateau_model::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
+use crate::figures::requests::CellRequests;
 use crate::figures::{self, Plot, Rendered, Timeline};
+use crate::headline::{self, Slo};
 use crate::matrix::{self, Cell, Matrix, Naming};
 use crate::per_run::{self, PerRun};
 use crate::{font, html, markdown};
@@ -71,7 +74,8 @@ pub struct Output {
     pub markdown: PathBuf,
     /// summary.csv.
     pub csv: PathBuf,
-    /// Every figure, overview first then timelines, with its PNG and SVG files.
+    /// Every figure, overview first, then the distributions, then timelines, with its PNG
+    /// and SVG files.
     pub figures: Vec<Rendered>,
     /// Cells reported.
     pub cells: usize,
@@ -119,6 +123,8 @@ struct Done {
     rendered: Option<Rendered>,
     finding: Option<Finding>,
     unreadable: Option<String>,
+    /// A timeline's cell's requests, read for the distributions.
+    requests: Option<CellRequests>,
 }
 
 /// Makes the whole report from the result files in `opts.results_dir` (and
@@ -200,16 +206,33 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         );
     }
     let (mut shown, mut timelines) = (Vec::new(), Vec::new());
+    let mut requests: Vec<(Cell, CellRequests)> = Vec::new();
     for (job, result) in jobs.iter().zip(done) {
         let d = result?;
         findings.extend(d.finding);
         unreadable.extend(d.unreadable);
+        if let (Job::Timeline(i), Some(r)) = (job, d.requests) {
+            requests.push((cells[*i], r));
+        }
         match (job, d.rendered) {
             (Job::Overview(_), Some(r)) => shown.push(r),
             (Job::Timeline(_), Some(r)) => timelines.push(r),
             (_, None) => {}
         }
     }
+    let plots = figures::distributions(&m, &requests);
+    let distributions: Vec<Rendered> = parallel(&plots, |p| figures::save(p, &opts.figures_dir))
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    let slo = if several {
+        Slo::PerRun
+    } else {
+        Slo::of(
+            capacity.first().map(|r| &r.file),
+            dir.run_info().map(|r| &r.config),
+        )
+    };
+    let cards = headline::cards(&m, &slo);
 
     let root = opts.out_dir.as_ref().unwrap_or(&opts.results_dir);
     std::fs::create_dir_all(root).map_err(|source| ReportError::Write {
@@ -236,10 +259,22 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         repeats: &repeats,
         findings: &findings,
         overview: &shown,
+        distributions: &distributions,
         timelines: &timelines,
+        headline: &cards,
     });
     let html_path = root.join(HTML_FILE);
     results::write_atomic(&html_path, page.as_bytes()).map_err(ReportError::Output)?;
+    let listed: Vec<(Rendered, String)> = shown
+        .iter()
+        .chain(&distributions)
+        .chain(&timelines)
+        .map(|r| {
+            let png = &r.files[0];
+            let place = png.strip_prefix(root).unwrap_or(png);
+            (r.clone(), place.display().to_string())
+        })
+        .collect();
     let md = markdown::render(&markdown::Input {
         m: &m,
         results_dir: &shown_dir,
@@ -247,6 +282,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         capacity: &capacity,
         repeats: &repeats,
         findings: &findings,
+        headline: &cards,
+        figures: &listed,
     });
     let md_path = root.join(MARKDOWN_FILE);
     results::write_atomic(&md_path, md.as_bytes()).map_err(ReportError::Output)?;
@@ -258,7 +295,11 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         html: html_path,
         markdown: md_path,
         csv: csv_path,
-        figures: shown.into_iter().chain(timelines).collect(),
+        figures: shown
+            .into_iter()
+            .chain(distributions)
+            .chain(timelines)
+            .collect(),
         cells: cells.len(),
         findings,
         unreadable,
@@ -283,7 +324,7 @@ fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done,
                 Err(e) => Ok(Done {
                     finding: validate::check_records(s, Err(&e)),
                     unreadable: Some(e.to_string()),
-                    rendered: None,
+                    ..Done::default()
                 }),
                 Ok(samples) => Ok(Done {
                     finding: validate::check_records(s, Ok(samples.len())),
@@ -294,6 +335,7 @@ fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done,
                         dir,
                     )?),
                     unreadable: None,
+                    requests: Some(CellRequests::new(s, &samples)),
                 }),
             }
         }

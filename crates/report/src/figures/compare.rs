@@ -1,6 +1,7 @@
 //! The engine comparison: every series side by side at one concurrency, grouped bars per
 //! scenario, one panel per quantity (server and user throughput, TTFT and TPOT p99, with
-//! confidence intervals as whiskers where the summary has them).
+//! confidence intervals as whiskers where the summary has them; the legend names the
+//! whiskers only when one is drawn). With one series it compares scenarios, and says so.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -42,14 +43,38 @@ pub fn comparison_concurrency(m: &Matrix, requested: Option<u32>) -> Option<u32>
 }
 
 impl Compare<'_> {
-    /// File name without extension.
+    /// File name without extension: `engine_comparison_c<N>`, or
+    /// `scenario_comparison_c<N>` with one series.
     pub fn name(&self) -> String {
-        format!("engine_comparison_c{}", self.at)
+        let what = if self.m.series.len() > 1 {
+            "engine"
+        } else {
+            "scenario"
+        };
+        format!("{what}_comparison_c{}", self.at)
     }
 
     /// Title.
     pub fn title(&self) -> String {
-        format!("Engine comparison at concurrency N = {}", self.at)
+        match self.m.series.as_slice() {
+            [one] => format!(
+                "Scenario comparison at concurrency N = {} ({})",
+                self.at, one.label
+            ),
+            _ => format!("Engine comparison at concurrency N = {}", self.at),
+        }
+    }
+
+    /// The bars of one panel: scenario, series, value, interval.
+    fn bars(&self, quantity: &Quantity) -> Vec<(usize, usize, f64, Option<[f64; 2]>)> {
+        let n_se = self.m.series.len().max(1);
+        (0..self.m.scenarios.len())
+            .flat_map(|k| (0..n_se).map(move |s| (k, s)))
+            .filter_map(|(k, s)| {
+                let r = (quantity.read)(self.m.get(s, k, self.at)?)?;
+                Some((k, s, r.value, r.ci))
+            })
+            .collect()
     }
 
     fn frame(&self) -> Frame {
@@ -60,7 +85,15 @@ impl Compare<'_> {
             .enumerate()
             .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
             .collect();
-        legend.push((Swatch::Line(style::TEXT), "95% confidence interval".into()));
+        let whiskers = PANELS
+            .iter()
+            .any(|q| self.bars(q).iter().any(|b| b.3.is_some()));
+        if whiskers {
+            legend.push((
+                Swatch::Line(style::TEXT),
+                "whisker: 95% confidence interval (where the summary has one)".into(),
+            ));
+        }
         Frame {
             title: self.title(),
             subtitle: self.m.subtitle(),
@@ -83,13 +116,7 @@ impl Compare<'_> {
         let n_se = self.m.series.len().max(1);
         let slot = 0.8 / n_se as f64;
         for (panel, quantity) in body.split_evenly((2, 2)).iter().zip(PANELS) {
-            let bars: Vec<(usize, usize, f64, Option<[f64; 2]>)> = (0..n_sc)
-                .flat_map(|k| (0..n_se).map(move |s| (k, s)))
-                .filter_map(|(k, s)| {
-                    let r = (quantity.read)(self.m.get(s, k, self.at)?)?;
-                    Some((k, s, r.value, r.ci))
-                })
-                .collect();
+            let bars = self.bars(&quantity);
             let max = bars
                 .iter()
                 .map(|&(_, _, v, ci)| ci.map_or(v, |c| c[1].max(v)))

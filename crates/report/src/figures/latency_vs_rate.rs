@@ -1,7 +1,8 @@
 //! TTFT and TPOT (p50 solid, p99 dashed) vs the open loop's target request rate: one panel
-//! per scenario with open-loop cells, one colour per series, overloaded cells hollow, the
-//! SLO's p99 bound as a red horizontal line and each series' capacity (`max_rps` of its
-//! search in `capacity.json`) as a vertical line in its colour.
+//! per scenario with open-loop cells, one colour per series, overloaded cells crossed,
+//! percentiles from too few samples hollow, the SLO's p99 bound as a red horizontal line
+//! and each series' capacity (`max_rps` of its search in `capacity.json`) as a vertical
+//! line in its colour.
 
 use plateau_model::config::CapacitySlo;
 use plateau_model::results::capacity::CapacityReport;
@@ -9,6 +10,7 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::marks::{self, Face, Shape};
 use super::rate::{self, Point};
 use super::scaling::LOG_SPAN;
 use crate::matrix::Matrix;
@@ -77,6 +79,16 @@ impl LatencyVsRate<'_> {
         legend.push((Swatch::Line(style::MUTED), "p50".into()));
         legend.push((Swatch::Dashed(style::MUTED), "p99".into()));
         legend.push(rate::overloaded_swatch());
+        let hollow = self.m.open_scenarios().into_iter().any(|k| {
+            let lines = self.lines(k);
+            lines
+                .iter()
+                .flat_map(|l| &l.2)
+                .any(|p| p.face() == Face::Hollow)
+        });
+        if hollow {
+            legend.push(marks::small_sample_swatch(Shape::Square));
+        }
         if let Some(limit) = self.slo() {
             legend.push((
                 Swatch::Dashed(style::ALERT),
@@ -107,7 +119,7 @@ impl LatencyVsRate<'_> {
         (0..self.m.series.len())
             .flat_map(|s| {
                 self.spec.lines.iter().enumerate().map(move |(i, l)| {
-                    let points = rate::points(self.m, s, k, |c| Some((l.read)(c)?.value));
+                    let points = rate::points(self.m, s, k, l.read);
                     (s, i == 1, points)
                 })
             })

@@ -10,20 +10,26 @@
 //! - [`latency_vs_rate`]: TTFT and TPOT vs the open loop's request rate, with the SLO and
 //!   the capacity found;
 //! - [`requests_vs_rate`]: achieved vs offered request rate, and goodput, vs the rate;
-//! - [`timeline`]: one cell over its whole life, phases shaded.
+//! - [`timeline`]: one cell over its whole life, phases shaded, failed requests marked;
+//! - [`cdf`]: TTFT and ITL distributions, one line per load, from the cells' requests
+//!   ([`requests`]);
+//! - [`prompt`]: TTFT against prompt length in multi-turn scenarios.
 //!
 //! The open-loop figures are drawn only when the run has open-loop cells. [`frame`],
 //! [`axes`], [`marks`] and [`rate`] hold what figures share: title, subtitle, legend, panel
 //! grid, axes, point markers, the rate axis.
 
 pub mod axes;
+pub mod cdf;
 pub mod compare;
 pub mod frame;
 pub mod heatmap;
 pub mod latency_vs_rate;
 pub mod marks;
 pub mod pareto;
+pub mod prompt;
 pub mod rate;
+pub mod requests;
 pub mod requests_vs_rate;
 pub mod scaling;
 pub mod timeline;
@@ -37,7 +43,7 @@ pub use compare::comparison_concurrency;
 pub use timeline::Timeline;
 
 use crate::error::ReportError;
-use crate::matrix::Matrix;
+use crate::matrix::{Cell, Matrix};
 use frame::{Area, DrawError};
 
 /// One figure, ready to draw.
@@ -56,6 +62,10 @@ pub enum Plot<'a> {
     RequestsVsRate(requests_vs_rate::RequestsVsRate<'a>),
     /// One cell over time.
     Timeline(Timeline<'a>),
+    /// A latency distribution per load.
+    Cdf(cdf::CdfPlot<'a>),
+    /// TTFT against prompt length.
+    Prompt(prompt::PromptTtft<'a>),
 }
 
 impl Plot<'_> {
@@ -69,6 +79,8 @@ impl Plot<'_> {
             Plot::LatencyVsRate(p) => p.spec.name.into(),
             Plot::RequestsVsRate(p) => p.spec.name.into(),
             Plot::Timeline(p) => p.name(),
+            Plot::Cdf(p) => p.spec.name.into(),
+            Plot::Prompt(_) => prompt::PromptTtft::NAME.into(),
         }
     }
 
@@ -82,6 +94,8 @@ impl Plot<'_> {
             Plot::LatencyVsRate(p) => p.spec.title.into(),
             Plot::RequestsVsRate(p) => p.spec.title.into(),
             Plot::Timeline(p) => p.title(),
+            Plot::Cdf(p) => p.spec.title.into(),
+            Plot::Prompt(_) => prompt::PromptTtft::TITLE.into(),
         }
     }
 
@@ -108,6 +122,8 @@ impl Plot<'_> {
             Plot::LatencyVsRate(p) => p.size(),
             Plot::RequestsVsRate(p) => p.size(),
             Plot::Timeline(p) => p.size(),
+            Plot::Cdf(p) => p.size(),
+            Plot::Prompt(p) => p.size(),
         }
     }
 
@@ -120,6 +136,8 @@ impl Plot<'_> {
             Plot::LatencyVsRate(p) => p.draw(root),
             Plot::RequestsVsRate(p) => p.draw(root),
             Plot::Timeline(p) => p.draw(root),
+            Plot::Cdf(p) => p.draw(root),
+            Plot::Prompt(p) => p.draw(root),
         }
     }
 }
@@ -214,5 +232,25 @@ pub fn overview<'a>(
         plots.push(rates(&requests_vs_rate::GOODPUT));
     }
     plots.extend(pareto::with_open(m).map(Plot::Pareto));
+    plots
+}
+
+/// The figures drawn from the cells' requests (`requests`: the cells whose records were
+/// read): the TTFT and ITL distributions, and TTFT against prompt length when a scenario is
+/// multi-turn; a figure with nothing to draw is left out.
+pub fn distributions<'a>(
+    m: &'a Matrix<'a>,
+    requests: &'a [(Cell<'a>, requests::CellRequests)],
+) -> Vec<Plot<'a>> {
+    let mut plots: Vec<Plot> = cdf::SPECS
+        .iter()
+        .map(|spec| cdf::CdfPlot { m, requests, spec })
+        .filter(|p| !p.is_empty())
+        .map(Plot::Cdf)
+        .collect();
+    let prompt = prompt::PromptTtft { m, requests };
+    if !prompt.is_empty() {
+        plots.push(Plot::Prompt(prompt));
+    }
     plots
 }

@@ -1,6 +1,7 @@
 //! What the open-loop figures share: the request-rate x axis, a series' points in one
-//! scenario (overloaded cells marked hollow), the line through them, the legend entries,
-//! and the capacity search that belongs to a series and scenario (`capacity.json`).
+//! scenario (overloaded cells hollow with a cross, values from too few samples hollow), the
+//! line through them, the legend entries, and the capacity search that belongs to a series
+//! and scenario (`capacity.json`).
 
 use std::ops::Range;
 
@@ -10,8 +11,9 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::frame::{DrawError, Swatch};
-use super::marks::{self, Mark, Shape};
+use super::marks::{self, Face, Mark, Shape};
 use crate::matrix::Matrix;
+use crate::quantity::Reading;
 use crate::style;
 
 /// What the rate axis says.
@@ -26,6 +28,8 @@ pub struct Point {
     pub y: f64,
     /// Arrivals outpaced the server (`steady.overloaded`).
     pub overloaded: bool,
+    /// The value rests on too few samples (its `small_sample` flag).
+    pub small: bool,
 }
 
 /// The open-loop cells of `series` in `scenario` that have a value by `read`, by rate.
@@ -33,18 +37,27 @@ pub fn points(
     m: &Matrix,
     series: usize,
     scenario: usize,
-    read: impl Fn(&CellSummary) -> Option<f64>,
+    read: impl Fn(&CellSummary) -> Option<Reading>,
 ) -> Vec<Point> {
     m.rate_line(series, scenario)
         .into_iter()
         .filter_map(|(x, s)| {
+            let r = read(s)?;
             Some(Point {
                 x,
-                y: read(s)?,
+                y: r.value,
                 overloaded: s.metrics.steady.overloaded,
+                small: r.small_sample,
             })
         })
         .collect()
+}
+
+impl Point {
+    /// How its marker is filled.
+    pub fn face(&self) -> Face {
+        Face::of(self.overloaded, self.small)
+    }
 }
 
 /// `0..` the highest target rate of `scenario` (and `also`), with headroom.
@@ -94,15 +107,15 @@ pub fn overloaded_swatch() -> (Swatch, String) {
         Swatch::Mark(Mark {
             shape: Shape::Square,
             color: style::MUTED,
-            hollow: true,
+            face: Face::Crossed,
         }),
-        "hollow: overloaded (arrivals outpaced the server; its p99 is not meaningful)".into(),
+        "crossed: overloaded (arrivals outpaced the server; its p99 is not meaningful)".into(),
     )
 }
 
 /// A line through `points` (already in the chart's coordinates: log10 values on a log
-/// axis) in `color`, dashed or solid, with a square at each, hollow where the cell was
-/// overloaded.
+/// axis) in `color`, dashed or solid, with a square at each, crossed where the cell was
+/// overloaded and hollow where its value rests on too few samples.
 pub fn draw_points<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, impl CoordTranslate<From = (f64, f64)>>,
     color: RGBColor,
@@ -120,7 +133,7 @@ pub fn draw_points<DB: DrawingBackend>(
         let mark = Mark {
             shape: Shape::Square,
             color,
-            hollow: p.overloaded,
+            face: p.face(),
         };
         marks::draw(chart.plotting_area(), (p.x, p.y), mark)?;
     }

@@ -1,7 +1,7 @@
 //! Request rates against the open loop's target rate: what the server achieved beside what
 //! the client offered, and the goodput (requests meeting every SLO per second) beside the
 //! achieved rate. One panel per scenario with open-loop cells, one colour per series, the
-//! diagonal y = x (the target itself), overloaded cells hollow, and each series' capacity
+//! diagonal y = x (the target itself), overloaded cells crossed, and each series' capacity
 //! from `capacity.json` as a vertical line.
 
 use plateau_model::results::capacity::CapacityReport;
@@ -107,7 +107,7 @@ impl RequestsVsRate<'_> {
             let lines: Vec<_> = (0..self.m.series.len())
                 .flat_map(|s| {
                     self.spec.lines.iter().enumerate().map(move |(i, (l, _))| {
-                        let points = rate::points(self.m, s, k, |c| Some((l.read)(c)?.value));
+                        let points = rate::points(self.m, s, k, l.read);
                         (s, i == 1, points)
                     })
                 })

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
-use super::marks::{self, Mark, Shape};
+use super::marks::{self, Face, Mark, Shape};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
 use crate::style;
@@ -164,14 +164,7 @@ impl Scaling<'_> {
         }
         legend.push((Swatch::Band(style::MUTED), "95% confidence interval".into()));
         if self.any_small() {
-            legend.push((
-                Swatch::Mark(Mark {
-                    shape: Shape::Circle,
-                    color: style::MUTED,
-                    hollow: true,
-                }),
-                "hollow: too few samples for this percentile (indicative)".into(),
-            ));
+            legend.push(marks::small_sample_swatch(Shape::Circle));
         }
         Frame {
             title: self.spec.title.into(),
@@ -341,7 +334,7 @@ fn draw_line<DB: DrawingBackend>(
         let mark = Mark {
             shape: Shape::Circle,
             color,
-            hollow: small,
+            face: Face::of(false, small),
         };
         marks::draw(chart.plotting_area(), (x, v), mark)?;
     }

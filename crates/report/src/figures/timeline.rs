@@ -4,19 +4,23 @@
 //! measure window was steady. A closed-loop cell shows its target N as a line; an open-loop
 //! cell names its target rate in the legend (requests outstanding have no target). When the
 //! server's `/metrics` was scraped, its own running and waiting counts share the in-flight
-//! axis and its KV-cache usage is drawn with 100% at that axis' top.
+//! axis and its KV-cache usage is drawn with 100% at that axis' top. Failed requests are
+//! red crosses at the instant they ended, and requests the server turned away (429, 503,
+//! no connection) red triangles, both along the bottom; neither is drawn, nor in the
+//! legend, when there are none (requests cut by Ctrl-C are not failures of the server).
 
 use plateau_model::load::Load;
 use plateau_model::metrics::{TimelinePoint, timeline};
 use plateau_model::phase::Phase;
 use plateau_model::results::summary::CellSummary;
-use plateau_model::sample::Sample;
+use plateau_model::sample::{Outcome, Sample};
 use plateau_model::scrape::summary::Point;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axes;
 use super::frame::{Area, DrawError, Frame, Swatch};
+use super::marks::{self, Face, Mark, Shape};
 use crate::style;
 
 /// Bucket lengths to choose from, us: the shortest giving at most 100 buckets, 1 s at most.
@@ -40,6 +44,21 @@ pub struct Timeline<'a> {
     pub bucket_s: f64,
     /// The server's own gauges at each scrape of its `/metrics` (empty when not scraped).
     pub server: Vec<Point>,
+    /// When each failed request ended, s, and whether the server turned it away.
+    pub errors: Vec<(f64, bool)>,
+}
+
+/// The mark of a failed request (`rejected`: turned away).
+fn error_mark(rejected: bool) -> Mark {
+    Mark {
+        shape: if rejected {
+            Shape::Triangle
+        } else {
+            Shape::Cross
+        },
+        color: style::ALERT,
+        face: Face::Solid,
+    }
 }
 
 impl<'a> Timeline<'a> {
@@ -56,6 +75,11 @@ impl<'a> Timeline<'a> {
             points: timeline(samples, end_us, bucket_us),
             bucket_s: bucket_us as f64 / 1e6,
             server: Vec::new(),
+            errors: samples
+                .iter()
+                .filter(|s| s.outcome.is_error() && s.outcome != Outcome::Interrupted)
+                .map(|s| (s.t_end_us as f64 / 1e6, s.outcome.is_rejected()))
+                .collect(),
         }
     }
 
@@ -142,6 +166,20 @@ impl<'a> Timeline<'a> {
             legend.push((
                 Swatch::Line(SERVER_KV),
                 "server: KV-cache usage (100% at the right axis' top)".into(),
+            ));
+        }
+        let rejected = self.errors.iter().filter(|e| e.1).count();
+        let failed = self.errors.len() - rejected;
+        if failed > 0 {
+            legend.push((
+                Swatch::Mark(error_mark(false)),
+                format!("failed request, at its end ({failed})"),
+            ));
+        }
+        if rejected > 0 {
+            legend.push((
+                Swatch::Mark(error_mark(true)),
+                format!("turned away: 429, 503 or no connection ({rejected})"),
             ));
         }
         for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
@@ -283,6 +321,14 @@ impl<'a> Timeline<'a> {
                 .enumerate()
                 .map(|(k, &v)| Circle::new((m0 + k as f64 + 0.5, v), 4, style::TEXT.filled())),
         )?;
+        for &(t, rejected) in &self.errors {
+            let row = if rejected { 0.09 } else { 0.04 };
+            marks::draw(
+                chart.plotting_area(),
+                (t.min(end), y.end * row),
+                error_mark(rejected),
+            )?;
+        }
         Ok(())
     }
 }

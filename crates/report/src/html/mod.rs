@@ -1,9 +1,11 @@
 //! report.html: one self-contained page (figures embedded as PNG data URIs, no scripts, no
-//! external resources) opening with the capacity answer when a run searched for one, then
-//! the run's metadata, the warnings, the results tables of each scenario (closed loop, open
-//! loop) and every figure. All text from result files is escaped ([`escape`]).
+//! external resources) opening with the headline of each scenario, then the capacity answer
+//! when a run searched for one, the run's metadata, the warnings, the results tables of
+//! each scenario (closed loop, open loop), every figure and the latency distributions. All
+//! text from result files is escaped ([`escape`]).
 
 pub mod capacity;
+pub mod headline;
 pub mod repeats;
 pub mod run;
 pub mod table;
@@ -17,6 +19,7 @@ use plateau_model::results::repeats::RepeatsReport;
 use plateau_model::validate::{Finding, Severity};
 
 use crate::figures::Rendered;
+use crate::headline::Card;
 use crate::matrix::Matrix;
 use crate::per_run::PerRun;
 use crate::tables;
@@ -37,8 +40,12 @@ pub struct Page<'a> {
     pub findings: &'a [Finding],
     /// The overview figures.
     pub overview: &'a [Rendered],
+    /// The latency distributions and the TTFT-vs-prompt figures.
+    pub distributions: &'a [Rendered],
     /// The timeline figures.
     pub timelines: &'a [Rendered],
+    /// The headline of each scenario and series.
+    pub headline: &'a [Card],
 }
 
 /// The page style, shared with compare.html.
@@ -63,6 +70,11 @@ figcaption { color: #646464; font-size: 14px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(820px, 1fr)); gap: 12px; }
 .note { color: #646464; font-size: 14px; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 2px 16px 4px; margin: 12px 0; }
+.kpis { display: flex; flex-wrap: wrap; gap: 12px; margin: 6px 0 18px; }
+.kpi { border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; flex: 1 1 220px; max-width: 320px; }
+.kpi .v { font-size: 26px; font-weight: bold; } .kpi .k { font-size: 14px; margin-top: 2px; }
+.kpi .d { color: #646464; font-size: 13px; margin-top: 4px; }
+p.series { font-weight: bold; margin: 4px 0; }
 ";
 
 /// The page's HTML.
@@ -78,10 +90,11 @@ pub fn render(page: &Page) -> String {
     );
     let _ = write!(
         out,
-        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>\n<nav>{}\
+        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>\n<nav>\
+         <a href=\"#headline\">Headline</a>{}\
          <a href=\"#run\">Run</a><a href=\"#warnings\">Warnings</a>\
          <a href=\"#results\">Results</a><a href=\"#figures\">Figures</a>\
-         <a href=\"#timelines\">Timelines</a></nav>\n",
+         <a href=\"#distributions\">Distributions</a><a href=\"#timelines\">Timelines</a></nav>\n",
         escape(page.results_dir),
         page.m.all().count(),
         escape(&page.m.subtitle()),
@@ -91,6 +104,7 @@ pub fn render(page: &Page) -> String {
             "<a href=\"#capacity\">Capacity</a>"
         }
     );
+    headline::section(&mut out, page.headline);
     if !page.capacity.is_empty() {
         capacity::section(&mut out, page.capacity);
     }
@@ -102,6 +116,18 @@ pub fn render(page: &Page) -> String {
     }
     out.push_str("<h2 id=\"figures\">Figures</h2>\n");
     for r in page.overview {
+        figure(&mut out, r);
+    }
+    out.push_str(
+        "<h2 id=\"distributions\">Distributions</h2>\n<p class=\"note\">Every measured \
+         request's TTFT and every gap between its content chunks (ITL per chunk), as \
+         cumulative distributions, one line per load; for multi-turn scenarios, each \
+         request's TTFT against its prompt length.</p>\n",
+    );
+    if page.distributions.is_empty() {
+        out.push_str("<p class=\"note\">No cell's requests could be read.</p>\n");
+    }
+    for r in page.distributions {
         figure(&mut out, r);
     }
     out.push_str(

@@ -68,8 +68,9 @@ fn a_requests_file_cut_short_is_named() {
             .iter()
             .any(|f| f.check == "records" && f.cell == CELL)
     );
-    // Every other figure is still drawn; only that cell's timeline is missing.
-    assert_eq!(out.figures.len(), 10 + 11);
+    // Every other figure is still drawn (the distributions without that cell); only that
+    // cell's timeline is missing.
+    assert_eq!(out.figures.len(), 10 + 2 + 11);
 }
 
 #[test]

@@ -1,14 +1,20 @@
 //! Shared by the tests: a fresh copy of a fixture in a temp directory (the report writes
 //! into its results directory), the clean and open fixtures rendered once each, a repeated
-//! cell added to a copy, and a section cut out of a page.
+//! cell added to a copy, a cell's requests rewritten (and its summary with them), a
+//! section cut out of a page, and counts of an SVG's elements.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
 
 use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport, aggregate};
 use plateau_model::results::summary::CellSummary;
 use plateau_model::results::{read_json, write_json};
+use plateau_model::sample::Sample;
 use plateau_report::{Options, Output};
 
 use crate::fixtures;
@@ -88,4 +94,83 @@ pub fn section<'a>(doc: &'a str, start: &str, end: &str) -> &'a str {
         .find(end)
         .unwrap_or_else(|| panic!("no {end:?} after {start:?}"));
     &doc[from..from + start.len() + len]
+}
+
+/// Rewrites the requests of the cell at `dir` by `change`, and its summary's metrics as
+/// the core's `summarize` makes them from the changed requests (a closed-loop cell, no SLO,
+/// the default steady thresholds: what the fixtures' rules use).
+pub fn rewrite_requests(dir: &Path, change: impl FnOnce(&mut Vec<Sample>)) -> CellSummary {
+    use plateau_model::config::SteadyConfig;
+    use plateau_model::metrics::{Options, Window, summarize};
+
+    let gz = dir.join(plateau_model::results::REQUESTS_FILE);
+    let mut samples = plateau_model::results::read_samples(&gz).unwrap();
+    change(&mut samples);
+    let mut out = GzEncoder::new(fs::File::create(&gz).unwrap(), Compression::default());
+    for s in &samples {
+        serde_json::to_writer(&mut out, s).unwrap();
+        out.write_all(b"\n").unwrap();
+    }
+    out.finish().unwrap();
+    let path = dir.join(plateau_model::results::SUMMARY_FILE);
+    let mut summary: CellSummary = read_json(&path).unwrap();
+    let window = Window {
+        m0_us: summary.phases.m0_us,
+        m1_us: summary.phases.m1_us,
+        concurrency: summary.cell.load.load().and_then(|l| l.concurrency()),
+    };
+    let steady = SteadyConfig::default();
+    let opts = Options {
+        slo: None,
+        steady: &steady,
+        stream: true,
+        target_rps: None,
+    };
+    summary.metrics = summarize(&samples, &window, &opts);
+    summary.records.count = samples.len() as u64;
+    write_json(&path, &summary).unwrap();
+    summary
+}
+
+/// The SVG text of figure `name` in `figures`.
+pub fn svg(figures: &Path, name: &str) -> String {
+    fs::read_to_string(figures.join(format!("{name}.svg")))
+        .unwrap_or_else(|e| panic!("{name}.svg: {e}"))
+}
+
+/// The point counts of the `<polyline>`s of `svg` drawn in `stroke` (`#0072B2`) at
+/// `width` px, in document order.
+pub fn polylines(svg: &str, stroke: &str, width: u32) -> Vec<usize> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter(|n| {
+            n.attribute("stroke") == Some(stroke)
+                && n.attribute("stroke-width") == Some(width.to_string().as_str())
+        })
+        .map(|n| {
+            n.attribute("points")
+                .unwrap_or("")
+                .split_whitespace()
+                .count()
+        })
+        .collect()
+}
+
+/// How many elements `tag` of `svg` have every attribute of `attrs`.
+pub fn count(svg: &str, tag: &str, attrs: &[(&str, &str)]) -> usize {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name(tag))
+        .filter(|n| attrs.iter().all(|(k, v)| n.attribute(*k) == Some(*v)))
+        .count()
+}
+
+/// The texts of `svg`'s `<text>` elements, trimmed.
+pub fn texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_owned())
+        .collect()
 }

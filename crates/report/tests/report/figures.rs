@@ -20,6 +20,8 @@ fn expected_names() -> Vec<String> {
         "engine_comparison_c4",
         "pareto_throughput_vs_ttft_p99",
         "pareto_throughput_vs_tpot_p99",
+        "ttft_cdf",
+        "itl_cdf",
     ]
     .map(String::from)
     .to_vec();
@@ -119,14 +121,14 @@ fn open_loop_cells_get_their_figures() {
     }
     // The closed-loop figures are still there for the closed-loop cells.
     assert!(names.contains(&"ttft_vs_concurrency"));
-    assert_eq!(out.figures.len(), 10 + 5 + 7, "{names:?}");
+    assert_eq!(out.figures.len(), 10 + 5 + 2 + 7, "{names:?}");
     check_files(figures_dir, out);
     let svg =
         |name: &str| std::fs::read_to_string(figures_dir.join(format!("{name}.svg"))).unwrap();
     let ttft = svg("ttft_vs_rate");
     assert!(ttft.contains("SLO: TTFT p99 ≤ 100 ms"), "SLO line missing");
     assert!(
-        ttft.contains("hollow: overloaded"),
+        ttft.contains("crossed: overloaded"),
         "overload legend missing"
     );
     assert!(ttft.contains("capacity found"), "capacity legend missing");

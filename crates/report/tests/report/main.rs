@@ -1,5 +1,6 @@
 //! Integration tests of the report: the checked-in fixtures are what their rules make, every
-//! figure renders as a PNG and an SVG of its size, report.html and summary.csv show the
+//! figure renders as a PNG and an SVG of its size and draws what the fixtures hold (marks,
+//! frontiers, distributions), the headline and report.html and summary.csv show the
 //! fixtures' values, several results directories show each run's capacity and repeats, bad
 //! input is named, and report.html opens in headless Chromium.
 
@@ -9,8 +10,11 @@ mod bad_input;
 mod chromium;
 mod common;
 mod compare;
+mod distributions;
 mod figures;
 mod fixtures;
+mod headline;
+mod marks;
 mod several;
 mod tree;
 mod values;
