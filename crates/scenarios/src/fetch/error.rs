@@ -1,6 +1,6 @@
 //! [`FetchError`]: why a dataset could not be fetched, naming the URL or file and what to do.
 //! URLs are the hub URLs the user can check (never a redirect's signed URL) and no error
-//! ever contains the token.
+//! ever contains the token (hf-hub's errors are mapped here, never shown as they are).
 
 use std::path::PathBuf;
 
@@ -9,13 +9,27 @@ use std::path::PathBuf;
 pub enum FetchError {
     /// No connection could be made.
     #[error(
-        "could not reach {url}: {reason}; check the network connection, or set HF_ENDPOINT to a reachable hub mirror"
+        "could not reach {url}: {reason}; check the network connection or set HF_ENDPOINT to a reachable hub mirror; to work offline from what is already in the cache ({}), set HF_HUB_OFFLINE=1",
+        cache.display()
     )]
     Unreachable {
         /// The URL.
         url: String,
         /// The connection error.
         reason: String,
+        /// The hub cache an offline run reads.
+        cache: PathBuf,
+    },
+    /// `HF_HUB_OFFLINE` is set and the file is not in the cache.
+    #[error(
+        "{url} is not in the hub cache ({}) and HF_HUB_OFFLINE is set; unset it to download the file (or set HF_HUB_CACHE / HF_HOME to the cache that has it)",
+        cache.display()
+    )]
+    NotCached {
+        /// The URL.
+        url: String,
+        /// The cache searched.
+        cache: PathBuf,
     },
     /// The server answered with an error status.
     #[error("{url} answered HTTP {status}{hint}")]
@@ -27,7 +41,8 @@ pub enum FetchError {
         /// What it probably means.
         hint: String,
     },
-    /// The transfer broke off; the partial file is kept for the next run to resume.
+    /// The transfer broke off; the partial file is kept in the cache for the next run to
+    /// resume.
     #[error("the download of {url} was interrupted after {got} of {} bytes ({reason}); run the command again to resume it", total.map_or("?".to_owned(), |t| t.to_string()))]
     Interrupted {
         /// The URL.
@@ -41,7 +56,7 @@ pub enum FetchError {
     },
     /// The file's checksum is not the one the server announced.
     #[error(
-        "{url}: the downloaded file's sha256 {got} is not the server's {expected}; the partial file was removed, run the command again"
+        "{url}: the downloaded file (sha256 {got}) twice did not match the hub's ETag {expected}; the copy was removed, run the command again"
     )]
     Checksum {
         /// The URL.
