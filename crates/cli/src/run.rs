@@ -67,7 +67,7 @@ pub async fn run(
     for w in &plan.warnings {
         tracing::warn!("{w}");
     }
-    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
+    let tokenizer = Tokenizer::load(config.tokenizer.as_deref(), &env)
         .map_err(|e| Failure::bad_input(anyhow!(origins.blame("tokenizer", e))))?;
     let tokenizer = Arc::new(tokenizer);
     let catalog = Catalog::load(&config, tokenizer.clone()).map_err(|e| match &e {

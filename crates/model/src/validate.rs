@@ -261,11 +261,22 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     if let Some(i) = &m.tokens.input
         && i.mean_rel_diff.abs() > t.max_input_token_diff
     {
+        let advice = if matches!(s.tokenizer.as_str(), "cl100k_base" | "o200k_base") {
+            format!(
+                "targets are in {} tokens: set `tokenizer` to the model's Hugging Face id \
+                 (e.g. meta-llama/Llama-3.1-8B-Instruct)",
+                s.tokenizer
+            )
+        } else {
+            "the client tokenizer is the model's, so the gap is the chat template: the server \
+             also counts the template's tokens around each message"
+                .to_owned()
+        };
         add(
             "input_length",
             Severity::Warn,
             format!(
-                "server prompt tokens average {:.0} for a target of {:.0} ({:+.1}%); set `tokenizer` to the model's tokenizer.json",
+                "server prompt tokens average {:.0} for a target of {:.0} ({:+.1}%); {advice}",
                 i.mean_server,
                 i.mean_target,
                 i.mean_rel_diff * 100.0
@@ -303,5 +314,48 @@ fn drain_timeout_message(p: &PhaseBounds) -> String {
             p.drain_max_s,
             longest_request_ms.map_or("none ended".into(), |ms| format!("{:.1} s", ms / 1e3))
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::InputAgreement;
+
+    /// The `input_length` advice of a cell whose server counts 30% more prompt tokens than
+    /// the targets, with the client tokenizer named `tokenizer`.
+    fn input_advice(tokenizer: &str) -> String {
+        let text =
+            include_str!("../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
+        let mut s: CellSummary = serde_json::from_str(text).expect("fixture summary");
+        s.tokenizer = tokenizer.into();
+        s.metrics.tokens.input = Some(InputAgreement {
+            n: 10,
+            mean_target: 100.0,
+            mean_server: 130.0,
+            mean_rel_diff: 0.3,
+        });
+        let findings = check_cell(&s, &Thresholds::default());
+        let f = findings.iter().find(|f| f.check == "input_length");
+        f.expect("an input_length finding").message.clone()
+    }
+
+    #[test]
+    fn input_length_advice_depends_on_the_tokenizer() {
+        assert_eq!(
+            input_advice("cl100k_base"),
+            "server prompt tokens average 130 for a target of 100 (+30.0%); targets are in \
+             cl100k_base tokens: set `tokenizer` to the model's Hugging Face id (e.g. \
+             meta-llama/Llama-3.1-8B-Instruct)"
+        );
+        let with_model = input_advice("meta-llama/Llama-3.1-8B-Instruct@0e9e39f");
+        assert!(
+            with_model.ends_with(
+                "so the gap is the chat template: the server also counts the template's tokens \
+                 around each message"
+            ),
+            "{with_model}"
+        );
+        assert!(!with_model.contains("set `tokenizer`"));
     }
 }

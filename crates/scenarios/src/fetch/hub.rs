@@ -9,12 +9,12 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use hf_hub::api::sync::{ApiBuilder, ApiError};
+use hf_hub::api::sync::ApiBuilder;
 use hf_hub::{Cache, Repo, RepoType};
 use plateau_core::secret::Secret;
 
-use super::FetchError;
 use super::verify::{self, Check};
+use super::{FetchError, error};
 
 /// The hub used when `HF_ENDPOINT` is not set.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
@@ -180,7 +180,7 @@ impl Hub {
             .with_retries(attempts.max(1) as usize - 1)
             .with_user_agent("plateau", env!("CARGO_PKG_VERSION"))
             .build()
-            .map_err(|e| self.error(&url, f, e, &Relay::default()))?
+            .map_err(|e| error::from_hf(self, &url, f, e, &Relay::default()))?
             .repo(repo(f));
         let mut restarted = false;
         loop {
@@ -193,7 +193,7 @@ impl Hub {
                         events,
                     },
                 )
-                .map_err(|e| self.error(&url, f, e, &state.borrow()))?;
+                .map_err(|e| error::from_hf(self, &url, f, e, &state.borrow()))?;
             let check = verify::check(&path)?;
             if check.matches {
                 let resumed = state.borrow().resumed_from.unwrap_or(0);
@@ -211,55 +211,6 @@ impl Hub {
             events(Event::Message(format!(
                 "{url}: the file does not match the hub's checksum; the damaged copy was removed, restarting from zero"
             )));
-        }
-    }
-
-    /// The user's error for hf-hub's `e` while fetching `f` from `url`.
-    fn error(&self, url: &str, f: &RepoFile, e: ApiError, relay: &Relay) -> FetchError {
-        let protocol = |message: String| FetchError::Protocol {
-            url: url.into(),
-            message,
-        };
-        match e {
-            ApiError::TooManyRetries(inner) => self.error(url, f, *inner, relay),
-            ApiError::RequestError(e) => match *e {
-                ureq::Error::Status(status, response) => FetchError::Status {
-                    url: url.into(),
-                    status,
-                    hint: status_hint(
-                        status,
-                        response.header("x-error-code"),
-                        self.token.is_some(),
-                        f,
-                    ),
-                },
-                ureq::Error::Transport(t) => FetchError::Unreachable {
-                    url: url.into(),
-                    reason: root_cause(&t),
-                    cache: self.cache.clone(),
-                },
-            },
-            ApiError::IoError(e) if relay.total.is_some() => FetchError::Interrupted {
-                url: url.into(),
-                got: relay.resumed_from.unwrap_or(0) + relay.received,
-                total: relay.total,
-                reason: e.to_string(),
-            },
-            ApiError::IoError(e) => FetchError::io(&self.cache, e),
-            ApiError::MissingHeader(h) | ApiError::InvalidHeader(h) => protocol(format!(
-                "the answer has no valid `{h}` header; is HF_ENDPOINT a Hugging Face hub?"
-            )),
-            ApiError::ParseIntError(_) => {
-                protocol("the answer's Content-Range has no valid size".into())
-            }
-            ApiError::InvalidResume => protocol(format!(
-                "a partial download in {} is longer than the file; delete its `.part` file",
-                self.cache.display()
-            )),
-            ApiError::LockAcquisition(lock) => protocol(format!(
-                "another process is downloading this file (lock {}); wait for it, or delete the lock if none is",
-                lock.display()
-            )),
         }
     }
 }
@@ -292,64 +243,15 @@ fn commit_of(path: &Path) -> Option<String> {
     parts.next().map(|c| c.into_owned())
 }
 
-/// What it probably means that the hub answered `status` (with its `X-Error-Code`).
-fn status_hint(status: u16, code: Option<&str>, with_token: bool, f: &RepoFile) -> String {
-    let what = match f.kind {
-        Kind::Model => "model",
-        Kind::Dataset => "dataset",
-    };
-    let hint = match (status, code) {
-        (401 | 403, Some("GatedRepo")) if with_token => format!(
-            "the {what} is gated and the token in HF_TOKEN has no access: accept its terms on its hub page"
-        ),
-        (401 | 403, Some("GatedRepo")) => format!(
-            "the {what} is gated: accept its terms on its hub page and set HF_TOKEN (or log in with `hf auth login`)"
-        ),
-        (_, Some("RepoNotFound")) => format!(
-            "no such {what} (or a private one{})",
-            if with_token {
-                " the token cannot see"
-            } else {
-                ": set HF_TOKEN"
-            }
-        ),
-        (_, Some("RevisionNotFound")) => format!("no revision {} in {}", f.revision, f.repo),
-        (_, Some("EntryNotFound")) => {
-            format!("{} has no {} at revision {}", f.repo, f.file, f.revision)
-        }
-        (401 | 403, _) if with_token => "the token in HF_TOKEN was refused".into(),
-        (401 | 403, _) => {
-            format!("the hub wants a token: the {what} is gated or private; set HF_TOKEN")
-        }
-        (404, _) => format!(
-            "no such {what} or no {} at revision {}; gated {what}s need HF_TOKEN",
-            f.file, f.revision
-        ),
-        (429, _) => "rate limited; wait and run the command again".into(),
-        (s, _) if s >= 500 => "the hub failed; run the command again later".into(),
-        _ => return String::new(),
-    };
-    format!(": {hint}")
-}
-
-/// The innermost error's message (`Connection refused (os error 111)`).
-pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
 /// What the progress callbacks have seen of one download.
 #[derive(Debug, Default)]
-struct Relay {
+pub(super) struct Relay {
     /// The file's size, once hf-hub has started the transfer.
-    total: Option<u64>,
+    pub(super) total: Option<u64>,
     /// The offset of the first request: bytes reused from a partial file.
-    resumed_from: Option<u64>,
+    pub(super) resumed_from: Option<u64>,
     /// Bytes received in this call.
-    received: u64,
+    pub(super) received: u64,
     /// The next `update` is the offset hf-hub starts from, not bytes received.
     next_is_offset: bool,
 }
@@ -475,15 +377,5 @@ mod tests {
             Some("0123abc".into())
         );
         assert_eq!(commit_of(Path::new("/c/tokenizer.json")), None);
-        assert_eq!(
-            status_hint(404, None, false, &m),
-            ": no such model or no tokenizer.json at revision refs/pr/1; gated models need HF_TOKEN"
-        );
-        assert!(status_hint(401, Some("GatedRepo"), false, &m).contains("gated"));
-        assert_eq!(
-            status_hint(401, None, true, &m),
-            ": the token in HF_TOKEN was refused"
-        );
-        assert_eq!(status_hint(418, None, true, &m), "");
     }
 }
