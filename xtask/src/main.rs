@@ -26,8 +26,8 @@ enum Task {
     Bench,
     /// Regenerate the checked-in JSON Schemas of summary.json and run.json.
     Schema,
-    /// Download LongBench-v2 and/or oasst2 from the Hugging Face hub and normalise them
-    /// into datasets/ (honours HF_ENDPOINT and HF_TOKEN).
+    /// Alias of `plateau fetch-datasets`: download LongBench-v2 and/or oasst2 from the
+    /// Hugging Face hub and normalise them into datasets/.
     FetchDatasets(fetch_datasets::Args),
     /// Draw the figures and write report.html, summary.md and summary.csv from a results
     /// directory (the same output as `plateau report`).

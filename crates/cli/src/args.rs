@@ -42,6 +42,10 @@ pub enum Command {
     /// JSON per cell (`--format vllm`), or one long CSV row per cell x metric x statistic
     /// (`--format long-csv`).
     Export(ExportArgs),
+    /// Download LongBench-v2 (B2) and/or oasst2 (D) from the Hugging Face hub through its
+    /// cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN, HF_HOME,
+    /// HF_HUB_OFFLINE).
+    FetchDatasets(crate::fetch::FetchArgs),
 }
 
 /// `plateau run`.
@@ -77,7 +81,8 @@ pub struct RunArgs {
         help_heading = "Without a config file"
     )]
     pub concurrency: Vec<u32>,
-    /// Client tokenizer (with --url): cl100k_base, o200k_base or a tokenizer.json path.
+    /// Client tokenizer (with --url): cl100k_base, o200k_base, a tokenizer.json path or a
+    /// Hugging Face model id (owner/name[@revision]).
     #[arg(long, requires = "url", help_heading = "Without a config file")]
     pub tokenizer: Option<String>,
     /// Write the config built from --url/--model (and the --set keys) to this file.

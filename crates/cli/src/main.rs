@@ -6,6 +6,7 @@ mod compare;
 mod dry_run;
 mod exit;
 mod export;
+mod fetch;
 mod findings;
 mod limits;
 mod load;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
             Command::Compare(args) => compare::compare(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
             Command::Export(args) => export::export(args),
+            Command::FetchDatasets(args) => fetch::run(args, cli.quiet, &redactions).await,
         }
     });
     match result {

@@ -60,7 +60,7 @@ pub fn resolve(
             }
         }
     }
-    let tokenizer = Tokenizer::load(config.tokenizer.as_deref())
+    let tokenizer = Tokenizer::load(config.tokenizer.as_deref(), env)
         .map(Arc::new)
         .map_err(|e| problems.push(origins.blame("tokenizer", e)))
         .ok();

@@ -82,10 +82,12 @@ pub struct RunConfig {
     /// across-run spread in `repeats.json`; each repeat sends the same prompts.
     #[serde(default = "default_repeats")]
     pub repeats: u32,
-    /// Path to a Hugging Face `tokenizer.json`; default: the embedded BPE.
+    /// The client tokenizer: a `tokenizer.json` path, a Hugging Face model id
+    /// (`owner/name` or `owner/name@revision`, its `tokenizer.json` fetched through the hub
+    /// cache), or `cl100k_base` / `o200k_base`; default: the embedded `cl100k_base`.
     #[serde(default)]
     pub tokenizer: Option<PathBuf>,
-    /// Where `cargo xtask fetch-datasets` put the datasets.
+    /// Where `plateau fetch-datasets` put the datasets.
     #[serde(default = "default_datasets_dir")]
     pub datasets_dir: PathBuf,
     /// Where the scenario definitions live.

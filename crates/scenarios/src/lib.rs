@@ -16,9 +16,10 @@
 //!   scenario id and the load (N or rate).
 //! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
 //!   that gives prompts of a target length in tokens of the configured tokenizer.
-//! - [`fetch`]: `cargo xtask fetch-datasets` — download LongBench-v2 and oasst2 from the
-//!   Hugging Face hub (resumable, atomic, verified) and normalise them into the compact
-//!   files under `datasets/` that [`data`] reads.
+//! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2 and oasst2 from the Hugging Face
+//!   hub through the `hf-hub` crate and the standard hub cache (resumable, verified, offline
+//!   from the cache) and normalise them into the compact files under `datasets/` that
+//!   [`data`] reads; [`fetch::hub`] also serves the [`tokenizer`] of a hub model.
 
 pub mod catalog;
 pub mod data;

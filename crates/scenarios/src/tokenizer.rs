@@ -1,20 +1,81 @@
-//! The client tokenizer: an embedded BPE (`cl100k_base` by default, or `o200k_base`) or a
-//! user's Hugging Face `tokenizer.json`. Prompt lengths are targets in its tokens, and it
-//! counts output when the server sends no usage.
+//! The client tokenizer: an embedded BPE (`cl100k_base` by default, or `o200k_base`), a
+//! user's Hugging Face `tokenizer.json`, or the `tokenizer.json` of a model on the Hugging
+//! Face hub (`owner/name`, optionally `owner/name@revision`), downloaded through the hub
+//! cache ([`crate::fetch::hub`]). Prompt lengths are targets in its tokens, and it counts
+//! output when the server sends no usage.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use plateau_core::tokens::TokenCounter;
 use tiktoken_rs::CoreBPE;
+
+use crate::fetch::hub::{Hub, Kind, RepoFile};
 
 /// Why a tokenizer could not be loaded.
 #[derive(Debug, thiserror::Error)]
 #[error("tokenizer {path}: {message}")]
 pub struct TokenizerError {
-    /// The configured path or name.
-    pub path: PathBuf,
+    /// The configured path, name or model id.
+    pub path: String,
     /// What went wrong.
     pub message: String,
+}
+
+/// What a configured `tokenizer` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// An embedded BPE (`cl100k_base`, `o200k_base`).
+    Embedded(&'static str),
+    /// A `tokenizer.json` file.
+    File(&'a Path),
+    /// A model on the Hugging Face hub.
+    Hub {
+        /// `owner/name`.
+        repo: &'a str,
+        /// The revision after `@`; the default branch when absent.
+        revision: Option<&'a str>,
+    },
+}
+
+impl<'a> Source<'a> {
+    /// Reads the configured value: nothing or an embedded name is an embedded BPE; an
+    /// existing file is a `tokenizer.json`; else `owner/name[@revision]` is a hub model and
+    /// anything else a file (that is missing).
+    pub fn parse(config: Option<&'a Path>) -> Source<'a> {
+        let Some(path) = config else {
+            return Source::Embedded(DEFAULT);
+        };
+        match path.to_str() {
+            Some("cl100k_base") => Source::Embedded(DEFAULT),
+            Some("o200k_base") => Source::Embedded("o200k_base"),
+            _ if path.is_file() => Source::File(path),
+            Some(text) => hub_id(text).unwrap_or(Source::File(path)),
+            None => Source::File(path),
+        }
+    }
+}
+
+/// `owner/name[@revision]` with hub-legal names (letters, digits, `-`, `_`, `.`); a name
+/// ending in `.json` is a file.
+fn hub_id(text: &str) -> Option<Source<'_>> {
+    let (repo, revision) = match text.split_once('@') {
+        Some((repo, rev)) if !rev.is_empty() && !rev.contains(char::is_whitespace) => {
+            (repo, Some(rev))
+        }
+        Some(_) => return None,
+        None => (text, None),
+    };
+    let (owner, name) = repo.split_once('/')?;
+    let legal = |part: &str| {
+        part.len() <= 96
+            && part.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !part.contains("..")
+    };
+    (legal(owner) && legal(name) && !name.ends_with(".json"))
+        .then_some(Source::Hub { repo, revision })
 }
 
 /// A loaded tokenizer.
@@ -28,8 +89,8 @@ pub enum Tokenizer {
     },
     /// A Hugging Face `tokenizer.json`.
     HuggingFace {
-        /// Where it was loaded from.
-        path: PathBuf,
+        /// What was loaded: the file's path, or `owner/name@commit` for a hub model.
+        name: String,
         /// The tokenizer.
         inner: Box<tokenizers::Tokenizer>,
     },
@@ -45,16 +106,32 @@ impl std::fmt::Debug for Tokenizer {
 pub const DEFAULT: &str = "cl100k_base";
 
 impl Tokenizer {
-    /// Loads the configured tokenizer: `None` or an embedded name (`cl100k_base`,
-    /// `o200k_base`) selects an embedded BPE; anything else is a `tokenizer.json` path.
-    pub fn load(config: Option<&Path>) -> Result<Tokenizer, TokenizerError> {
-        match config.and_then(Path::to_str) {
-            None | Some("cl100k_base") => Ok(Tokenizer::embedded_cl100k()),
-            Some("o200k_base") => Ok(Tokenizer::Bpe {
+    /// Loads the configured tokenizer ([`Source::parse`] says what it names); a hub model's
+    /// `tokenizer.json` comes from the hub cache, downloaded first when it is not there,
+    /// with the hub settings read through `env` ([`Hub::from_env`]). Blocks while it
+    /// downloads.
+    pub fn load(
+        config: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Tokenizer, TokenizerError> {
+        match Source::parse(config) {
+            Source::Embedded("o200k_base") => Ok(Tokenizer::Bpe {
                 name: "o200k_base",
                 bpe: tiktoken_rs::o200k_base_singleton(),
             }),
-            Some(_) => Tokenizer::from_file(config.unwrap_or(Path::new(""))),
+            Source::Embedded(_) => Ok(Tokenizer::embedded_cl100k()),
+            Source::File(path) => Tokenizer::from_file(path),
+            Source::Hub { repo, revision } => Tokenizer::from_hub(
+                repo,
+                revision,
+                &Hub::from_env(env),
+            )
+            .map_err(|message| TokenizerError {
+                path: config.map(|p| p.display().to_string()).unwrap_or_default(),
+                message: format!(
+                    "read as a Hugging Face model id (no file of that name exists): {message}"
+                ),
+            }),
         }
     }
 
@@ -69,16 +146,36 @@ impl Tokenizer {
     /// A Hugging Face `tokenizer.json`.
     pub fn from_file(path: &Path) -> Result<Tokenizer, TokenizerError> {
         let err = |message: String| TokenizerError {
-            path: path.to_owned(),
+            path: path.display().to_string(),
             message,
         };
         if !path.is_file() {
-            return Err(err("no such file; expected a Hugging Face tokenizer.json or one of cl100k_base, o200k_base".into()));
+            return Err(err("no such file; expected a tokenizer.json path, a Hugging Face model id (owner/name or owner/name@revision) or one of cl100k_base, o200k_base".into()));
         }
         let inner = tokenizers::Tokenizer::from_file(path)
             .map_err(|e| err(format!("not a valid tokenizer.json: {e}")))?;
         Ok(Tokenizer::HuggingFace {
-            path: path.to_owned(),
+            name: path.display().to_string(),
+            inner: Box::new(inner),
+        })
+    }
+
+    /// The `tokenizer.json` of hub model `repo` at `revision` (default branch if `None`),
+    /// from `hub`'s cache or downloaded into it; named `repo@commit`.
+    pub fn from_hub(repo: &str, revision: Option<&str>, hub: &Hub) -> Result<Tokenizer, String> {
+        let file = RepoFile {
+            repo,
+            kind: Kind::Model,
+            revision: revision.unwrap_or("main"),
+            file: "tokenizer.json",
+        };
+        let got = hub
+            .get(&file, false, 3, &|_| {})
+            .map_err(|e| e.to_string())?;
+        let inner = tokenizers::Tokenizer::from_file(&got.path)
+            .map_err(|e| format!("{} is not a valid tokenizer.json: {e}", got.path.display()))?;
+        Ok(Tokenizer::HuggingFace {
+            name: format!("{repo}@{}", got.commit.as_deref().unwrap_or(file.revision)),
             inner: Box::new(inner),
         })
     }
@@ -168,7 +265,7 @@ impl Tokenizer {
     pub fn name(&self) -> String {
         match self {
             Tokenizer::Bpe { name, .. } => (*name).to_owned(),
-            Tokenizer::HuggingFace { path, .. } => path.display().to_string(),
+            Tokenizer::HuggingFace { name, .. } => name.clone(),
         }
     }
 }
@@ -190,9 +287,13 @@ impl TokenCounter for Tokenizer {
 mod tests {
     use super::*;
 
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
     #[test]
     fn embedded_bpe_round_trips_and_counts() {
-        let t = Tokenizer::load(None).unwrap();
+        let t = Tokenizer::load(None, &no_env).unwrap();
         let ids = t.encode("Hello world, the quick brown fox.");
         assert_eq!(t.decode(&ids), "Hello world, the quick brown fox.");
         assert_eq!(t.count("Hello world, the quick brown fox."), ids.len());
@@ -202,19 +303,51 @@ mod tests {
 
     #[test]
     fn o200k_is_selectable_by_name() {
-        let t = Tokenizer::load(Some(Path::new("o200k_base"))).unwrap();
+        let t = Tokenizer::load(Some(Path::new("o200k_base")), &no_env).unwrap();
         assert_eq!(t.name(), "o200k_base");
         assert!(t.count("hello there") >= 2);
     }
 
     #[test]
-    fn missing_file_names_the_path() {
-        let err = Tokenizer::load(Some(Path::new("/nope/tokenizer.json")))
+    fn missing_file_names_the_path_and_what_was_expected() {
+        let err = Tokenizer::load(Some(Path::new("/nope/tokenizer.json")), &no_env)
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("tokenizer /nope/tokenizer.json: no such file"),
+            err.starts_with("tokenizer /nope/tokenizer.json: no such file; expected a tokenizer.json path, a Hugging Face model id"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_value_is_a_file_if_it_exists_else_a_model_id_of_the_right_shape() {
+        let p = |s: &'static str| Source::parse(Some(Path::new(s)));
+        assert_eq!(Source::parse(None), Source::Embedded("cl100k_base"));
+        assert_eq!(p("o200k_base"), Source::Embedded("o200k_base"));
+        assert_eq!(
+            p("meta-llama/Llama-3.1-8B-Instruct"),
+            Source::Hub {
+                repo: "meta-llama/Llama-3.1-8B-Instruct",
+                revision: None
+            }
+        );
+        assert_eq!(
+            p("Qwen/Qwen2.5-7B-Instruct@a09a354"),
+            Source::Hub {
+                repo: "Qwen/Qwen2.5-7B-Instruct",
+                revision: Some("a09a354")
+            }
+        );
+        for file in [
+            "models/tokenizer.json",
+            "/abs/owner/name",
+            "./owner/name",
+            "gpt2",
+            "a/b/c",
+            "o/n@",
+            "../x",
+        ] {
+            assert_eq!(p(file), Source::File(Path::new(file)), "{file}");
+        }
     }
 }

@@ -136,7 +136,7 @@ impl<'a> Sources<'a> {
 
     fn fallback(&mut self, id: &str, what: &str, path: PathBuf, dataset: &str) {
         self.warnings.push(format!(
-            "{id}: {what} not found at {}; using built-in text instead (results are marked synthetic); run `cargo xtask fetch-datasets {dataset}`",
+            "{id}: {what} not found at {}; using built-in text instead (results are marked synthetic); run `plateau fetch-datasets {dataset}`",
             path.display()
         ));
     }

@@ -50,10 +50,7 @@ fn missing_datasets_fall_back_to_built_in_text_with_warnings() {
         w.contains("B2: LongBench-v2 not found at /nonexistent/datasets/longbench/contexts.jsonl"),
         "{w}"
     );
-    assert!(
-        w.contains("run `cargo xtask fetch-datasets longbench`"),
-        "{w}"
-    );
+    assert!(w.contains("run `plateau fetch-datasets longbench`"), "{w}");
     assert!(w.contains("D: oasst2 not found"), "{w}");
     let p = plan(&cfg);
     for id in ["B2", "D"] {

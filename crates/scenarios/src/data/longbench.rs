@@ -55,7 +55,7 @@ pub fn read(path: &Path) -> Result<Vec<ContextRecord>, ScenarioError> {
         return Err(ScenarioError::data(
             path,
             None,
-            "no records; run `cargo xtask fetch-datasets longbench` again",
+            "no records; run `plateau fetch-datasets longbench` again",
         ));
     }
     Ok(out)

@@ -1,21 +1,40 @@
-//! [`FetchError`]: why a dataset could not be fetched, naming the URL or file and what to do.
+//! [`FetchError`]: why a file could not be fetched from the hub, naming the URL or file and
+//! what to do, and the mapping of hf-hub's errors (with the hub's `X-Error-Code`) onto it.
 //! URLs are the hub URLs the user can check (never a redirect's signed URL) and no error
-//! ever contains the token.
+//! ever contains the token (hf-hub's errors are mapped here, never shown as they are).
 
 use std::path::PathBuf;
+
+use hf_hub::api::sync::ApiError;
+
+use super::hub::{Hub, Kind, Relay, RepoFile};
 
 /// Why a fetch failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     /// No connection could be made.
     #[error(
-        "could not reach {url}: {reason}; check the network connection, or set HF_ENDPOINT to a reachable hub mirror"
+        "could not reach {url}: {reason}; check the network connection or set HF_ENDPOINT to a reachable hub mirror; to work offline from what is already in the cache ({}), set HF_HUB_OFFLINE=1",
+        cache.display()
     )]
     Unreachable {
         /// The URL.
         url: String,
         /// The connection error.
         reason: String,
+        /// The hub cache an offline run reads.
+        cache: PathBuf,
+    },
+    /// `HF_HUB_OFFLINE` is set and the file is not in the cache.
+    #[error(
+        "{url} is not in the hub cache ({}) and HF_HUB_OFFLINE is set; unset it to download the file (or set HF_HUB_CACHE / HF_HOME to the cache that has it)",
+        cache.display()
+    )]
+    NotCached {
+        /// The URL.
+        url: String,
+        /// The cache searched.
+        cache: PathBuf,
     },
     /// The server answered with an error status.
     #[error("{url} answered HTTP {status}{hint}")]
@@ -27,7 +46,8 @@ pub enum FetchError {
         /// What it probably means.
         hint: String,
     },
-    /// The transfer broke off; the partial file is kept for the next run to resume.
+    /// The transfer broke off; the partial file is kept in the cache for the next run to
+    /// resume.
     #[error("the download of {url} was interrupted after {got} of {} bytes ({reason}); run the command again to resume it", total.map_or("?".to_owned(), |t| t.to_string()))]
     Interrupted {
         /// The URL.
@@ -41,7 +61,7 @@ pub enum FetchError {
     },
     /// The file's checksum is not the one the server announced.
     #[error(
-        "{url}: the downloaded file's sha256 {got} is not the server's {expected}; the partial file was removed, run the command again"
+        "{url}: the downloaded file (sha256 {got}) twice did not match the hub's ETag {expected}; the copy was removed, run the command again"
     )]
     Checksum {
         /// The URL.
@@ -84,5 +104,139 @@ impl FetchError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// The user's error for hf-hub's `e` while `hub` fetched `f` from `url`; `relay` says how
+/// far the transfer got.
+pub(super) fn from_hf(
+    hub: &Hub,
+    url: &str,
+    f: &RepoFile,
+    e: ApiError,
+    relay: &Relay,
+) -> FetchError {
+    let protocol = |message: String| FetchError::Protocol {
+        url: url.into(),
+        message,
+    };
+    match e {
+        ApiError::TooManyRetries(inner) => from_hf(hub, url, f, *inner, relay),
+        ApiError::RequestError(e) => match *e {
+            ureq::Error::Status(status, response) => FetchError::Status {
+                url: url.into(),
+                status,
+                hint: status_hint(
+                    status,
+                    response.header("x-error-code"),
+                    hub.token.is_some(),
+                    f,
+                ),
+            },
+            ureq::Error::Transport(t) => FetchError::Unreachable {
+                url: url.into(),
+                reason: root_cause(&t),
+                cache: hub.cache.clone(),
+            },
+        },
+        ApiError::IoError(e) if relay.total.is_some() => FetchError::Interrupted {
+            url: url.into(),
+            got: relay.resumed_from.unwrap_or(0) + relay.received,
+            total: relay.total,
+            reason: e.to_string(),
+        },
+        ApiError::IoError(e) => FetchError::io(&hub.cache, e),
+        ApiError::MissingHeader(h) | ApiError::InvalidHeader(h) => protocol(format!(
+            "the answer has no valid `{h}` header; is HF_ENDPOINT a Hugging Face hub?"
+        )),
+        ApiError::ParseIntError(_) => {
+            protocol("the answer's Content-Range has no valid size".into())
+        }
+        ApiError::InvalidResume => protocol(format!(
+            "a partial download in {} is longer than the file; delete its `.part` file",
+            hub.cache.display()
+        )),
+        ApiError::LockAcquisition(lock) => protocol(format!(
+            "another process is downloading this file (lock {}); wait for it, or delete the lock if none is",
+            lock.display()
+        )),
+    }
+}
+
+/// What it probably means that the hub answered `status` (with its `X-Error-Code`).
+fn status_hint(status: u16, code: Option<&str>, with_token: bool, f: &RepoFile) -> String {
+    let what = match f.kind {
+        Kind::Model => "model",
+        Kind::Dataset => "dataset",
+    };
+    let hint = match (status, code) {
+        (401 | 403, Some("GatedRepo")) if with_token => format!(
+            "the {what} is gated and the token in HF_TOKEN has no access: accept its terms on its hub page"
+        ),
+        (401 | 403, Some("GatedRepo")) => format!(
+            "the {what} is gated: accept its terms on its hub page and set HF_TOKEN (or log in with `hf auth login`)"
+        ),
+        (_, Some("RepoNotFound")) => format!(
+            "no such {what} (or a private one{})",
+            if with_token {
+                " the token cannot see"
+            } else {
+                ": set HF_TOKEN"
+            }
+        ),
+        (_, Some("RevisionNotFound")) => format!("no revision {} in {}", f.revision, f.repo),
+        (_, Some("EntryNotFound")) => {
+            format!("{} has no {} at revision {}", f.repo, f.file, f.revision)
+        }
+        (401 | 403, _) if with_token => "the token in HF_TOKEN was refused".into(),
+        (401 | 403, _) => {
+            format!("the hub wants a token: the {what} is gated or private; set HF_TOKEN")
+        }
+        (404, _) => format!(
+            "no such {what} or no {} at revision {}; gated {what}s need HF_TOKEN",
+            f.file, f.revision
+        ),
+        (429, _) => "rate limited; wait and run the command again".into(),
+        (s, _) if s >= 500 => "the hub failed; run the command again later".into(),
+        _ => return String::new(),
+    };
+    format!(": {hint}")
+}
+
+/// The innermost error's message (`Connection refused (os error 111)`).
+pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_hints_say_what_to_do() {
+        let m = RepoFile {
+            repo: "o/m",
+            kind: Kind::Model,
+            revision: "refs/pr/1",
+            file: "tokenizer.json",
+        };
+        assert_eq!(
+            status_hint(404, None, false, &m),
+            ": no such model or no tokenizer.json at revision refs/pr/1; gated models need HF_TOKEN"
+        );
+        assert!(status_hint(401, Some("GatedRepo"), false, &m).contains("gated"));
+        assert_eq!(
+            status_hint(401, None, true, &m),
+            ": the token in HF_TOKEN was refused"
+        );
+        assert_eq!(status_hint(418, None, true, &m), "");
+        assert_eq!(
+            status_hint(401, Some("RepoNotFound"), false, &m),
+            ": no such model (or a private one: set HF_TOKEN)"
+        );
     }
 }

@@ -1,238 +1,381 @@
-//! HTTP for downloads: the client (http and https, webpki roots), the hub's download URL, and
-//! [`get`], a GET that follows redirects, sends the bearer token to the hub's own host only,
-//! asks for a byte range, and keeps the hub's `X-Repo-Commit` and `X-Linked-Etag` headers.
+//! The Hugging Face hub through the `hf-hub` crate (its blocking `ureq` API, rustls):
+//! [`Hub`] holds what the environment says (`HF_ENDPOINT`, `HF_TOKEN` or the token file,
+//! `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and [`Hub::get`] returns one file of a
+//! repository at a revision from the standard cache (`~/.cache/huggingface/hub`), downloading
+//! it first when it is not there. hf-hub does the requests, redirects, resume of a partial
+//! download and the cache layout; this file adds the integrity check against the hub's ETag,
+//! offline use, and errors that say what to do.
 
-use std::time::Duration;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 
-use bytes::Bytes;
-use http::header::{AUTHORIZATION, CONTENT_RANGE, HeaderValue, IF_RANGE, LOCATION, RANGE};
-use http::{HeaderMap, Request, StatusCode, Uri};
-use http_body_util::Empty;
-use hyper::body::Incoming;
-use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use hf_hub::api::sync::ApiBuilder;
+use hf_hub::{Cache, Repo, RepoType};
 use plateau_core::secret::Secret;
 
-use super::FetchError;
+use super::verify::{self, Check};
+use super::{FetchError, error};
 
-/// Longest wait for response headers or for the next body frame.
-pub const IDLE: Duration = Duration::from_secs(60);
-const MAX_REDIRECTS: usize = 10;
+/// The hub used when `HF_ENDPOINT` is not set.
+pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
-/// An HTTP(S) client for downloads.
-pub type Client = HyperClient<HttpsConnector<HttpConnector>, Empty<Bytes>>;
-
-/// The download URL of `file` in dataset `repo` at `revision` on the hub at `endpoint`.
-pub fn resolve_url(endpoint: &str, repo: &str, revision: &str, file: &str) -> String {
-    format!(
-        "{}/datasets/{repo}/resolve/{}/{file}",
-        endpoint.trim_end_matches('/'),
-        revision.replace('/', "%2F")
-    )
+/// Where the hub is and how to talk to it; the token never shows in `Debug`.
+#[derive(Clone, Debug)]
+pub struct Hub {
+    /// Base URL (`HF_ENDPOINT`, default [`DEFAULT_ENDPOINT`]), without a trailing `/`.
+    pub endpoint: String,
+    /// Bearer token: `HF_TOKEN`, else the token file (`HF_TOKEN_PATH`, default
+    /// `$HF_HOME/token`, where `hf auth login` writes it).
+    pub token: Option<Secret>,
+    /// The hub cache: `HF_HUB_CACHE`, else `$HF_HOME/hub`, else
+    /// `~/.cache/huggingface/hub` (shared with the Python `huggingface_hub`).
+    pub cache: PathBuf,
+    /// `HF_HUB_OFFLINE=1`: never ask the hub, serve from the cache only.
+    pub offline: bool,
 }
 
-/// A client for http and https URLs (webpki roots).
-pub fn client() -> Result<Client, FetchError> {
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_connect_timeout(Some(Duration::from_secs(30)));
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-        .map_err(|e| FetchError::Protocol {
-            url: String::new(),
-            message: format!("TLS setup failed: {e}"),
-        })?
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Ok(HyperClient::builder(TokioExecutor::new()).build(https))
+/// One file of a hub repository at a revision.
+#[derive(Clone, Copy, Debug)]
+pub struct RepoFile<'a> {
+    /// `owner/name`.
+    pub repo: &'a str,
+    /// Model or dataset repository.
+    pub kind: Kind,
+    /// Branch, tag or commit.
+    pub revision: &'a str,
+    /// Path of the file in the repository.
+    pub file: &'a str,
 }
 
-/// Headers of the first hop (the hub's own answer, before any redirect to a CDN).
-#[derive(Default)]
-pub struct FirstHop {
-    /// `X-Repo-Commit`.
-    pub repo_commit: Option<String>,
-    /// `X-Linked-Etag`, unquoted.
+/// The kind of repository (its URL prefix and cache folder differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A model (`/{repo}/resolve/...`).
+    Model,
+    /// A dataset (`/datasets/{repo}/resolve/...`).
+    Dataset,
+}
+
+/// A file in the cache and what is known of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Got {
+    /// The file (a link into the cache's `blobs/`).
+    pub path: PathBuf,
+    /// The commit the revision resolved to (the cache's snapshot folder).
+    pub commit: Option<String>,
+    /// The hub's ETag of the file: its sha256 for large (LFS) files, its git blob id else.
     pub etag: Option<String>,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// sha256, lowercase hex.
+    pub sha256: String,
+    /// False when it was already in the cache.
+    pub downloaded: bool,
+    /// Bytes reused from a partial download an earlier run left in the cache.
+    pub resumed_from: u64,
 }
 
-/// GET `url` following redirects; sends `Range` from `from` and `If-Range` on `etag`.
-pub async fn get(
-    client: &Client,
-    url: &str,
-    token: Option<&Secret>,
-    from: u64,
-    etag: Option<&str>,
-) -> Result<(hyper::Response<Incoming>, FirstHop), FetchError> {
-    let mut uri: Uri = url.parse().map_err(|e| FetchError::Protocol {
-        url: url.into(),
-        message: format!("not a valid URL: {e}"),
-    })?;
-    let origin = uri.authority().cloned();
-    let mut first = FirstHop::default();
-    for _ in 0..MAX_REDIRECTS {
-        let mut req = Request::get(uri.clone())
-            .header("user-agent", concat!("plateau/", env!("CARGO_PKG_VERSION")));
-        if let Some(t) = token.filter(|_| uri.authority() == origin.as_ref()) {
-            let mut v = HeaderValue::try_from(format!("Bearer {}", t.expose())).map_err(|_| {
-                FetchError::Protocol {
-                    url: url.into(),
-                    message: "HF_TOKEN is not a valid header value".into(),
-                }
-            })?;
-            v.set_sensitive(true);
-            req = req.header(AUTHORIZATION, v);
+/// What a download reports while it runs (sent to the caller's progress display).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A stage or event.
+    Message(String),
+    /// A transfer starts: `total` bytes, `done` already on disk.
+    Start {
+        /// The file's size.
+        total: u64,
+        /// Bytes already there (a resumed partial file).
+        done: u64,
+    },
+    /// More bytes arrived.
+    Advance(u64),
+    /// The transfer ended.
+    Finish,
+}
+
+impl Hub {
+    /// Settings from `env` (`HF_ENDPOINT`, `HF_TOKEN`, `HF_TOKEN_PATH`, `HF_HOME`,
+    /// `HF_HUB_CACHE`, `XDG_CACHE_HOME`, `HOME`, `HF_HUB_OFFLINE`); reads the token file
+    /// when `HF_TOKEN` is not set.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Hub {
+        let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        let home = set("HF_HOME").map(PathBuf::from).unwrap_or_else(|| {
+            set("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| set("HOME").map(|h| Path::new(&h).join(".cache")))
+                .unwrap_or_else(|| PathBuf::from(".cache"))
+                .join("huggingface")
+        });
+        let token_file = set("HF_TOKEN_PATH").map_or_else(|| home.join("token"), PathBuf::from);
+        let token = set("HF_TOKEN")
+            .map(|t| t.trim().to_owned())
+            .or_else(|| {
+                std::fs::read_to_string(&token_file)
+                    .ok()
+                    .map(|t| t.trim().to_owned())
+                    .filter(|t| !t.is_empty())
+            })
+            .map(Secret::new);
+        Hub {
+            endpoint: set("HF_ENDPOINT").map_or_else(
+                || DEFAULT_ENDPOINT.to_owned(),
+                |e| e.trim().trim_end_matches('/').to_owned(),
+            ),
+            token,
+            cache: set("HF_HUB_CACHE").map_or_else(|| home.join("hub"), PathBuf::from),
+            offline: set("HF_HUB_OFFLINE").is_some_and(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes" | "on"
+                )
+            }),
         }
-        if from > 0 {
-            req = req.header(RANGE, format!("bytes={from}-"));
-            if let Some(e) = etag {
-                req = req.header(IF_RANGE, format!("\"{e}\""));
-            }
-        }
-        let req = req.body(Empty::new()).map_err(|e| FetchError::Protocol {
-            url: url.into(),
-            message: e.to_string(),
-        })?;
-        let res = match tokio::time::timeout(IDLE, client.request(req)).await {
-            Err(_) => {
-                return Err(FetchError::Unreachable {
-                    url: url.into(),
-                    reason: format!("no answer within {}s", IDLE.as_secs()),
-                });
-            }
-            Ok(Err(e)) => {
-                return Err(FetchError::Unreachable {
-                    url: url.into(),
-                    reason: root_cause(&e),
-                });
-            }
-            Ok(Ok(res)) => res,
-        };
-        let h = res.headers();
-        first.repo_commit = first.repo_commit.or_else(|| header(h, "x-repo-commit"));
-        first.etag = first
-            .etag
-            .or_else(|| header(h, "x-linked-etag").map(clean_etag));
-        if !res.status().is_redirection() {
-            return Ok((res, first));
-        }
-        let location = header(h, LOCATION.as_str()).ok_or_else(|| FetchError::Protocol {
-            url: url.into(),
-            message: format!("{} without a Location", res.status()),
-        })?;
-        uri = join(&uri, &location).ok_or_else(|| FetchError::Protocol {
-            url: url.into(),
-            message: "a redirect to an invalid URL".into(),
-        })?;
     }
-    Err(FetchError::Protocol {
-        url: url.into(),
-        message: format!("more than {MAX_REDIRECTS} redirects"),
-    })
+
+    /// The URL of `f` on this hub (what the user can open to check).
+    pub fn url(&self, f: &RepoFile) -> String {
+        format!(
+            "{}/{}/resolve/{}/{}",
+            self.endpoint,
+            repo(f).url(),
+            f.revision.replace('/', "%2F"),
+            f.file
+        )
+    }
+
+    /// `f` from the cache, downloaded first when it is not there (or when `force`), with
+    /// up to `attempts` tries that each resume the last. The file is checked against the
+    /// hub's ETag (sha256 or git blob id); a mismatch removes it and downloads it once more
+    /// from zero. Blocks: call it from a blocking thread.
+    pub fn get(
+        &self,
+        f: &RepoFile,
+        force: bool,
+        attempts: u32,
+        events: &dyn Fn(Event),
+    ) -> Result<Got, FetchError> {
+        let url = self.url(f);
+        let cached = Cache::new(self.cache.clone()).repo(repo(f));
+        if !force && let Some(path) = cached.get(f.file) {
+            let check = verify::check(&path)?;
+            if check.matches {
+                return Ok(got(path, check, false, 0));
+            }
+            events(Event::Message(format!(
+                "{} in the cache is damaged; downloading it again",
+                path.display()
+            )));
+            verify::remove(&path);
+        }
+        if self.offline {
+            return Err(FetchError::NotCached {
+                url,
+                cache: self.cache.clone(),
+            });
+        }
+        let api = ApiBuilder::from_cache(Cache::new(self.cache.clone()))
+            .with_endpoint(self.endpoint.clone())
+            .with_token(self.token.as_ref().map(|t| t.expose().to_owned()))
+            .with_progress(false)
+            .with_retries(attempts.max(1) as usize - 1)
+            .with_user_agent("plateau", env!("CARGO_PKG_VERSION"))
+            .build()
+            .map_err(|e| error::from_hf(self, &url, f, e, &Relay::default()))?
+            .repo(repo(f));
+        let mut restarted = false;
+        loop {
+            let state = RefCell::new(Relay::default());
+            let path = api
+                .download_with_progress(
+                    f.file,
+                    Relayed {
+                        state: &state,
+                        events,
+                    },
+                )
+                .map_err(|e| error::from_hf(self, &url, f, e, &state.borrow()))?;
+            let check = verify::check(&path)?;
+            if check.matches {
+                let resumed = state.borrow().resumed_from.unwrap_or(0);
+                return Ok(got(path, check, true, resumed));
+            }
+            verify::remove(&path);
+            if restarted {
+                return Err(FetchError::Checksum {
+                    url,
+                    expected: check.etag.unwrap_or_default(),
+                    got: check.sha256,
+                });
+            }
+            restarted = true;
+            events(Event::Message(format!(
+                "{url}: the file does not match the hub's checksum; the damaged copy was removed, restarting from zero"
+            )));
+        }
+    }
 }
 
-/// The error for an unexpected status.
-pub fn status_error(url: &str, status: StatusCode, with_token: bool) -> FetchError {
-    let hint = match status.as_u16() {
-        401 | 403 if with_token => ": the token in HF_TOKEN was refused".to_owned(),
-        401 | 403 => ": the hub wants a token; set HF_TOKEN".to_owned(),
-        404 => ": no such file at this revision (check --revision and HF_ENDPOINT)".to_owned(),
-        429 => ": rate limited; wait and run the command again".to_owned(),
-        s if s >= 500 => ": the server failed; run the command again later".to_owned(),
-        _ => String::new(),
+/// The hf-hub repository of `f`.
+fn repo(f: &RepoFile) -> Repo {
+    let kind = match f.kind {
+        Kind::Model => RepoType::Model,
+        Kind::Dataset => RepoType::Dataset,
     };
-    FetchError::Status {
-        url: url.into(),
-        status: status.as_u16(),
-        hint,
+    Repo::with_revision(f.repo.to_owned(), kind, f.revision.to_owned())
+}
+
+fn got(path: PathBuf, check: Check, downloaded: bool, resumed_from: u64) -> Got {
+    Got {
+        commit: commit_of(&path),
+        path,
+        etag: check.etag,
+        bytes: check.bytes,
+        sha256: check.sha256,
+        downloaded,
+        resumed_from,
     }
 }
 
-/// `(first byte, total)` of `Content-Range: bytes a-b/total`.
-pub fn content_range(h: &HeaderMap) -> Option<(u64, Option<u64>)> {
-    let v = header(h, CONTENT_RANGE.as_str())?;
-    let (range, total) = v.strip_prefix("bytes ")?.split_once('/')?;
-    let start = range.split_once('-')?.0.trim().parse().ok()?;
-    Some((start, total.trim().parse().ok()))
+/// The commit in a cache path `.../snapshots/<commit>/<file>`.
+fn commit_of(path: &Path) -> Option<String> {
+    let mut parts = path.components().map(|c| c.as_os_str().to_string_lossy());
+    parts.find(|c| c == "snapshots")?;
+    parts.next().map(|c| c.into_owned())
 }
 
-/// A header's value as text.
-pub fn header(h: &HeaderMap, name: &str) -> Option<String> {
-    h.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+/// What the progress callbacks have seen of one download.
+#[derive(Debug, Default)]
+pub(super) struct Relay {
+    /// The file's size, once hf-hub has started the transfer.
+    pub(super) total: Option<u64>,
+    /// The offset of the first request: bytes reused from a partial file.
+    pub(super) resumed_from: Option<u64>,
+    /// Bytes received in this call.
+    pub(super) received: u64,
+    /// The next `update` is the offset hf-hub starts from, not bytes received.
+    next_is_offset: bool,
 }
 
-/// An ETag without quotes or `W/`.
-pub fn clean_etag(v: String) -> String {
-    v.trim()
-        .trim_start_matches("W/")
-        .trim_matches('"')
-        .to_owned()
+/// hf-hub's progress callbacks, turned into [`Event`]s.
+///
+/// hf-hub 0.4 calls `init(size)` and then `update(offset)` once before each request (the
+/// first time and after each retry), then `update(n)` per read: the first `update` after an
+/// `init` is where the transfer starts, not data.
+struct Relayed<'a> {
+    state: &'a RefCell<Relay>,
+    events: &'a dyn Fn(Event),
 }
 
-/// `location` resolved against `base` (absolute, or a path on the same host).
-fn join(base: &Uri, location: &str) -> Option<Uri> {
-    if location.starts_with("http://") || location.starts_with("https://") {
-        return location.parse().ok();
+impl hf_hub::api::Progress for Relayed<'_> {
+    fn init(&mut self, size: usize, _filename: &str) {
+        let mut s = self.state.borrow_mut();
+        s.total = Some(size as u64);
+        s.next_is_offset = true;
     }
-    let scheme = base.scheme_str()?;
-    let authority = base.authority()?;
-    if location.starts_with('/') {
-        format!("{scheme}://{authority}{location}").parse().ok()
-    } else {
-        let dir = base.path().rsplit_once('/').map_or("", |(d, _)| d);
-        format!("{scheme}://{authority}{dir}/{location}")
-            .parse()
-            .ok()
-    }
-}
 
-/// The innermost error's message (`Connection refused (os error 111)`).
-pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
+    fn update(&mut self, size: usize) {
+        let mut s = self.state.borrow_mut();
+        let n = size as u64;
+        if s.next_is_offset {
+            s.next_is_offset = false;
+            if s.resumed_from.is_none() {
+                s.resumed_from = Some(n);
+            }
+            if n > 0 {
+                (self.events)(Event::Message(format!("resuming at {n} bytes")));
+            }
+            (self.events)(Event::Start {
+                total: s.total.unwrap_or(0),
+                done: n,
+            });
+        } else {
+            s.received += n;
+            (self.events)(Event::Advance(n));
+        }
     }
-    cur.to_string()
+
+    fn finish(&mut self) {
+        (self.events)(Event::Finish);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn env<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
     #[test]
-    fn urls_and_headers() {
+    fn settings_follow_the_environment_like_huggingface_hub() {
+        let h = Hub::from_env(&env(&[("HOME", "/home/u")]));
+        assert_eq!(h.endpoint, DEFAULT_ENDPOINT);
+        assert_eq!(h.cache, Path::new("/home/u/.cache/huggingface/hub"));
+        assert!(h.token.is_none() && !h.offline);
+        let h = Hub::from_env(&env(&[
+            ("HOME", "/home/u"),
+            ("HF_HOME", "/hf"),
+            ("HF_ENDPOINT", "http://127.0.0.1:9/"),
+            ("HF_TOKEN", " hf_abc "),
+            ("HF_HUB_OFFLINE", "1"),
+        ]));
+        assert_eq!(h.endpoint, "http://127.0.0.1:9");
+        assert_eq!(h.cache, Path::new("/hf/hub"));
+        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_abc"));
+        assert!(h.offline);
+        assert!(!format!("{h:?}").contains("hf_abc"));
+        let h = Hub::from_env(&env(&[("HF_HUB_CACHE", "/c"), ("HF_HUB_OFFLINE", "0")]));
+        assert_eq!(h.cache, Path::new("/c"));
+        assert!(!h.offline);
+    }
+
+    #[test]
+    fn the_token_file_is_read_when_hf_token_is_not_set() {
+        let dir = std::env::temp_dir().join(format!("plateau-hub-token-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("token"), "hf_from_file\n").unwrap();
+        let home = dir.to_string_lossy().into_owned();
+        let h = Hub::from_env(&env(&[("HF_HOME", home.as_str())]));
+        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_from_file"));
+        let h = Hub::from_env(&env(&[("HF_HOME", home.as_str()), ("HF_TOKEN", "hf_env")]));
+        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_env"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn urls_commits_and_hints() {
+        let hub = Hub::from_env(&env(&[("HF_ENDPOINT", "http://127.0.0.1:9/")]));
+        let f = RepoFile {
+            repo: "THUDM/LongBench-v2",
+            kind: Kind::Dataset,
+            revision: "abc",
+            file: "data.json",
+        };
         assert_eq!(
-            resolve_url(
-                "http://127.0.0.1:9/",
-                "THUDM/LongBench-v2",
-                "abc",
-                "data.json"
-            ),
+            hub.url(&f),
             "http://127.0.0.1:9/datasets/THUDM/LongBench-v2/resolve/abc/data.json"
         );
+        let m = RepoFile {
+            repo: "o/m",
+            kind: Kind::Model,
+            revision: "refs/pr/1",
+            file: "tokenizer.json",
+        };
         assert_eq!(
-            resolve_url("https://h", "o/r", "refs/pr/1", "f"),
-            "https://h/datasets/o/r/resolve/refs%2Fpr%2F1/f"
-        );
-        let mut h = HeaderMap::new();
-        h.insert(CONTENT_RANGE, HeaderValue::from_static("bytes 100-199/200"));
-        assert_eq!(content_range(&h), Some((100, Some(200))));
-        assert_eq!(clean_etag("W/\"abc\"".into()), "abc");
-        let base: Uri = "https://hub.example/datasets/a/resolve/r/f"
-            .parse()
-            .unwrap();
-        assert_eq!(
-            join(&base, "/api/x").unwrap().to_string(),
-            "https://hub.example/api/x"
+            hub.url(&m),
+            "http://127.0.0.1:9/o/m/resolve/refs%2Fpr%2F1/tokenizer.json"
         );
         assert_eq!(
-            join(&base, "https://cdn.example/y?sig=1")
-                .unwrap()
-                .to_string(),
-            "https://cdn.example/y?sig=1"
+            commit_of(Path::new(
+                "/c/models--o--m/snapshots/0123abc/sub/tokenizer.json"
+            )),
+            Some("0123abc".into())
         );
+        assert_eq!(commit_of(Path::new("/c/tokenizer.json")), None);
     }
 }

@@ -1,5 +1,6 @@
 //! `datasets/<name>/manifest.json`: what was fetched (URL, revision, the commit the hub
-//! resolved it to, size, sha256, when) and what it was normalised into.
+//! resolved it to, size, sha256, when, where the hub cache keeps it) and what it was
+//! normalised into.
 
 use std::path::Path;
 
@@ -30,7 +31,7 @@ pub struct Manifest {
     pub sha256: String,
     /// When it was fetched (RFC 3339, UTC).
     pub fetched_at: String,
-    /// The downloaded file, in the dataset folder.
+    /// The downloaded file, in the Hugging Face hub cache.
     pub raw_file: String,
     /// The normalised file, relative to the datasets folder.
     pub normalised_file: String,

@@ -1,26 +1,24 @@
-//! `fetch-datasets`: download a dataset file from the Hugging Face hub at a pinned revision
-//! ([`download`]: redirects, resume with `Range`, atomic rename, size and checksum checks),
-//! normalise it into the compact file the workloads read ([`longbench`], [`oasst2`]), and
-//! record what was fetched in a [`manifest::Manifest`]. The binary (`cargo xtask
-//! fetch-datasets`) only adds the command line and a progress bar through [`Progress`].
+//! `fetch-datasets`: get a dataset file from the Hugging Face hub at a pinned revision
+//! through the `hf-hub` crate and the standard hub cache ([`hub`]: resume, offline use,
+//! errors; [`verify`]: size and checksum), normalise it into the compact file the workloads
+//! read ([`longbench`], [`oasst2`]), and record what was fetched in a
+//! [`manifest::Manifest`]. The binary (`plateau fetch-datasets`) only adds the command line
+//! and a progress bar through [`Progress`].
 
-pub mod download;
 pub mod error;
 pub mod hub;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
+pub mod verify;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use plateau_core::secret::Secret;
-
 pub use error::FetchError;
+pub use hub::{DEFAULT_ENDPOINT, Hub};
+use hub::{Event, Kind, RepoFile};
 use manifest::Manifest;
-
-/// The hub used when `HF_ENDPOINT` is not set.
-pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
 /// A dataset `fetch-datasets` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,26 +79,22 @@ impl Dataset {
 pub struct FetchOptions {
     /// The datasets folder (each dataset gets a subfolder).
     pub datasets_dir: PathBuf,
-    /// Hub base URL (`HF_ENDPOINT`, default [`DEFAULT_ENDPOINT`]).
-    pub endpoint: String,
-    /// Bearer token (`HF_TOKEN`); never printed.
-    pub token: Option<Secret>,
+    /// The hub, its token and cache.
+    pub hub: Hub,
     /// Revision instead of the pinned one.
     pub revision: Option<String>,
     /// Download tries before giving up (each resumes the previous one).
     pub attempts: u32,
-    /// Download again even if the file of this revision is already there.
+    /// Download again even if the file of this revision is already in the cache.
     pub force: bool,
 }
 
 impl FetchOptions {
-    /// Options for `datasets_dir`, reading `HF_ENDPOINT` and `HF_TOKEN` through `env`.
+    /// Options for `datasets_dir`, reading the hub settings ([`Hub::from_env`]) through `env`.
     pub fn from_env(datasets_dir: PathBuf, env: &dyn Fn(&str) -> Option<String>) -> FetchOptions {
-        let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
         FetchOptions {
             datasets_dir,
-            endpoint: set("HF_ENDPOINT").unwrap_or_else(|| DEFAULT_ENDPOINT.into()),
-            token: set("HF_TOKEN").map(Secret::new),
+            hub: Hub::from_env(env),
             revision: None,
             attempts: 3,
             force: false,
@@ -141,8 +135,8 @@ pub struct Fetched {
     pub normalised: PathBuf,
 }
 
-/// Downloads `dataset` (unless already there) and normalises it under
-/// `options.datasets_dir/<name>/`.
+/// Gets `dataset` from the hub cache (downloading it when it is not there) and normalises
+/// it under `options.datasets_dir/<name>/`.
 pub async fn fetch(
     dataset: Dataset,
     options: &FetchOptions,
@@ -154,68 +148,37 @@ pub async fn fetch(
         .revision
         .clone()
         .unwrap_or_else(|| dataset.revision().to_owned());
-    let url = hub::resolve_url(&options.endpoint, dataset.repo(), &revision, dataset.file());
-    let raw = dir.join(dataset.file());
-    let previous = Manifest::read(&dir)
-        .ok()
-        .filter(|m| m.revision == revision && m.url == url);
-    let present = previous
-        .as_ref()
-        .is_some_and(|m| std::fs::metadata(&raw).is_ok_and(|md| md.len() == m.bytes));
-    let (downloaded, resumed_from, info) = if present && !options.force {
+    let url = options.hub.url(&repo_file(dataset, &revision));
+    let got = download(dataset, revision.clone(), options, progress).await?;
+    if !got.downloaded {
         progress.message(&format!(
-            "{} of revision {revision} is already downloaded",
-            raw.display()
+            "{} of revision {revision} is already in the hub cache ({})",
+            dataset.file(),
+            got.path.display()
         ));
-        let m = previous
-            .clone()
-            .ok_or_else(|| FetchError::io(&dir, std::io::ErrorKind::NotFound.into()))?;
-        (
-            false,
-            0,
-            download::Downloaded {
-                bytes: m.bytes,
-                sha256: m.sha256,
-                repo_commit: m.repo_commit,
-                etag: m.etag,
-                resumed_from: 0,
-            },
-        )
-    } else {
-        let client = hub::client()?;
-        let info = download::download(
-            &client,
-            &url,
-            &raw,
-            options.token.as_ref(),
-            options.attempts.max(1),
-            progress,
-        )
-        .await?;
-        (true, info.resumed_from, info)
-    };
-    progress.message(&format!("normalising {}", raw.display()));
+    }
+    progress.message(&format!("normalising {}", got.path.display()));
     let out = options.datasets_dir.join(dataset.normalised());
-    let (raw2, out2) = (raw.clone(), out.clone());
+    let (raw, out2) = (got.path.clone(), out.clone());
     let records = tokio::task::spawn_blocking(move || match dataset {
-        Dataset::Longbench => longbench::normalise(&raw2, &out2),
-        Dataset::Oasst2 => oasst2::normalise(&raw2, &out2),
+        Dataset::Longbench => longbench::normalise(&raw, &out2),
+        Dataset::Oasst2 => oasst2::normalise(&raw, &out2),
     })
     .await
     .map_err(|e| FetchError::Normalise {
-        file: raw.clone(),
+        file: got.path.clone(),
         message: format!("the normaliser stopped: {e}"),
     })??;
     let manifest = Manifest {
         dataset: dataset.name().into(),
         url,
         revision,
-        repo_commit: info.repo_commit,
-        etag: info.etag,
-        bytes: info.bytes,
-        sha256: info.sha256,
+        repo_commit: got.commit,
+        etag: got.etag,
+        bytes: got.bytes,
+        sha256: got.sha256,
         fetched_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        raw_file: dataset.file().into(),
+        raw_file: got.path.display().to_string(),
         normalised_file: dataset.normalised().into(),
         records,
     };
@@ -223,10 +186,49 @@ pub async fn fetch(
     Ok(Fetched {
         dataset,
         manifest,
-        downloaded,
-        resumed_from,
+        downloaded: got.downloaded,
+        resumed_from: got.resumed_from,
         normalised: out,
     })
+}
+
+/// The hub file of `dataset` at `revision`.
+fn repo_file(dataset: Dataset, revision: &str) -> RepoFile<'_> {
+    RepoFile {
+        repo: dataset.repo(),
+        kind: Kind::Dataset,
+        revision,
+        file: dataset.file(),
+    }
+}
+
+/// [`Hub::get`] on a blocking thread, its events relayed to `progress` on this task.
+async fn download(
+    dataset: Dataset,
+    revision: String,
+    options: &FetchOptions,
+    progress: &dyn Progress,
+) -> Result<hub::Got, FetchError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (hub, force, attempts) = (options.hub.clone(), options.force, options.attempts);
+    let url = hub.url(&repo_file(dataset, &revision));
+    let task = tokio::task::spawn_blocking(move || {
+        hub.get(&repo_file(dataset, &revision), force, attempts, &|e| {
+            let _ = tx.send(e);
+        })
+    });
+    while let Some(event) = rx.recv().await {
+        match event {
+            Event::Message(text) => progress.message(&text),
+            Event::Start { total, done } => progress.start(Some(total), done),
+            Event::Advance(n) => progress.advance(n),
+            Event::Finish => progress.finish(),
+        }
+    }
+    task.await.map_err(|e| FetchError::Protocol {
+        url,
+        message: format!("the download stopped: {e}"),
+    })?
 }
 
 /// Writes `path` through `path.part`, synced and renamed into place only when `write`

@@ -1,11 +1,13 @@
-//! The fetch code against a local HTTP server on 127.0.0.1 serving fixtures in the exact
-//! upstream formats (LongBench-v2 `data.json`, oasst2 `*.trees.jsonl.gz`) the way the hub
-//! does (a redirect carrying `X-Repo-Commit` and `X-Linked-Etag`, then the file): download
-//! and normalise, resume an interrupted transfer, restart when the range is ignored, a clear
-//! error when unreachable, and `HF_TOKEN` never in any message.
+//! The fetch code (on hf-hub) against a local hub on 127.0.0.1 serving fixtures in the
+//! exact upstream formats (LongBench-v2 `data.json`, oasst2 `*.trees.jsonl.gz`) the way the
+//! hub does (a redirect carrying `X-Repo-Commit` and `X-Linked-Etag`, then the file from a
+//! CDN host): download into a fresh hub cache and normalise, serve the cache again and
+//! offline, resume an interrupted transfer on the next run, restart when a resume is
+//! answered with the whole file, a clear error when unreachable, and `HF_TOKEN` never in any
+//! message.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicUsize;
 
@@ -33,16 +35,43 @@ impl Messages {
     }
 }
 
+/// Options with the hub cache in `dir/hf`.
 fn options(dir: &Path, endpoint: &str, attempts: u32) -> FetchOptions {
+    let cache = dir.join("hf").to_string_lossy().into_owned();
     let env = |k: &str| match k {
         "HF_ENDPOINT" => Some(endpoint.to_owned()),
         "HF_TOKEN" => Some(TOKEN.to_owned()),
+        "HF_HUB_CACHE" => Some(cache.clone()),
         _ => None,
     };
     let mut o = FetchOptions::from_env(dir.to_owned(), &env);
     o.attempts = attempts;
     assert!(!format!("{o:?}").contains(TOKEN));
     o
+}
+
+/// The blobs folder of `dataset` in the hub cache of `options`.
+fn blobs(dir: &Path, dataset: Dataset) -> PathBuf {
+    dir.join("hf")
+        .join(format!("datasets--{}", dataset.repo().replace('/', "--")))
+        .join("blobs")
+}
+
+/// Files in `dir` whose name ends with `suffix`.
+fn with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(suffix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A port nothing listens on.
+fn dead_endpoint() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
 }
 
 fn files() -> HashMap<String, Vec<u8>> {
@@ -79,7 +108,17 @@ async fn downloads_and_normalises_the_upstream_formats() {
         "contexts are trimmed"
     );
     assert!(dir.join("longbench/manifest.json").is_file());
-    assert!(!dir.join("longbench/data.json.part").exists());
+    assert!(with_suffix(&blobs(&dir, Dataset::Longbench), ".part").is_empty());
+    assert_eq!(
+        std::fs::read(
+            dir.join("hf/datasets--THUDM--LongBench-v2/snapshots")
+                .join(COMMIT)
+                .join("data.json")
+        )
+        .unwrap(),
+        fixture.files["data.json"],
+        "the file is in the standard cache layout under the commit the hub named"
+    );
 
     let oa = fetch(Dataset::Oasst2, &options(&dir, &base, 3), &log)
         .await
@@ -89,18 +128,25 @@ async fn downloads_and_normalises_the_upstream_formats() {
     assert!(!trees.contains("deleted"), "deleted messages are left out");
     assert_eq!(trees.lines().next().unwrap().matches("\"text\"").count(), 5);
 
-    // The token went to the hub's host, not to the CDN; a second run downloads nothing.
+    // The token went to the hub's host; the data transfers from the CDN host went without it
+    // (hf-hub's one-byte size probe of the CDN, `bytes=0-0`, carries it). A second run
+    // downloads nothing, and works offline with the hub gone.
     let seen = fixture.seen.lock().unwrap().clone();
     assert!(
-        seen.iter()
-            .all(|s| s.authorized == s.path.starts_with("/datasets/")),
+        seen.iter().all(|s| s.authorized
+            == (s.path.starts_with("/datasets/") || s.range.as_deref() == Some("bytes=0-0"))),
         "{seen:?}"
     );
     let again = fetch(Dataset::Longbench, &options(&dir, &base, 3), &log)
         .await
         .unwrap();
     assert!(!again.downloaded);
+    assert_eq!(again.manifest.sha256, lb.manifest.sha256);
     assert_eq!(fixture.seen.lock().unwrap().len(), seen.len());
+    let mut offline = options(&dir, &dead_endpoint(), 1);
+    offline.hub.offline = true;
+    let cached = fetch(Dataset::Oasst2, &offline, &log).await.unwrap();
+    assert_eq!((cached.downloaded, cached.manifest.records), (false, 2));
     assert!(!log.all().contains(TOKEN));
 
     // The workloads read what was fetched.
@@ -138,10 +184,14 @@ async fn an_interrupted_transfer_resumes_on_the_next_run() {
         "{err}"
     );
     let size = fixture.files["data.json"].len() as u64;
-    let part = std::fs::metadata(dir.join("longbench/data.json.part"))
-        .unwrap()
-        .len();
+    let parts = with_suffix(&blobs(&dir, Dataset::Longbench), ".part");
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    let part = std::fs::metadata(&parts[0]).unwrap().len();
     assert_eq!(part, size / 2);
+    assert!(
+        err.contains(&format!("after {part} of {size} bytes")),
+        "{err}"
+    );
 
     let done = fetch(Dataset::Longbench, &options(&dir, &base, 1), &log)
         .await
@@ -203,19 +253,26 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
     .unwrap_err()
     .to_string();
     assert!(
-        err.contains("sha256") && err.contains("is not the server's"),
+        err.contains("twice did not match the hub's ETag") && err.contains(&"f".repeat(64)),
         "{err}"
     );
-    assert!(!dir.join("longbench/data.json.part").exists());
+    assert!(
+        std::fs::read_dir(blobs(&dir, Dataset::Longbench))
+            .unwrap()
+            .all(|e| e.unwrap().path().extension().is_some_and(|x| x == "lock")),
+        "the damaged copy is removed"
+    );
 
     let mut opts = options(&dir, &base, 1);
-    opts.token = Some(Secret::new("hf_wrong_token_456"));
+    opts.hub.token = Some(Secret::new("hf_wrong_token_456"));
     let err = fetch(Dataset::Longbench, &opts, &Messages::default())
         .await
         .unwrap_err()
         .to_string();
     assert!(
-        err.ends_with("answered HTTP 401: the token in HF_TOKEN was refused"),
+        err.ends_with(
+            "answered HTTP 401: the dataset is gated and the token in HF_TOKEN has no access: accept its terms on its hub page"
+        ),
         "{err}"
     );
     assert!(!err.contains("hf_wrong_token_456"));
@@ -223,11 +280,7 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
 
 #[tokio::test]
 async fn an_unreachable_hub_names_the_url_and_what_to_check() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let base = format!("http://127.0.0.1:{port}");
+    let base = dead_endpoint();
     let dir = temp_dir("fetch-unreachable");
     let err = fetch(
         Dataset::Oasst2,
@@ -240,8 +293,20 @@ async fn an_unreachable_hub_names_the_url_and_what_to_check() {
     let url = format!("{base}/datasets/OpenAssistant/oasst2/resolve/");
     assert!(err.starts_with(&format!("could not reach {url}")), "{err}");
     assert!(
-        err.ends_with("check the network connection, or set HF_ENDPOINT to a reachable hub mirror"),
+        err.contains("check the network connection or set HF_ENDPOINT to a reachable hub mirror")
+            && err.ends_with("set HF_HUB_OFFLINE=1"),
         "{err}"
     );
     assert!(!err.contains(TOKEN));
+
+    let mut offline = options(&dir, &base, 1);
+    offline.hub.offline = true;
+    let err = fetch(Dataset::Oasst2, &offline, &Messages::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is not in the hub cache") && err.contains("HF_HUB_OFFLINE is set"),
+        "{err}"
+    );
 }

@@ -1,7 +1,15 @@
-//! A local stand-in for the Hugging Face hub on 127.0.0.1: raw HTTP/1.1 over TCP, so a test
-//! can cut a body mid-way. `/datasets/<repo>/resolve/<rev>/<file>` checks the bearer token and
-//! redirects (with `X-Repo-Commit` and `X-Linked-Etag`) to `/cdn/<file>` on another host name,
-//! which honours `Range` unless told not to. Fixtures are in the exact upstream formats.
+//! A local stand-in for the Hugging Face hub on 127.0.0.1, answering what `hf-hub` asks the
+//! way the hub does: raw HTTP/1.1 over TCP, so a test can cut a body mid-way.
+//!
+//! - `/datasets/<repo>/resolve/<rev>/<file>` (a large LFS file) checks the bearer token and
+//!   redirects with `X-Repo-Commit`, `X-Linked-Etag` (the sha256) and `X-Linked-Size` to
+//!   `/cdn/<file>` on another host name (`localhost` for `127.0.0.1`), as the hub redirects
+//!   to its CDN;
+//! - `/<owner>/<model>/resolve/<rev>/<file>` (a small git file) answers itself, with `ETag`
+//!   (the git blob id) and `X-Repo-Commit`; owner `gated` wants the token (401 with
+//!   `X-Error-Code: GatedRepo` without it);
+//! - file answers honour `Range: bytes=a-` and `bytes=a-b` with 206 and `Content-Range`
+//!   (hf-hub first asks for `bytes=0-0` to learn the size), unless told to ignore a resume.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -31,9 +39,9 @@ pub struct Seen {
 
 #[derive(Default)]
 pub struct Behaviour {
-    /// Cut this many file responses in the middle of the body.
+    /// Cut this many file responses (of more than one byte) in the middle of the body.
     pub drop_bodies: AtomicUsize,
-    /// Answer 200 with the whole file even when asked for a range.
+    /// Answer a resume (`Range: bytes=a-` with a > 0) with 200 and the whole file.
     pub ignore_range: bool,
     /// Announce a wrong checksum.
     pub wrong_etag: bool,
@@ -45,9 +53,7 @@ pub struct Fixture {
     pub seen: Mutex<Vec<Seen>>,
 }
 
-/// Serves `files` (keyed by file name) at `/datasets/<repo>/resolve/<rev>/<file>`, which
-/// redirects to `/cdn/<file>` on another host name (`localhost` for `127.0.0.1`), as the hub
-/// redirects to its CDN.
+/// Serves `files` (keyed by file name) as described in the module doc.
 pub async fn serve(
     files: HashMap<String, Vec<u8>>,
     behaviour: Behaviour,
@@ -66,6 +72,17 @@ pub async fn serve(
         }
     });
     (base, fixture)
+}
+
+/// `(first, last)` byte of `Range: bytes=a-` or `bytes=a-b`.
+fn range(value: &str, len: usize) -> Option<(usize, usize)> {
+    let (a, b) = value.strip_prefix("bytes=")?.split_once('-')?;
+    let a: usize = a.trim().parse().ok()?;
+    let b = match b.trim() {
+        "" => len.checked_sub(1)?,
+        b => b.parse::<usize>().ok()?.min(len.checked_sub(1)?),
+    };
+    (a <= b).then_some((a, b))
 }
 
 async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
@@ -95,61 +112,77 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     let file = path.rsplit('/').next().unwrap_or_default().to_owned();
     let Some(body) = f.files.get(&file) else {
         let _ = socket
-            .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .write_all(b"HTTP/1.1 404 Not Found\r\nx-error-code: EntryNotFound\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
             .await;
         return;
     };
-    let sha = if f.behaviour.wrong_etag {
-        "f".repeat(64)
-    } else {
-        sha256(body)
+    let is_dataset = path.starts_with("/datasets/");
+    let is_cdn = path.starts_with("/cdn/");
+    if (is_dataset || path.starts_with("/gated/")) && !authorized {
+        let _ = socket
+            .write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nx-error-code: GatedRepo\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            )
+            .await;
+        return;
+    }
+    let etag = match (f.behaviour.wrong_etag, is_dataset || is_cdn) {
+        (true, _) => "f".repeat(64),
+        (false, true) => sha256(body),
+        (false, false) => git_blob_id(body),
     };
-    if path.starts_with("/datasets/") {
-        if !authorized {
-            let _ = socket
-                .write_all(
-                    b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                )
-                .await;
-            return;
-        }
+    if is_dataset {
         let port = socket.local_addr().map(|a| a.port()).unwrap_or_default();
         let reply = format!(
-            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{sha}\"\r\nx-linked-size: {}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{etag}\"\r\nx-linked-size: {}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
             body.len()
         );
         let _ = socket.write_all(reply.as_bytes()).await;
         return;
     }
-    let from: usize = header("range")
-        .and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok())
-        .unwrap_or(0);
-    let (status, part) = if from > 0 && !f.behaviour.ignore_range {
-        (
+    let asked = header("range").and_then(|r| range(&r, body.len()));
+    let (status, part) = match asked {
+        Some((a, _)) if a > 0 && f.behaviour.ignore_range => ("200 OK".to_owned(), &body[..]),
+        Some((a, b)) => (
             format!(
-                "206 Partial Content\r\ncontent-range: bytes {from}-{}/{}",
-                body.len() - 1,
+                "206 Partial Content\r\ncontent-range: bytes {a}-{b}/{}",
                 body.len()
             ),
-            &body[from..],
-        )
+            &body[a..=b],
+        ),
+        None => ("200 OK".to_owned(), &body[..]),
+    };
+    let commit = if is_cdn {
+        String::new()
     } else {
-        ("200 OK".to_owned(), &body[..])
+        format!("x-repo-commit: {COMMIT}\r\n")
     };
     let reply = format!(
-        "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{sha}\"\r\nconnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{etag}\"\r\n{commit}connection: close\r\n\r\n",
         part.len()
     );
     let _ = socket.write_all(reply.as_bytes()).await;
-    let cut = f
-        .behaviour
-        .drop_bodies
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-        .is_ok();
+    let cut = part.len() > 1
+        && f.behaviour
+            .drop_bodies
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
     let _ = socket
         .write_all(if cut { &part[..part.len() / 2] } else { part })
         .await;
     let _ = socket.shutdown().await;
+}
+
+/// git's blob id of `b` (the hub's ETag of a small file).
+pub fn git_blob_id(b: &[u8]) -> String {
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY);
+    ctx.update(format!("blob {}\0", b.len()).as_bytes());
+    ctx.update(b);
+    ctx.finish()
+        .as_ref()
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
 }
 
 pub fn sha256(b: &[u8]) -> String {
@@ -222,4 +255,17 @@ pub fn oasst2_gz() -> Vec<u8> {
         writeln!(gz, "{}", tree(id, state)).unwrap();
     }
     gz.finish().unwrap()
+}
+
+/// A small real `tokenizer.json`: a WordLevel vocabulary behind the `Whitespace`
+/// pre-tokenizer (`\w+|[^\w\s]+`), unknown words as `[UNK]` (id 0).
+pub fn tokenizer_json() -> Vec<u8> {
+    serde_json::to_vec_pretty(&json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": null, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
+        "decoder": null,
+        "model": {"type": "WordLevel", "unk_token": "[UNK]",
+                  "vocab": {"[UNK]": 0, "hello": 1, "world": 2, "the": 3, "fox": 4}}
+    }))
+    .unwrap()
 }

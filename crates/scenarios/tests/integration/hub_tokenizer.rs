@@ -1,0 +1,191 @@
+//! A tokenizer named by a Hugging Face model id, against the local hub of [`crate::hub`]:
+//! downloaded into a fresh hub cache then counting exactly, served from the cache with the
+//! hub gone, a gated model refused without `HF_TOKEN` (the token never in the error) and
+//! loaded with it, offline mode, a pinned revision, and errors naming the id.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use plateau_core::tokens::TokenCounter;
+use plateau_scenarios::Tokenizer;
+use plateau_scenarios::tokenizer::TokenizerError;
+
+use crate::common::temp_dir;
+use crate::hub::{Behaviour, COMMIT, TOKEN, git_blob_id, serve, tokenizer_json};
+
+/// Loads `id` on a blocking thread (it blocks while downloading, and the fixture hub runs
+/// on this test's runtime) with the given environment.
+async fn load(id: &str, vars: &[(&'static str, String)]) -> Result<Tokenizer, TokenizerError> {
+    let (id, vars) = (PathBuf::from(id), vars.to_vec());
+    tokio::task::spawn_blocking(move || {
+        let env = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        Tokenizer::load(Some(&id), &env)
+    })
+    .await
+    .unwrap()
+}
+
+fn env(endpoint: &str, cache: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("HF_ENDPOINT", endpoint.to_owned()),
+        ("HF_HUB_CACHE", cache.to_string_lossy().into_owned()),
+        // No token file is read from the developer's own home.
+        ("HF_HOME", cache.join("home").to_string_lossy().into_owned()),
+    ]
+}
+
+fn dead_endpoint() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
+}
+
+fn fixture() -> HashMap<String, Vec<u8>> {
+    HashMap::from([("tokenizer.json".to_owned(), tokenizer_json())])
+}
+
+#[tokio::test]
+async fn a_model_id_downloads_counts_exactly_and_is_served_from_the_cache() {
+    let (base, hub) = serve(fixture(), Behaviour::default()).await;
+    let cache = temp_dir("tok-hub").join("hf");
+    let t = load("open/tiny", &env(&base, &cache)).await.unwrap();
+    assert_eq!(t.name(), format!("open/tiny@{COMMIT}"));
+    // Whitespace splits `hello world, the fox jumps` into 6 words; `,` and `jumps` are
+    // not in the vocabulary.
+    assert_eq!(t.encode("hello world, the fox jumps"), [1, 2, 0, 3, 4, 0]);
+    assert_eq!(t.count("hello world, the fox jumps"), 6);
+    let snapshot = cache.join("models--open--tiny/snapshots").join(COMMIT);
+    assert_eq!(
+        std::fs::read(snapshot.join("tokenizer.json")).unwrap(),
+        tokenizer_json()
+    );
+    let blob = cache
+        .join("models--open--tiny/blobs")
+        .join(git_blob_id(&tokenizer_json()));
+    assert!(blob.is_file(), "the blob is named by the hub's ETag");
+    let asked: Vec<_> = hub
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
+    assert!(
+        asked
+            .iter()
+            .all(|p| p == "/open/tiny/resolve/main/tokenizer.json"),
+        "{asked:?}"
+    );
+
+    // The hub gone: the cache answers, without a request.
+    let n = hub.seen.lock().unwrap().len();
+    let again = load("open/tiny", &env(&dead_endpoint(), &cache))
+        .await
+        .unwrap();
+    assert_eq!(again.name(), t.name());
+    assert_eq!(again.count("the fox"), 2);
+    assert_eq!(hub.seen.lock().unwrap().len(), n);
+
+    // A pinned revision asks for that revision and records the commit it resolved to.
+    let pinned = load("open/tiny@v1.0", &env(&base, &cache)).await.unwrap();
+    assert_eq!(pinned.name(), format!("open/tiny@{COMMIT}"));
+    assert!(
+        hub.seen.lock().unwrap()[n..]
+            .iter()
+            .all(|s| s.path == "/open/tiny/resolve/v1.0/tokenizer.json")
+    );
+}
+
+#[tokio::test]
+async fn a_gated_model_needs_hf_token_which_never_shows() {
+    let (base, hub) = serve(fixture(), Behaviour::default()).await;
+    let cache = temp_dir("tok-gated").join("hf");
+    let err = load("gated/tiny", &env(&base, &cache))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!(
+            "tokenizer gated/tiny: read as a Hugging Face model id (no file of that name exists): \
+             {base}/gated/tiny/resolve/main/tokenizer.json answered HTTP 401: the model is gated: \
+             accept its terms on its hub page and set HF_TOKEN (or log in with `hf auth login`)"
+        )
+    );
+
+    let mut wrong = env(&base, &cache);
+    wrong.push(("HF_TOKEN", "hf_wrong_token_456".into()));
+    let err = load("gated/tiny", &wrong).await.unwrap_err().to_string();
+    assert!(
+        err.contains("HTTP 401") && err.contains("has no access"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("hf_wrong_token_456") && !err.contains(TOKEN),
+        "{err}"
+    );
+
+    let mut with_token = env(&base, &cache);
+    with_token.push(("HF_TOKEN", TOKEN.into()));
+    let t = load("gated/tiny", &with_token).await.unwrap();
+    assert_eq!(t.count("hello world"), 2);
+    assert!(hub.seen.lock().unwrap().iter().any(|s| s.authorized));
+
+    // The token file `hf auth login` writes works as well as HF_TOKEN.
+    let home = temp_dir("tok-home");
+    std::fs::write(home.join("token"), format!("{TOKEN}\n")).unwrap();
+    let mut from_file = env(&base, &temp_dir("tok-gated-file").join("hf"));
+    from_file.retain(|(k, _)| *k != "HF_HOME");
+    from_file.push(("HF_HOME", home.to_string_lossy().into_owned()));
+    assert_eq!(
+        load("gated/tiny", &from_file).await.unwrap().count("fox"),
+        1
+    );
+}
+
+#[tokio::test]
+async fn offline_mode_reads_only_the_cache() {
+    let (base, hub) = serve(fixture(), Behaviour::default()).await;
+    let cache = temp_dir("tok-offline").join("hf");
+    let mut offline = env(&base, &cache);
+    offline.push(("HF_HUB_OFFLINE", "1".into()));
+    let err = load("open/tiny", &offline).await.unwrap_err().to_string();
+    assert!(
+        err.contains(&format!(
+            "{base}/open/tiny/resolve/main/tokenizer.json is not in the hub cache ({})",
+            cache.display()
+        )) && err.contains("HF_HUB_OFFLINE is set"),
+        "{err}"
+    );
+    assert!(hub.seen.lock().unwrap().is_empty(), "offline asks nothing");
+    load("open/tiny", &env(&base, &cache)).await.unwrap();
+    let n = hub.seen.lock().unwrap().len();
+    assert_eq!(load("open/tiny", &offline).await.unwrap().count("the"), 1);
+    assert_eq!(hub.seen.lock().unwrap().len(), n);
+}
+
+#[tokio::test]
+async fn a_missing_tokenizer_or_an_unreachable_hub_says_what_to_do() {
+    let (base, _) = serve(HashMap::new(), Behaviour::default()).await;
+    let cache = temp_dir("tok-missing").join("hf");
+    let err = load("open/no-tokenizer", &env(&base, &cache))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(
+            "answered HTTP 404: open/no-tokenizer has no tokenizer.json at revision main"
+        ),
+        "{err}"
+    );
+    let dead = dead_endpoint();
+    let err = load("open/tiny", &env(&dead, &cache))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(&format!(
+            "tokenizer open/tiny: read as a Hugging Face model id (no file of that name exists): could not reach {dead}/open/tiny/resolve/main/tokenizer.json: "
+        )) && err.ends_with("set HF_HUB_OFFLINE=1"),
+        "{err}"
+    );
+}
