@@ -222,18 +222,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         }
     }
     if s.cell.ignore_eos
-        && let Some(out) = &m.output_tokens
-        && out.p50 < f64::from(s.cell.max_tokens)
+        && let Some(why) = eos_not_ignored(s)
     {
-        add(
-            "ignore_eos",
-            Severity::Warn,
-            format!(
-                "ignore_eos was sent but the median reply is {:.0} tokens of max_tokens {}: \
-                 the engine ignored it, so reply lengths vary with the model",
-                out.p50, s.cell.max_tokens
-            ),
-        );
+        add("ignore_eos", Severity::Warn, why);
     }
     if m.ttft_basis == crate::metrics::TtftBasis::WholeResponse {
         add(
@@ -304,4 +295,34 @@ fn drain_timeout_message(p: &PhaseBounds) -> String {
             longest_request_ms.map_or("none ended".into(), |ms| format!("{:.1} s", ms / 1e3))
         ),
     }
+}
+
+/// Why the replies of a cell that sent `ignore_eos` look cut at EOS: most measured replies
+/// shorter than the length each asked for (its own `max_tokens`), or, in summaries from
+/// before requested lengths were recorded, a median reply below the cell's `max_tokens`.
+fn eos_not_ignored(s: &CellSummary) -> Option<String> {
+    let requested = s
+        .workload
+        .output_tokens
+        .as_ref()
+        .and_then(|o| o.requested.as_ref())
+        .filter(|r| r.replies > 0);
+    if let Some(r) = requested {
+        return (r.short_replies * 2 > r.replies).then(|| {
+            format!(
+                "ignore_eos was sent but {} of {} measured replies are shorter than the \
+                 max_tokens they asked for: the engine ignored it, so reply lengths vary with \
+                 the model",
+                r.short_replies, r.replies
+            )
+        });
+    }
+    let (out, max_tokens) = (s.metrics.output_tokens.as_ref()?, s.cell.max_tokens?);
+    (out.p50 < f64::from(max_tokens)).then(|| {
+        format!(
+            "ignore_eos was sent but the median reply is {:.0} tokens of max_tokens {}: \
+             the engine ignored it, so reply lengths vary with the model",
+            out.p50, max_tokens
+        )
+    })
 }
