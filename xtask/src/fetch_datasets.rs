@@ -1,4 +1,4 @@
-//! `cargo xtask fetch-datasets [longbench|oasst2|all]`: the command line and progress bar
+//! `cargo xtask fetch-datasets [longbench|oasst2|sharegpt|all]`: the command line and progress bar
 //! around `plateau_scenarios::fetch`, which does the downloading and normalising.
 
 use std::path::PathBuf;
@@ -15,7 +15,9 @@ pub enum Which {
     Longbench,
     /// OpenAssistant/oasst2 conversation trees (scenario D).
     Oasst2,
-    /// Both.
+    /// anon8231489123/ShareGPT_Vicuna_unfiltered conversations (scenario S).
+    Sharegpt,
+    /// All of them.
     All,
 }
 
@@ -64,10 +66,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let datasets: Vec<Dataset> = match args.which {
         Which::Longbench => vec![Dataset::Longbench],
         Which::Oasst2 => vec![Dataset::Oasst2],
+        Which::Sharegpt => vec![Dataset::Sharegpt],
         Which::All => Dataset::ALL.to_vec(),
     };
     if args.revision.is_some() && datasets.len() > 1 {
-        bail!("--revision names one dataset's commit; give `longbench` or `oasst2`, not `all`");
+        bail!("--revision names one dataset's commit; give `longbench`, `oasst2` or `sharegpt`, not `all`");
     }
     let mut options = FetchOptions::from_env(args.datasets_dir, &|k| std::env::var(k).ok());
     options.revision = args.revision;

@@ -1,6 +1,7 @@
 //! `fetch-datasets`: download a dataset file from the Hugging Face hub at a pinned revision
 //! ([`download`]: redirects, resume with `Range`, atomic rename, size and checksum checks),
-//! normalise it into the compact file the workloads read ([`longbench`], [`oasst2`]), and
+//! normalise it into the compact file the workloads read ([`longbench`], [`oasst2`],
+//! [`sharegpt`]), and
 //! record what was fetched in a [`manifest::Manifest`]. The binary (`cargo xtask
 //! fetch-datasets`) only adds the command line and a progress bar through [`Progress`].
 
@@ -10,6 +11,7 @@ pub mod hub;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
+pub mod sharegpt;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -29,17 +31,21 @@ pub enum Dataset {
     Longbench,
     /// OpenAssistant/oasst2 conversation trees (D's dialogs).
     Oasst2,
+    /// ShareGPT conversations as `vllm bench serve --dataset-name sharegpt` reads them (S's
+    /// prompts and reply lengths).
+    Sharegpt,
 }
 
 impl Dataset {
-    /// Both datasets.
-    pub const ALL: [Dataset; 2] = [Dataset::Longbench, Dataset::Oasst2];
+    /// Every dataset.
+    pub const ALL: [Dataset; 3] = [Dataset::Longbench, Dataset::Oasst2, Dataset::Sharegpt];
 
     /// The name on the command line and of its folder under `datasets/`.
     pub fn name(self) -> &'static str {
         match self {
             Dataset::Longbench => "longbench",
             Dataset::Oasst2 => "oasst2",
+            Dataset::Sharegpt => "sharegpt",
         }
     }
 
@@ -48,6 +54,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => "THUDM/LongBench-v2",
             Dataset::Oasst2 => "OpenAssistant/oasst2",
+            Dataset::Sharegpt => "anon8231489123/ShareGPT_Vicuna_unfiltered",
         }
     }
 
@@ -56,6 +63,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => "data.json",
             Dataset::Oasst2 => "2023-11-05_oasst2_ready.trees.jsonl.gz",
+            Dataset::Sharegpt => "ShareGPT_V3_unfiltered_cleaned_split.json",
         }
     }
 
@@ -64,6 +72,11 @@ impl Dataset {
         match self {
             Dataset::Longbench => "2b48e494f2c7a2f0af81aae178e05c7e1dde0fe9",
             Dataset::Oasst2 => "179dd21fc55192153d94adb0e0ce8f69e222bf75",
+            // Not a commit: the repository's commit could not be looked up when this was
+            // written (offline), so this follows `main`, as vLLM's instructions do. The
+            // manifest records the commit the hub resolved it to (`repo_commit`) and the
+            // file's sha256; pass a commit as the revision to pin one.
+            Dataset::Sharegpt => "main",
         }
     }
 
@@ -72,6 +85,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => crate::data::longbench::FILE,
             Dataset::Oasst2 => crate::data::oasst2::FILE,
+            Dataset::Sharegpt => crate::data::sharegpt::FILE,
         }
     }
 }
@@ -200,6 +214,7 @@ pub async fn fetch(
     let records = tokio::task::spawn_blocking(move || match dataset {
         Dataset::Longbench => longbench::normalise(&raw2, &out2),
         Dataset::Oasst2 => oasst2::normalise(&raw2, &out2),
+        Dataset::Sharegpt => sharegpt::normalise(&raw2, &out2),
     })
     .await
     .map_err(|e| FetchError::Normalise {
