@@ -8,6 +8,8 @@
 mod client;
 mod dir;
 mod server;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 
