@@ -70,7 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Which::All => Dataset::ALL.to_vec(),
     };
     if args.revision.is_some() && datasets.len() > 1 {
-        bail!("--revision names one dataset's commit; give `longbench`, `oasst2` or `sharegpt`, not `all`");
+        bail!(
+            "--revision names one dataset's commit; give `longbench`, `oasst2` or `sharegpt`, not `all`"
+        );
     }
     let mut options = FetchOptions::from_env(args.datasets_dir, &|k| std::env::var(k).ok());
     options.revision = args.revision;

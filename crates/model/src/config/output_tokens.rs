@@ -105,9 +105,7 @@ impl OutputTokens {
     /// The length every request asks for, when it is the same for all.
     pub fn fixed(&self) -> Option<u32> {
         match *self {
-            OutputTokens::Fixed(n) | OutputTokens::Dist(LengthDist::Fixed { tokens: n }) => {
-                Some(n)
-            }
+            OutputTokens::Fixed(n) | OutputTokens::Dist(LengthDist::Fixed { tokens: n }) => Some(n),
             OutputTokens::Dist(_) => None,
         }
     }
@@ -152,7 +150,9 @@ impl OutputTokens {
             match max {
                 Some(max) if max < min => bad(
                     "max",
-                    format!("got {max}, expected at least min ({min}) and at most {MAX_OUTPUT_TOKENS}"),
+                    format!(
+                        "got {max}, expected at least min ({min}) and at most {MAX_OUTPUT_TOKENS}"
+                    ),
                 ),
                 Some(max) => length("max", max),
                 None => Ok(()),
@@ -181,10 +181,7 @@ impl OutputTokens {
                 } => {
                     positive("mean", mean)?;
                     if !(stddev.is_finite() && stddev >= 0.0) {
-                        return bad(
-                            "stddev",
-                            format!("got {stddev}, expected 0 or more tokens"),
-                        );
+                        return bad("stddev", format!("got {stddev}, expected 0 or more tokens"));
                     }
                     bounds(min, max)
                 }

@@ -51,19 +51,23 @@ mod tests {
     fn counts_what_measured_requests_asked_for_and_short_replies() {
         let asking = |t_sent_us: u64, tokens: u32, max_tokens: Option<u32>| Sample {
             max_tokens,
-            ..ok(sample(t_sent_us, &[(t_sent_us + 10, tokens)], t_sent_us + 20))
+            ..ok(sample(
+                t_sent_us,
+                &[(t_sent_us + 10, tokens)],
+                t_sent_us + 20,
+            ))
         };
         let samples = vec![
-            asking(500, 8, Some(8)),         // before m0: not measured
-            asking(1_000, 10, Some(10)),     // full reply
-            asking(1_100, 4, Some(20)),      // short
-            asking(1_200, 30, Some(30)),     // full
+            asking(500, 8, Some(8)),     // before m0: not measured
+            asking(1_000, 10, Some(10)), // full reply
+            asking(1_100, 4, Some(20)),  // short
+            asking(1_200, 30, Some(30)), // full
             Sample {
                 max_tokens: Some(40),
                 ..sample(1_300, &[], 1_400) // failed: counts as asked, not as a reply
             },
-            asking(1_400, 5, None),          // no requested length recorded
-            asking(3_000, 1, Some(99)),      // after m1
+            asking(1_400, 5, None),     // no requested length recorded
+            asking(3_000, 1, Some(99)), // after m1
         ];
         let r = RequestedTokens::measure(&samples, &window(1_000, 2_000, 4)).unwrap();
         assert_eq!(r.max_tokens.n, 4);

@@ -42,7 +42,11 @@ fn replies_are_compared_with_their_own_requests() {
     // The fixture's median reply (12) is below 40, the longest asked for, but what counts
     // is each reply against its own request.
     assert_eq!(eos(&with_replies(52, 0)), Vec::<String>::new());
-    assert_eq!(eos(&with_replies(52, 26)), Vec::<String>::new(), "half is not most");
+    assert_eq!(
+        eos(&with_replies(52, 26)),
+        Vec::<String>::new(),
+        "half is not most"
+    );
     assert_eq!(
         eos(&with_replies(52, 27)),
         vec![

@@ -15,8 +15,8 @@ use crate::text::Corpus;
 use crate::text::words::SYSTEM_PREAMBLE;
 use crate::tokenizer::Tokenizer;
 use crate::workload::custom::CustomPrompt;
-use plateau_core::workload::{Message, Role};
 use crate::workload::multi_turn::{Conversation, Turn};
+use plateau_core::workload::{Message, Role};
 
 /// Conversations generated when oasst2 is missing.
 const BUILTIN_CONVERSATIONS: usize = 1_000;

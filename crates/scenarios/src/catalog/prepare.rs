@@ -69,9 +69,7 @@ impl Material {
                 .filter(|t| t.reply.is_some())
                 .map(|t| t.reply_tokens)
                 .collect(),
-            Material::Custom { prompts } => {
-                prompts.iter().filter_map(|p| p.reply_tokens).collect()
-            }
+            Material::Custom { prompts } => prompts.iter().filter_map(|p| p.reply_tokens).collect(),
             _ => Vec::new(),
         };
         (!lengths.is_empty()).then_some(lengths)

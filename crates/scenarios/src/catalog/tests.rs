@@ -224,7 +224,11 @@ fn every_prompt_carries_its_own_max_tokens() {
     let c = Catalog::load(&cfg, tokenizer()).unwrap();
     let p = plan(&cfg);
     // A1 keeps the run's number (16 in the test config); B1 draws from its own setting.
-    assert!(prompts(&c, &p, "A1", 4, 0, 20).iter().all(|q| q.max_tokens == Some(16)));
+    assert!(
+        prompts(&c, &p, "A1", 4, 0, 20)
+            .iter()
+            .all(|q| q.max_tokens == Some(16))
+    );
     let b1: Vec<u32> = prompts(&c, &p, "B1", 4, 0, 50)
         .iter()
         .map(|q| q.max_tokens.unwrap())

@@ -35,19 +35,23 @@ pub fn path(datasets_dir: &Path) -> PathBuf {
 /// Reads the first [`MAX_PAIRS`] records of `path`.
 pub fn read(path: &Path) -> Result<Vec<PairRecord>, ScenarioError> {
     let mut out = Vec::new();
-    super::read_jsonl(path, "a ShareGPT pair {id, prompt, reply}", |line, r: PairRecord| {
-        if r.prompt.trim().is_empty() || r.reply.trim().is_empty() {
-            return Err(ScenarioError::data(
-                path,
-                Some(line),
-                "`prompt` or `reply` is empty; expected the conversation's first exchange",
-            ));
-        }
-        if out.len() < MAX_PAIRS {
-            out.push(r);
-        }
-        Ok(())
-    })?;
+    super::read_jsonl(
+        path,
+        "a ShareGPT pair {id, prompt, reply}",
+        |line, r: PairRecord| {
+            if r.prompt.trim().is_empty() || r.reply.trim().is_empty() {
+                return Err(ScenarioError::data(
+                    path,
+                    Some(line),
+                    "`prompt` or `reply` is empty; expected the conversation's first exchange",
+                ));
+            }
+            if out.len() < MAX_PAIRS {
+                out.push(r);
+            }
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

@@ -11,7 +11,10 @@ fn draws(l: &Lengths, n: u64) -> Vec<f64> {
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let mean = v.iter().sum::<f64>() / n;
-    (mean, (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt())
+    (
+        mean,
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt(),
+    )
 }
 
 // The draws are pseudo-random but fixed by the seed, so these checks give the same
@@ -20,7 +23,12 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 
 #[test]
 fn uniform_draws_have_the_uniform_mean_sd_and_bounds() {
-    let l = Lengths::new(spec(r#"{"dist": "uniform", "min": 100, "max": 300}"#), 7, "S", 1);
+    let l = Lengths::new(
+        spec(r#"{"dist": "uniform", "min": 100, "max": 300}"#),
+        7,
+        "S",
+        1,
+    );
     let v = draws(&l, 20_000);
     let (mean, sd) = mean_sd(&v);
     // Discrete uniform on 201 values: mean 200, sd sqrt((201^2 - 1) / 12) = 58.02; the
@@ -33,12 +41,22 @@ fn uniform_draws_have_the_uniform_mean_sd_and_bounds() {
 
 #[test]
 fn normal_and_lognormal_draws_have_their_moments() {
-    let l = Lengths::new(spec(r#"{"dist": "normal", "mean": 256, "stddev": 64}"#), 1, "B1", 1);
+    let l = Lengths::new(
+        spec(r#"{"dist": "normal", "mean": 256, "stddev": 64}"#),
+        1,
+        "B1",
+        1,
+    );
     let (mean, sd) = mean_sd(&draws(&l, 20_000));
     // Standard error of the mean 64 / 141.4 = 0.45; of the sd about 64 / 200 = 0.32.
     assert!((mean - 256.0).abs() < 1.8, "{mean}");
     assert!((sd - 64.0).abs() < 1.3, "{sd}");
-    let l = Lengths::new(spec(r#"{"dist": "lognormal", "median": 200, "sigma": 0.6}"#), 1, "B1", 1);
+    let l = Lengths::new(
+        spec(r#"{"dist": "lognormal", "median": 200, "sigma": 0.6}"#),
+        1,
+        "B1",
+        1,
+    );
     let mut v = draws(&l, 20_000);
     let (mean, _) = mean_sd(&v);
     // Mean 200 * exp(0.18) = 239.44; sd 239.44 * sqrt(exp(0.36) - 1) = 157.7, so the
@@ -51,7 +69,12 @@ fn normal_and_lognormal_draws_have_their_moments() {
 
 #[test]
 fn the_same_request_index_asks_for_the_same_length_at_every_n() {
-    let l = Lengths::new(spec(r#"{"dist": "uniform", "min": 1, "max": 1000}"#), 3, "A1", 1);
+    let l = Lengths::new(
+        spec(r#"{"dist": "uniform", "min": 1, "max": 1000}"#),
+        3,
+        "A1",
+        1,
+    );
     let order = |slots: u32| -> Vec<(u64, u32)> {
         let mut out: Vec<(u64, u32)> = (0..slots)
             .flat_map(|slot| {

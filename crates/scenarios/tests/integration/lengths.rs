@@ -111,7 +111,13 @@ async fn each_request_asks_for_its_own_uniform_length_and_gets_it() {
         let k = sent_by_slot.entry(s.slot).or_default();
         let want = lengths.at(u64::from(s.slot) + *k * u64::from(N), None);
         *k += 1;
-        assert_eq!(s.max_tokens, Some(want), "slot {} request {}", s.slot, *k - 1);
+        assert_eq!(
+            s.max_tokens,
+            Some(want),
+            "slot {} request {}",
+            s.slot,
+            *k - 1
+        );
         if s.outcome.is_ok() {
             assert_eq!(s.n_out, Some(want), "{s:?}");
         }
@@ -121,8 +127,11 @@ async fn each_request_asks_for_its_own_uniform_length_and_gets_it() {
         .filter(|s| s.phase == Phase::Measure && s.outcome.is_ok())
         .collect();
     assert!(measured.len() >= 200, "{} measured", measured.len());
-    let out_mean =
-        measured.iter().map(|s| f64::from(s.n_out.unwrap())).sum::<f64>() / measured.len() as f64;
+    let out_mean = measured
+        .iter()
+        .map(|s| f64::from(s.n_out.unwrap()))
+        .sum::<f64>()
+        / measured.len() as f64;
     let asked = RequestedTokens::measure(&samples, &window).unwrap();
     println!(
         "B1 uniform 8..=24: {} measured, output tokens mean {out_mean:.2}, requested p50 {} p99 {}",
@@ -161,8 +170,16 @@ fn write_sharegpt(dir: &std::path::Path, n: u64) {
             prose(&mut rng, answer).trim().to_owned(),
         );
     }
-    pair("short_0".into(), "Hi".into(), "Hello there, how can I help?".into());
-    pair("noreply_0".into(), "Tell me about the sea in detail.".into(), "No.".into());
+    pair(
+        "short_0".into(),
+        "Hi".into(),
+        "Hello there, how can I help?".into(),
+    );
+    pair(
+        "noreply_0".into(),
+        "Tell me about the sea in detail.".into(),
+        "No.".into(),
+    );
     std::fs::write(path, lines).unwrap();
 }
 
@@ -181,9 +198,14 @@ async fn s_asks_for_each_sharegpt_answers_length() {
     );
     let plan = plan(&cfg);
     let info = catalog.workload(&plan, &cell("S", N)).unwrap().info();
-    assert!(!info.synthetic && info.source.contains("ShareGPT"), "{info:?}");
     assert!(
-        info.notes.iter().any(|n| n.starts_with("300 prompts; 2 dropped")),
+        !info.synthetic && info.source.contains("ShareGPT"),
+        "{info:?}"
+    );
+    assert!(
+        info.notes
+            .iter()
+            .any(|n| n.starts_with("300 prompts; 2 dropped")),
         "{:?}",
         info.notes
     );
@@ -205,7 +227,11 @@ async fn s_asks_for_each_sharegpt_answers_length() {
         let prompt = s.prompt.as_deref().unwrap();
         assert!(prompt != "Hi" && !prompt.starts_with("Tell me about the sea"));
         let want = truth[prompt];
-        assert_eq!((s.max_tokens, s.n_out), (Some(want), Some(want)), "{prompt}");
+        assert_eq!(
+            (s.max_tokens, s.n_out),
+            (Some(want), Some(want)),
+            "{prompt}"
+        );
     }
 }
 
@@ -214,8 +240,9 @@ async fn s_without_the_dataset_is_synthetic_with_dataset_lengths() {
     let cfg = config(&["S"], phases());
     let catalog = Catalog::load(&cfg, tokenizer()).unwrap();
     assert!(
-        catalog.warnings().iter().any(|w| w.starts_with("S: ShareGPT not found")
-            && w.contains("fetch-datasets sharegpt")),
+        catalog.warnings().iter().any(
+            |w| w.starts_with("S: ShareGPT not found") && w.contains("fetch-datasets sharegpt")
+        ),
         "{:?}",
         catalog.warnings()
     );

@@ -63,10 +63,16 @@ fn a_prompts_own_max_tokens_replaces_the_plans() {
     let mut p = prompt(vec![Message::new(Role::User, "hi")]);
     p.max_tokens = Some(300);
     let b = body(&endpoint(Engine::Vllm, Api::Chat, true), &p, true);
-    assert_eq!((&b["max_tokens"], &b["min_tokens"]), (&json!(300), &json!(300)));
+    assert_eq!(
+        (&b["max_tokens"], &b["min_tokens"]),
+        (&json!(300), &json!(300))
+    );
     p.max_tokens = None;
     let b = body(&endpoint(Engine::Vllm, Api::Chat, true), &p, true);
-    assert_eq!((&b["max_tokens"], &b["min_tokens"]), (&json!(64), &json!(64)));
+    assert_eq!(
+        (&b["max_tokens"], &b["min_tokens"]),
+        (&json!(64), &json!(64))
+    );
 }
 
 #[test]

@@ -28,7 +28,11 @@ fn uniform_takes_every_integer_equally_often() {
     let d = parse(r#"{"dist": "uniform", "min": 10, "max": 20}"#);
     let v = strata(&d, 11_000);
     for k in 10..=20 {
-        assert_eq!(v.iter().filter(|&&x| x == f64::from(k)).count(), 1_000, "{k}");
+        assert_eq!(
+            v.iter().filter(|&&x| x == f64::from(k)).count(),
+            1_000,
+            "{k}"
+        );
     }
     let (mean, sd) = mean_sd(&v);
     // Discrete uniform on 11 values: mean 15, variance (11^2 - 1) / 12 = 10, exactly.
@@ -83,17 +87,27 @@ fn dataset_uses_the_reply_length_within_bounds() {
 #[test]
 fn a_number_still_means_fixed() {
     assert_eq!(parse("64"), OutputTokens::Fixed(64));
-    assert_eq!(parse(r#""64""#), OutputTokens::Fixed(64), "env vars give strings");
+    assert_eq!(
+        parse(r#""64""#),
+        OutputTokens::Fixed(64),
+        "env vars give strings"
+    );
     assert_eq!(parse("64").fixed(), Some(64));
     assert_eq!(parse(r#"{"dist": "fixed", "tokens": 9}"#).fixed(), Some(9));
-    assert_eq!(serde_json::to_string(&OutputTokens::Fixed(64)).unwrap(), "64");
+    assert_eq!(
+        serde_json::to_string(&OutputTokens::Fixed(64)).unwrap(),
+        "64"
+    );
     assert_eq!(parse("64").draw(0.99, Some(3)), Some(64));
     let d = parse(r#"{"dist": "normal", "mean": 10, "stddev": 2}"#);
     assert_eq!(
         serde_json::to_string(&d).unwrap(),
         r#"{"dist":"normal","mean":10.0,"stddev":2.0,"min":1}"#
     );
-    assert_eq!(d.to_string(), r#"{"dist":"normal","mean":10.0,"stddev":2.0,"min":1}"#);
+    assert_eq!(
+        d.to_string(),
+        r#"{"dist":"normal","mean":10.0,"stddev":2.0,"min":1}"#
+    );
 }
 
 #[test]
@@ -149,15 +163,32 @@ fn bad_parameters_name_the_field_and_the_range() {
 #[test]
 fn bad_shapes_are_rejected_by_serde_with_the_expected_shape() {
     for (json, want) in [
-        (r#"{"dist": "zipf"}"#, "unknown variant `zipf`, expected one of `fixed`, `uniform`, `normal`, `lognormal`, `dataset`"),
+        (
+            r#"{"dist": "zipf"}"#,
+            "unknown variant `zipf`, expected one of `fixed`, `uniform`, `normal`, `lognormal`, `dataset`",
+        ),
         (r#"{"dist": "uniform", "min": 1}"#, "missing field `max`"),
-        (r#"{"dist": "uniform", "min": 1, "max": 2, "mean": 3}"#, "unknown field `mean`"),
+        (
+            r#"{"dist": "uniform", "min": 1, "max": 2, "mean": 3}"#,
+            "unknown field `mean`",
+        ),
         (r#"{"min": 1}"#, "missing field `dist`"),
-        ("16.5", "invalid type: floating point `16.5`, expected a number of tokens or a distribution"),
-        ("-3", "invalid value: integer `-3`, expected a number of tokens"),
-        (r#""lots""#, "invalid value: string \"lots\", expected a number of tokens"),
+        (
+            "16.5",
+            "invalid type: floating point `16.5`, expected a number of tokens or a distribution",
+        ),
+        (
+            "-3",
+            "invalid value: integer `-3`, expected a number of tokens",
+        ),
+        (
+            r#""lots""#,
+            "invalid value: string \"lots\", expected a number of tokens",
+        ),
     ] {
-        let err = serde_json::from_str::<OutputTokens>(json).unwrap_err().to_string();
+        let err = serde_json::from_str::<OutputTokens>(json)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(want), "{json}: {err}");
     }
 }

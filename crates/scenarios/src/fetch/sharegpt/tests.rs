@@ -58,9 +58,21 @@ fn a_file_that_is_not_sharegpt_is_an_error_naming_it() {
     let dir = temp_dir("sharegpt-bad");
     let out = dir.join(sharegpt::FILE);
     for (name, text, want) in [
-        ("object.json", r#"{"id": "x"}"#, "expected a JSON array of ShareGPT conversations"),
-        ("truncated.json", r#"[{"id": "x", "conversations": [{"from": "hu"#, "record 0"),
-        ("none.json", r#"[{"id": "x", "conversations": []}]"#, "no conversation opens with a human message answered by gpt"),
+        (
+            "object.json",
+            r#"{"id": "x"}"#,
+            "expected a JSON array of ShareGPT conversations",
+        ),
+        (
+            "truncated.json",
+            r#"[{"id": "x", "conversations": [{"from": "hu"#,
+            "record 0",
+        ),
+        (
+            "none.json",
+            r#"[{"id": "x", "conversations": []}]"#,
+            "no conversation opens with a human message answered by gpt",
+        ),
     ] {
         let raw = dir.join(name);
         std::fs::write(&raw, text).unwrap();
