@@ -1,3 +1,6 @@
+//! Per-request draws: moments and bounds over 20,000 indices, and the same length for the
+//! same index at every N.
+
 use super::*;
 
 fn spec(json: &str) -> OutputTokens {

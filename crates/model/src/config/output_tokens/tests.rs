@@ -1,3 +1,6 @@
+//! Drawing lengths on a fixed grid of (0, 1): each distribution's moments and bounds, and
+//! each bad parameter named with its range.
+
 use super::*;
 
 /// `n` draws at the midpoints `(i + 0.5) / n` of `n` equal strata of (0, 1): the sample is

@@ -1,3 +1,5 @@
+//! The ShareGPT normaliser on a fixture in the upstream shape, and files it must refuse.
+
 use super::*;
 use crate::data::sharegpt;
 use crate::testutil::temp_dir;
