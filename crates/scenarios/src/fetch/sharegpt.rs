@@ -64,13 +64,12 @@ fn first_pair(c: Upstream) -> Option<PairRecord> {
     let mut turns = c.conversations.into_iter();
     let (ask, answer) = (turns.next()?, turns.next()?);
     let nonempty = |t: &Turn| !t.value.trim().is_empty();
-    (ask.from == "human" && answer.from == "gpt" && nonempty(&ask) && nonempty(&answer)).then(
-        || PairRecord {
-            id: c.id,
-            prompt: ask.value,
-            reply: answer.value,
-        },
-    )
+    let opens = ask.from == "human" && answer.from == "gpt";
+    (opens && nonempty(&ask) && nonempty(&answer)).then_some(PairRecord {
+        id: c.id,
+        prompt: ask.value,
+        reply: answer.value,
+    })
 }
 
 struct Pairs<'a> {
