@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 /// Arguments, passed to `plateau fetch-datasets` as they are.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// `[longbench|oasst2|all] [--datasets-dir DIR] [--revision REV] [--force]`; see
+    /// `[longbench|oasst2|sharegpt|all] [--datasets-dir DIR] [--revision REV] [--force]`; see
     /// `plateau fetch-datasets --help`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,

@@ -1,9 +1,10 @@
 //! What `plateau run --dry-run` prints: the cells, their phase lengths and the estimated
-//! wall time, without sending a request.
+//! wall time, and each scenario's output lengths, without sending a request.
 
 use std::fmt::Write as _;
 
 use plateau_core::plan::Plan;
+use plateau_scenarios::Catalog;
 
 /// The dry-run plan: cells, phase lengths, estimated wall time.
 pub fn plan(plan: &Plan) -> String {
@@ -36,6 +37,21 @@ pub fn plan(plan: &Plan) -> String {
             e.engine.as_str(),
             e.api
         );
+    }
+    out
+}
+
+/// One line per scenario of `plan`: the `max_tokens` its requests ask for.
+pub fn output_lengths(plan: &Plan, catalog: &Catalog) -> String {
+    let mut out = String::new();
+    for id in &plan.scenarios {
+        if let Some(o) = catalog.output_tokens(id) {
+            let how = match o.fixed() {
+                Some(n) => format!("max_tokens {n} for every request"),
+                None => format!("max_tokens drawn per request from {o}"),
+            };
+            let _ = writeln!(out, "output lengths of {id}: {how}");
+        }
     }
     out
 }

@@ -20,7 +20,9 @@ pub enum Which {
     Longbench,
     /// OpenAssistant/oasst2 conversation trees (scenario D).
     Oasst2,
-    /// Both.
+    /// anon8231489123/ShareGPT_Vicuna_unfiltered conversations (scenario S).
+    Sharegpt,
+    /// All of them.
     All,
 }
 
@@ -75,6 +77,7 @@ pub async fn run(
     let datasets: Vec<Dataset> = match args.which {
         Which::Longbench => vec![Dataset::Longbench],
         Which::Oasst2 => vec![Dataset::Oasst2],
+        Which::Sharegpt => vec![Dataset::Sharegpt],
         Which::All => Dataset::ALL.to_vec(),
     };
     if args.revision.is_some() && datasets.len() > 1 {

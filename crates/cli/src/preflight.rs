@@ -157,6 +157,8 @@ async fn try_one(
         messages: vec![Message::new(Role::User, "Hello")],
         target_tokens: None,
         turn: None,
+        max_tokens: None,
+        reply_tokens: None,
     };
     let ex = transport
         .exchange(&prompt, &Clock::start(), &CancellationToken::new())

@@ -69,6 +69,7 @@ pub async fn run(
     }
     if args.dry_run {
         print!("{}", crate::dry_run::plan(&plan));
+        print!("{}", crate::dry_run::output_lengths(&plan, &catalog));
         if let Some(c) = &plan.capacity {
             println!(
                 "  + a capacity search per endpoint x model x scenario within {}: \

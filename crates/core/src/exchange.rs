@@ -226,6 +226,7 @@ pub fn finalize(
         n_in,
         n_in_source,
         n_in_target: prompt.target_tokens,
+        max_tokens: prompt.max_tokens,
         outcome: ex.outcome,
         error: ex.error,
         backoff_us: meta.backoff_us,

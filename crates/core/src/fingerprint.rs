@@ -12,7 +12,12 @@ use crate::workload::WorkloadInfo;
 
 /// The fingerprint of `cell` of `plan` run with `workload` and the client tokenizer
 /// named `tokenizer`.
-pub fn of(plan: &Plan, cell: &Cell, workload: WorkloadInfo, tokenizer: String) -> Fingerprint {
+pub fn of(plan: &Plan, cell: &Cell, mut workload: WorkloadInfo, tokenizer: String) -> Fingerprint {
+    let max_tokens = plan.request.fixed_for(&workload);
+    if max_tokens.is_some() {
+        // A fixed length is `max_tokens`, as in fingerprints from before distributions.
+        workload.output_tokens = None;
+    }
     let endpoint = &plan.endpoints[cell.endpoint];
     let mut header_names: Vec<String> = endpoint
         .headers
@@ -45,7 +50,7 @@ pub fn of(plan: &Plan, cell: &Cell, workload: WorkloadInfo, tokenizer: String) -
             }
         },
         request_timeout_s: plan.request.timeout.as_secs_f64(),
-        max_tokens: plan.request.max_tokens,
+        max_tokens,
         ignore_eos: endpoint.ignore_eos,
         stream: plan.request.stream,
         api: endpoint.api,

@@ -10,7 +10,8 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 
 use crate::config::{
-    Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig, SteadyConfig,
+    Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig, SloConfig,
+    SteadyConfig,
 };
 use crate::phase::DrainLimit;
 use crate::results::run_info::EndpointInfo;
@@ -132,7 +133,10 @@ pub struct Phases {
 /// Request settings shared by every cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RequestOptions {
-    /// `max_tokens`.
+    /// `max_tokens` of a request whose prompt carries none (workloads outside the scenario
+    /// catalog: calibration, preflight): the configured number, or with a distribution its
+    /// upper bound (512 when it has none). The scenarios draw each request's own from the
+    /// configured `max_tokens` (validated here).
     pub max_tokens: u32,
     /// Stream with SSE.
     pub stream: bool,
@@ -140,6 +144,22 @@ pub struct RequestOptions {
     pub timeout: Duration,
     /// Keep prompt and response text in the records.
     pub store_text: bool,
+}
+
+impl RequestOptions {
+    /// The `max_tokens` `prompt` is sent with: its own, else [`RequestOptions::max_tokens`].
+    pub fn max_tokens_for(&self, prompt: &crate::workload::Prompt) -> u32 {
+        prompt.max_tokens.unwrap_or(self.max_tokens)
+    }
+
+    /// The `max_tokens` every request of a cell running `workload` asks for, when it is the
+    /// same for all: the workload's setting when it states one, else the plan's number.
+    pub fn fixed_for(&self, workload: &crate::workload::WorkloadInfo) -> Option<u32> {
+        match &workload.output_tokens {
+            Some(o) => o.spec.fixed(),
+            None => Some(self.max_tokens),
+        }
+    }
 }
 
 /// One cell of the matrix: endpoint x model x scenario x load (N in flight, or a rate).
@@ -278,8 +298,13 @@ impl Plan {
                 DrainLimit::Configured,
             ),
         };
-        if config.max_tokens == 0 {
-            v.problem("max_tokens".into(), "expected at least 1");
+        if let Err((field, message)) = config.max_tokens.check() {
+            let at = if field.is_empty() {
+                "max_tokens".to_owned()
+            } else {
+                format!("max_tokens.{field}")
+            };
+            v.problem(at, message);
         }
         if !(1..=1000).contains(&config.repeats) {
             v.problem(
@@ -318,7 +343,7 @@ impl Plan {
             capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {
-                max_tokens: config.max_tokens,
+                max_tokens: fallback_max_tokens(&config.max_tokens),
                 stream: config.stream,
                 timeout,
                 store_text: config.store_text,
@@ -334,6 +359,21 @@ impl Plan {
             warnings: v.warnings,
         })
     }
+}
+
+/// `max_tokens` for prompts that carry none: the configured number, else the
+/// distribution's upper bound, else 512.
+fn fallback_max_tokens(o: &OutputTokens) -> u32 {
+    use crate::config::LengthDist;
+    o.fixed().unwrap_or(match o {
+        OutputTokens::Dist(LengthDist::Uniform { max, .. }) => *max,
+        OutputTokens::Dist(
+            LengthDist::Normal { max, .. }
+            | LengthDist::Lognormal { max, .. }
+            | LengthDist::Dataset { max, .. },
+        ) => max.unwrap_or(512),
+        _ => 512,
+    })
 }
 
 mod cells;

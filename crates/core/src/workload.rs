@@ -60,6 +60,12 @@ pub struct Prompt {
     pub target_tokens: Option<u32>,
     /// Turn index within a conversation (multi-turn workloads), from 0.
     pub turn: Option<u32>,
+    /// This request's `max_tokens`; `None` takes the plan's
+    /// ([`crate::plan::RequestOptions::max_tokens_for`]).
+    pub max_tokens: Option<u32>,
+    /// The length in tokens of the dataset's reply to this prompt, where the dataset has
+    /// one (output lengths `{"dist": "dataset"}` are drawn from it).
+    pub reply_tokens: Option<u32>,
 }
 
 /// Builds the workload of each cell (the scenarios crate's catalog implements this).
@@ -118,6 +124,7 @@ impl Workload for FixedPrompt {
             synthetic: true,
             source: "built-in".into(),
             notes: Vec::new(),
+            output_tokens: None,
         }
     }
 
@@ -132,6 +139,8 @@ impl Session for FixedPrompt {
             messages: vec![Message::new(Role::User, self.text.clone())],
             target_tokens: self.target_tokens,
             turn: None,
+            max_tokens: None,
+            reply_tokens: None,
         }
     }
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub use endpoint::{Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig};
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
+pub use output_tokens::{LengthDist, MAX_OUTPUT_TOKENS, OutputTokens};
 pub use server_metrics::ServerMetricsConfig;
 
 /// The whole benchmark configuration.
@@ -54,9 +55,11 @@ pub struct RunConfig {
     /// before it)`, at most `request_timeout_seconds`.
     #[serde(default)]
     pub drain_seconds: Option<f64>,
-    /// `max_tokens` of every request.
-    #[serde(default = "default_max_tokens")]
-    pub max_tokens: u32,
+    /// `max_tokens` of each request: a number (every request), or a distribution each
+    /// request's length is drawn from (`{"dist": "uniform", "min": 64, "max": 512}`; see
+    /// [`OutputTokens`]); a scenario's `max_tokens` setting overrides it.
+    #[serde(default)]
+    pub max_tokens: OutputTokens,
     /// A request not finished after this long fails with `timeout`.
     #[serde(default = "default_request_timeout")]
     pub request_timeout_seconds: f64,
@@ -167,9 +170,6 @@ fn default_stabilize() -> f64 {
 fn default_measure() -> f64 {
     120.0
 }
-fn default_max_tokens() -> u32 {
-    512
-}
 fn default_request_timeout() -> f64 {
     600.0
 }
@@ -205,6 +205,7 @@ fn default_min_concurrency() -> f64 {
 mod endpoint;
 pub mod named;
 mod open_loop;
+mod output_tokens;
 mod server_metrics;
 
 #[cfg(test)]

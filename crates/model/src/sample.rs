@@ -186,6 +186,10 @@ pub struct Sample {
     pub n_in_source: Option<TokenSource>,
     /// The workload's target prompt length in tokens of the client tokenizer.
     pub n_in_target: Option<u32>,
+    /// The `max_tokens` this request asked for (its own draw when output lengths follow a
+    /// distribution); absent in records written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
     /// How the request ended.
     pub outcome: Outcome,
     /// Error detail (secrets scrubbed), for failed requests.
@@ -276,6 +280,7 @@ mod tests {
             n_in: None,
             n_in_source: None,
             n_in_target: Some(50),
+            max_tokens: Some(3),
             outcome: Outcome::HttpStatus { status: 500 },
             error: Some("boom".into()),
             backoff_us: None,

@@ -8,6 +8,8 @@
 mod client;
 mod dir;
 mod server;
+#[cfg(test)]
+mod tests;
 mod tokens;
 
 use std::fmt;
@@ -223,18 +225,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         }
     }
     if s.cell.ignore_eos
-        && let Some(out) = &m.output_tokens
-        && out.p50 < f64::from(s.cell.max_tokens)
+        && let Some(why) = eos_not_ignored(s)
     {
-        add(
-            "ignore_eos",
-            Severity::Warn,
-            format!(
-                "ignore_eos was sent but the median reply is {:.0} tokens of max_tokens {}: \
-                 the engine ignored it, so reply lengths vary with the model",
-                out.p50, s.cell.max_tokens
-            ),
-        );
+        add("ignore_eos", Severity::Warn, why);
     }
     if m.ttft_basis == crate::metrics::TtftBasis::WholeResponse {
         add(
@@ -311,85 +304,32 @@ fn drain_timeout_message(p: &PhaseBounds) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::metrics::InputAgreement;
-
-    use crate::results::token_check::TokenCheck;
-
-    /// The findings of a cell whose server counts 30% more prompt tokens than the targets
-    /// (130 for 100), with the client tokenizer named `tokenizer` and the token check
-    /// `check`.
-    fn findings(tokenizer: &str, check: Option<TokenCheck>) -> Vec<Finding> {
-        let text =
-            include_str!("../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
-        let mut s: CellSummary = serde_json::from_str(text).expect("fixture summary");
-        s.tokenizer = tokenizer.into();
-        s.metrics.tokens.input = Some(InputAgreement {
-            n: 10,
-            mean_target: 100.0,
-            mean_server: 130.0,
-            mean_rel_diff: 0.3,
+/// Why the replies of a cell that sent `ignore_eos` look cut at EOS: most measured replies
+/// shorter than the length each asked for (its own `max_tokens`), or, in summaries from
+/// before requested lengths were recorded, a median reply below the cell's `max_tokens`.
+fn eos_not_ignored(s: &CellSummary) -> Option<String> {
+    let requested = s
+        .workload
+        .output_tokens
+        .as_ref()
+        .and_then(|o| o.requested.as_ref())
+        .filter(|r| r.replies > 0);
+    if let Some(r) = requested {
+        return (r.short_replies * 2 > r.replies).then(|| {
+            format!(
+                "ignore_eos was sent but {} of {} measured replies are shorter than the \
+                 max_tokens they asked for: the engine ignored it, so reply lengths vary with \
+                 the model",
+                r.short_replies, r.replies
+            )
         });
-        s.token_check = check;
-        check_cell(&s, &Thresholds::default())
     }
-
-    fn message(findings: &[Finding], check: &str) -> Option<String> {
-        findings
-            .iter()
-            .find(|f| f.check == check)
-            .map(|f| f.message.clone())
-    }
-
-    /// The server's `/tokenize` found `server` tokens for plateau's 100, and `templated`
-    /// once its chat template is applied.
-    fn token_check(server: f64, templated: f64) -> TokenCheck {
-        TokenCheck {
-            path: "/tokenize".into(),
-            prompts: 8,
-            client_tokens_mean: 100.0,
-            server_tokens_mean: Some(server),
-            rel_diff: Some(server / 100.0 - 1.0),
-            templated_tokens_mean: Some(templated),
-            error: None,
-        }
-    }
-
-    #[test]
-    fn input_length_advice_depends_on_the_tokenizer() {
-        let embedded = message(&findings("cl100k_base", None), "input_length").unwrap();
-        assert!(
-            embedded.starts_with("server prompt tokens average 130 for a target of 100 (+30.0%)")
-                && embedded.ends_with(
-                    "set `tokenizer` to the model's Hugging Face id or its tokenizer.json"
-                ),
-            "{embedded}"
-        );
-        let own = message(
-            &findings("meta-llama/Llama-3.1-8B-Instruct@0e9e39f", None),
-            "input_length",
+    let (out, max_tokens) = (s.metrics.output_tokens.as_ref()?, s.cell.max_tokens?);
+    (out.p50 < f64::from(max_tokens)).then(|| {
+        format!(
+            "ignore_eos was sent but the median reply is {:.0} tokens of max_tokens {}: \
+             the engine ignored it, so reply lengths vary with the model",
+            out.p50, max_tokens
         )
-        .unwrap();
-        assert!(own.contains("part of it is the server's chat template"), "{own}");
-        assert!(!own.contains("set `tokenizer`"), "{own}");
-    }
-
-    #[test]
-    fn the_token_check_decides_what_the_prompt_gap_is() {
-        // The texts agree and the template makes up the usage: no finding at all.
-        let f = findings("m@1", Some(token_check(100.0, 130.0)));
-        assert_eq!(message(&f, "input_length"), None, "{f:?}");
-        assert_eq!(message(&f, "tokenizer_mismatch"), None, "{f:?}");
-        // The texts agree, the usage is longer than the first prompts templated.
-        let f = findings("m@1", Some(token_check(100.0, 110.0)));
-        let m = message(&f, "input_length").unwrap();
-        assert!(m.contains("within 0.0%, so the rest is its chat template"), "{m}");
-        // The texts differ: one finding, naming the tokenizer.
-        let f = findings("cl100k_base", Some(token_check(125.0, 130.0)));
-        assert_eq!(message(&f, "input_length"), None, "{f:?}");
-        let m = message(&f, "tokenizer_mismatch").unwrap();
-        assert!(m.contains("+25.0% against plateau's cl100k_base"), "{m}");
-    }
+    })
 }

@@ -1,4 +1,4 @@
-//! plateau's scenarios: the workloads A1 A2 B1 B2 C D (and custom) behind
+//! plateau's scenarios: the workloads A1 A2 B1 B2 C D S (and custom) behind
 //! [`plateau_core::workload::Workload`], the client [`tokenizer::Tokenizer`], the dataset
 //! readers, and the code that fetches the datasets.
 //!
@@ -12,11 +12,12 @@
 //!   the core's [`plateau_core::workload::WorkloadFactory`], builds each cell's workload.
 //! - [`workload`]: one module per scenario kind; a workload hands each slot a session whose
 //!   `next` only slices and copies what the catalog prepared (no tokenizing between
-//!   requests). Every random choice comes from [`rng`], seeded by the plan's seed, the
+//!   requests). [`workload::with_lengths`] gives every request its own `max_tokens` from
+//!   [`lengths`] (a number, or a distribution drawn per request index). Every random choice comes from [`rng`], seeded by the plan's seed, the
 //!   scenario id and the load (N or rate).
 //! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
 //!   that gives prompts of a target length in tokens of the configured tokenizer.
-//! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2 and oasst2 from the Hugging Face
+//! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2, oasst2 and ShareGPT from the Hugging Face
 //!   hub through the `hf-hub` crate and the standard hub cache (resumable, verified, offline
 //!   from the cache) and normalise them into the compact files under `datasets/` that
 //!   [`data`] reads; [`fetch::hub`] also serves the [`tokenizer`] of a hub model.
@@ -26,6 +27,7 @@ pub mod data;
 pub mod definition;
 pub mod error;
 pub mod fetch;
+pub mod lengths;
 pub mod rng;
 pub mod text;
 pub mod tokenizer;

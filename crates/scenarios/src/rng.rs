@@ -25,6 +25,15 @@ pub fn cell_seed(seed: u64, scenario: &str, load: u64) -> u64 {
     mix(mix(seed ^ stable_hash(scenario.as_bytes())) ^ load)
 }
 
+/// A number uniform in (0, 1) for request `index` of `scenario` under the plan's `seed`,
+/// the same at every load (N or rate), so the same request index of two cells draws the
+/// same value.
+pub fn request_unit(seed: u64, scenario: &str, index: u64) -> f64 {
+    let key = mix(seed ^ stable_hash(scenario.as_bytes()) ^ stable_hash(b"output tokens"));
+    // The top 53 bits, centred in their interval: never 0, never 1.
+    ((mix(key ^ mix(index)) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+}
+
 /// An independent random stream named `purpose` under `seed`.
 pub fn stream_rng(seed: u64, purpose: &str) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(mix(seed ^ stable_hash(purpose.as_bytes())))

@@ -61,7 +61,7 @@ fn env_errors_name_the_variable() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(
         err.trim_end(),
-        "error: PLATEAU__MAX_TOKENS (environment): max_tokens: expected at least 1"
+        "error: PLATEAU__MAX_TOKENS (environment): max_tokens: got 0, expected from 1 to 1000000 tokens"
     );
 }
 

@@ -15,6 +15,7 @@ mod failing;
 mod interrupt;
 mod io_errors;
 mod open_loop;
+mod output_lengths;
 mod quick;
 mod repeats;
 mod resolve;

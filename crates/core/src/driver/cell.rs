@@ -114,6 +114,11 @@ pub(super) async fn run_one(
             target_rps: cell.load.rate().map(|r| r.rps),
         },
     );
+    let max_tokens = plan.request.fixed_for(&workload_info);
+    let mut workload_info = workload_info;
+    if let Some(o) = &mut workload_info.output_tokens {
+        o.requested = metrics::RequestedTokens::measure(&out.recorded.samples, &window);
+    }
     let gave_up = out.ending == Ending::Failed;
     let (status, failure) = match out.ending {
         Ending::Interrupted => (CellStatus::Interrupted, None),
@@ -140,7 +145,7 @@ pub(super) async fn run_one(
             load: LoadInfo::from(&cell.load),
             api: endpoint.api,
             stream: plan.request.stream,
-            max_tokens: plan.request.max_tokens,
+            max_tokens,
             ignore_eos: endpoint.ignore_eos,
             repeat: cell.repeat,
             labels: Default::default(),

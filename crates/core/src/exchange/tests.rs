@@ -9,6 +9,8 @@ fn prompt() -> Prompt {
         messages: vec![Message::new(Role::User, "one two three")],
         target_tokens: Some(3),
         turn: Some(2),
+        max_tokens: Some(64),
+        reply_tokens: None,
     }
 }
 
@@ -67,8 +69,8 @@ fn per_chunk_usage_wins() {
     assert_eq!(s.n_out_client, Some(4));
     assert_eq!((s.n_in, s.n_in_source), (Some(5), Some(TokenSource::Usage)));
     assert_eq!(
-        (s.n_in_target, s.turn, s.seq, s.slot),
-        (Some(3), Some(2), 7, 1)
+        (s.n_in_target, s.turn, s.seq, s.slot, s.max_tokens),
+        (Some(3), Some(2), 7, 1, Some(64))
     );
     assert!(s.prompt.is_none() && s.response.is_none());
 }

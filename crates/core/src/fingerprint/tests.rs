@@ -139,3 +139,49 @@ fn labels_and_hardware_stay_out_of_it() {
         "they describe the numbers, they do not shape them: --resume keeps the cells"
     );
 }
+
+#[test]
+fn output_lengths_are_max_tokens_when_fixed_and_the_distribution_otherwise() {
+    use crate::config::OutputTokens;
+    use crate::results::workload::OutputTokensInfo;
+    let p = plan(|_| {});
+    let with = |spec: &str| {
+        let spec: OutputTokens = serde_json::from_str(spec).unwrap();
+        let workload = WorkloadInfo {
+            id: "A1".into(),
+            output_tokens: Some(OutputTokensInfo {
+                spec,
+                requested: None,
+            }),
+            ..WorkloadInfo::default()
+        };
+        super::of(&p, &p.cells()[0], workload, "cl100k_base".into())
+    };
+    // A fixed length hashes as before distributions existed: `max_tokens` alone.
+    let fixed = with("16");
+    assert_eq!(fixed.inputs.max_tokens, Some(16));
+    assert_eq!(fixed.inputs.workload.output_tokens, None);
+    let plain = super::of(
+        &p,
+        &p.cells()[0],
+        WorkloadInfo {
+            id: "A1".into(),
+            ..WorkloadInfo::default()
+        },
+        "cl100k_base".into(),
+    );
+    assert_eq!(fixed.hash, plain.hash);
+    let uniform = with(r#"{"dist": "uniform", "min": 8, "max": 24}"#);
+    assert_eq!(uniform.inputs.max_tokens, None);
+    assert!(uniform.inputs.workload.output_tokens.is_some());
+    let diff = differences(
+        &serde_json::to_value(&fixed.inputs).unwrap(),
+        &serde_json::to_value(&uniform.inputs).unwrap(),
+    );
+    assert_eq!(diff.len(), 2, "{diff:?}");
+    assert_eq!(diff[0], "max_tokens 16 -> (absent)");
+    assert!(
+        diff[1].starts_with(r#"workload.output_tokens (absent) -> {"spec":{"dist":"uniform""#),
+        "{diff:?}"
+    );
+}

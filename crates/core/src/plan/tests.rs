@@ -157,7 +157,22 @@ fn each_invalid_field_is_named() {
         (
             "/max_tokens",
             serde_json::json!(0),
-            "max_tokens: expected at least 1",
+            "max_tokens: got 0, expected from 1 to 1000000 tokens",
+        ),
+        (
+            "/max_tokens",
+            serde_json::json!({"dist": "uniform", "min": 10, "max": 5}),
+            "max_tokens.max: got 5, expected at least min (10) and at most 1000000",
+        ),
+        (
+            "/max_tokens",
+            serde_json::json!({"dist": "normal", "mean": 100, "stddev": -2}),
+            "max_tokens.stddev: got -2, expected 0 or more tokens",
+        ),
+        (
+            "/max_tokens",
+            serde_json::json!({"dist": "lognormal", "median": 0, "sigma": 1}),
+            "max_tokens.median: got 0, expected above 0 and at most 1000000 tokens",
         ),
         (
             "/endpoints/0/url",
@@ -482,6 +497,8 @@ fn every_key_the_wire_sends_is_owned() {
         messages: vec![Message::new(Role::User, "x")],
         target_tokens: None,
         turn: None,
+        max_tokens: None,
+        reply_tokens: None,
     };
     let owned: Vec<&str> = validator::OWNED_BODY_KEYS.iter().map(|(k, _)| *k).collect();
     for api in [Api::Chat, Api::Completions] {

@@ -180,6 +180,8 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             messages: Vec::new(),
             target_tokens: None,
             turn: None,
+            max_tokens: None,
+            reply_tokens: None,
         },
     });
     if measured {

@@ -98,7 +98,7 @@ pub fn request_body(
             body.insert("prompt".into(), completion_prompt(prompt).into());
         }
     }
-    body.insert("max_tokens".into(), opts.max_tokens.into());
+    body.insert("max_tokens".into(), opts.max_tokens_for(prompt).into());
     body.insert("stream".into(), opts.stream.into());
     if opts.stream {
         let mut so = Map::new();
@@ -111,7 +111,7 @@ pub fn request_body(
     if endpoint.ignore_eos {
         body.insert("ignore_eos".into(), true.into());
         if endpoint.engine == Engine::Vllm {
-            body.insert("min_tokens".into(), opts.max_tokens.into());
+            body.insert("min_tokens".into(), opts.max_tokens_for(prompt).into());
         }
     }
     for (k, v) in &endpoint.extra_body {

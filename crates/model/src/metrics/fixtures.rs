@@ -29,6 +29,7 @@ pub fn sample(t_sent_us: u64, chunks: &[(u64, u32)], t_end_us: u64) -> Sample {
         n_in: Some(10),
         n_in_source: Some(TokenSource::Usage),
         n_in_target: None,
+        max_tokens: None,
         outcome: Outcome::Stream,
         error: None,
         backoff_us: None,

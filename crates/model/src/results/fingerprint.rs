@@ -54,8 +54,10 @@ pub struct Inputs {
     pub drain: String,
     /// Per-request time limit, s.
     pub request_timeout_s: f64,
-    /// `max_tokens` of every request.
-    pub max_tokens: u32,
+    /// `max_tokens` of every request; absent when each request draws its own (the
+    /// distribution is in `workload.output_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
     /// `ignore_eos` sent.
     pub ignore_eos: bool,
     /// Streaming on.

@@ -125,8 +125,10 @@ pub struct CellInfo {
     pub api: Api,
     /// Streaming on.
     pub stream: bool,
-    /// `max_tokens` of every request.
-    pub max_tokens: u32,
+    /// `max_tokens` of every request; absent when each request draws its own (the
+    /// distribution and the lengths asked for are in `workload.output_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
     /// `ignore_eos` sent.
     pub ignore_eos: bool,
     /// Which run of the cell this is, from 1 (config `repeats`); absent when 1.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use crate::data::{custom, oasst2};
+use crate::data::{custom, oasst2, sharegpt};
 use crate::definition::Dialog;
 use crate::error::ScenarioError;
 use crate::rng::stream_rng;
@@ -16,6 +16,7 @@ use crate::text::words::SYSTEM_PREAMBLE;
 use crate::tokenizer::Tokenizer;
 use crate::workload::custom::CustomPrompt;
 use crate::workload::multi_turn::{Conversation, Turn};
+use plateau_core::workload::{Message, Role};
 
 /// Conversations generated when oasst2 is missing.
 const BUILTIN_CONVERSATIONS: usize = 1_000;
@@ -118,7 +119,51 @@ pub(super) fn custom_prompts(
         .into_iter()
         .map(|messages| {
             let tokens = messages.iter().map(|_| counts.next().unwrap_or(0)).sum();
-            CustomPrompt { messages, tokens }
+            CustomPrompt {
+                messages,
+                tokens,
+                reply_tokens: None,
+            }
         })
         .collect())
+}
+
+/// ShareGPT's first exchanges as prompts with their reply lengths, kept by vLLM's length
+/// rule ([`sharegpt::keep`]) in tokens of `tokenizer`; also returns how many were dropped.
+pub(super) fn pairs_from_sharegpt(
+    path: &Path,
+    tokenizer: &Tokenizer,
+) -> Result<(Vec<CustomPrompt>, usize), ScenarioError> {
+    let pairs = sharegpt::read(path)?;
+    let total = pairs.len();
+    let texts: Vec<&str> = pairs
+        .iter()
+        .flat_map(|p| [p.prompt.as_str(), p.reply.as_str()])
+        .collect();
+    let counts = tokenizer.count_many(&texts);
+    let kept: Vec<CustomPrompt> = pairs
+        .into_iter()
+        .zip(counts.chunks(2))
+        .filter(|(_, c)| sharegpt::keep(c[0], c[1]))
+        .map(|(p, c)| CustomPrompt {
+            messages: vec![Message::new(Role::User, p.prompt)],
+            tokens: c[0],
+            reply_tokens: Some(c[1]),
+        })
+        .collect();
+    let dropped = total - kept.len();
+    Ok((kept, dropped))
+}
+
+/// The stand-in for ShareGPT: the first turn of each built-in dialog, with its reply length.
+pub(super) fn builtin_pairs(corpus: &Corpus, seed: u64) -> Vec<CustomPrompt> {
+    builtin_dialogs(corpus, seed)
+        .into_iter()
+        .filter_map(|c| c.turns.into_iter().next())
+        .map(|t| CustomPrompt {
+            messages: vec![Message::new(Role::User, t.user.as_ref())],
+            tokens: t.user_tokens,
+            reply_tokens: Some(t.reply_tokens),
+        })
+        .collect()
 }

@@ -9,13 +9,14 @@ mod prepare;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use plateau_core::config::RunConfig;
+use plateau_core::config::{OutputTokens, RunConfig};
 use plateau_core::plan::{Cell, Plan};
 use plateau_core::workload::{Workload, WorkloadFactory};
 
 use crate::definition::Scenario;
 use crate::definition::load::load;
 use crate::error::ScenarioError;
+use crate::lengths::Lengths;
 use crate::rng::cell_seed;
 use crate::tokenizer::Tokenizer;
 use crate::workload::custom::Custom;
@@ -23,6 +24,7 @@ use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
 use crate::workload::multi_turn::{DialogRules, MultiTurn};
 use crate::workload::shared_prefix::SharedPrefix;
+use crate::workload::with_lengths::WithLengths;
 use prepare::{Material, Prepared};
 
 /// The scenarios of a run, ready to build workloads.
@@ -78,6 +80,12 @@ impl Catalog {
         &self.scenarios
     }
 
+    /// What the requests of a configured scenario ask for as `max_tokens`: a number, or
+    /// the distribution each request's length is drawn from.
+    pub fn output_tokens(&self, scenario: &str) -> Option<OutputTokens> {
+        self.prepared.get(scenario).map(|p| p.output_tokens)
+    }
+
     /// The tokenizer prompt lengths are measured in.
     pub fn tokenizer(&self) -> &Arc<Tokenizer> {
         &self.tokenizer
@@ -97,7 +105,13 @@ impl WorkloadFactory for Catalog {
         let seed = cell_seed(plan.seed, &cell.scenario, cell.load.seed_key());
         let info = p.info.clone();
         let n = cell.load.sessions();
-        Ok(match &p.material {
+        let lengths = Arc::new(Lengths::new(
+            p.output_tokens,
+            plan.seed,
+            &cell.scenario,
+            p.reply_median,
+        ));
+        let inner: Arc<dyn Workload> = match &p.material {
             Material::Identical { corpus, target } => Arc::new(
                 Identical::new(info, corpus, *target, seed)
                     .ok_or_else(|| format!("{}: no text of {target} tokens", cell.scenario))?,
@@ -135,18 +149,19 @@ impl WorkloadFactory for Catalog {
                 let rules = DialogRules {
                     replies: dialog.replies,
                     max_context_tokens: dialog.max_context_tokens,
-                    max_tokens: plan.request.max_tokens,
+                    lengths: lengths.clone(),
                 };
+                let shortest = p.output_tokens.shortest();
                 let fits = |c: &crate::workload::multi_turn::Conversation| {
                     c.turns.first().is_some_and(|t| {
-                        u64::from(t.user_tokens) + u64::from(rules.max_tokens)
+                        u64::from(t.user_tokens) + u64::from(shortest)
                             <= u64::from(rules.max_context_tokens)
                     })
                 };
                 if !conversations.iter().any(fits) {
                     return Err(format!(
-                        "scenario_options.{}.max_context_tokens: {} leaves no room for a first turn plus max_tokens {}",
-                        cell.scenario, rules.max_context_tokens, rules.max_tokens
+                        "scenario_options.{}.max_context_tokens: {} leaves no room for a first turn plus max_tokens {shortest}",
+                        cell.scenario, rules.max_context_tokens
                     ));
                 }
                 Arc::new(MultiTurn::new(
@@ -159,7 +174,8 @@ impl WorkloadFactory for Catalog {
                 ))
             }
             Material::Custom { prompts } => Arc::new(Custom::new(info, prompts.clone(), seed, n)),
-        })
+        };
+        Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }
 }
 

@@ -7,13 +7,17 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use plateau_core::config::RunConfig;
+use plateau_core::config::{OutputTokens, RunConfig};
 use plateau_core::workload::WorkloadInfo;
 
-use super::loaders::{builtin_dialogs, custom_prompts, dialogs_from_oasst2, system_prompt};
-use crate::data::{longbench, oasst2};
+use super::loaders::{
+    builtin_dialogs, builtin_pairs, custom_prompts, dialogs_from_oasst2, pairs_from_sharegpt,
+    system_prompt,
+};
+use crate::data::{longbench, oasst2, sharegpt};
 use crate::definition::{Dialog, Scenario, Source, Spec};
 use crate::error::ScenarioError;
+use crate::lengths::median;
 use crate::rng::stream_rng;
 use crate::text::words::prose;
 use crate::text::{Corpus, Text, Window};
@@ -55,11 +59,33 @@ pub(super) enum Material {
     },
 }
 
+impl Material {
+    /// The dataset's reply lengths, when the material has replies (`dataset` lengths).
+    fn reply_lengths(&self) -> Option<Vec<u32>> {
+        let lengths: Vec<u32> = match self {
+            Material::MultiTurn { conversations, .. } => conversations
+                .iter()
+                .flat_map(|c| c.turns.iter())
+                .filter(|t| t.reply.is_some())
+                .map(|t| t.reply_tokens)
+                .collect(),
+            Material::Custom { prompts } => prompts.iter().filter_map(|p| p.reply_tokens).collect(),
+            _ => Vec::new(),
+        };
+        (!lengths.is_empty()).then_some(lengths)
+    }
+}
+
 /// A configured scenario, ready for its cells.
 #[derive(Debug)]
 pub(super) struct Prepared {
     pub info: WorkloadInfo,
     pub material: Material,
+    /// Each request's `max_tokens` is drawn from this.
+    pub output_tokens: OutputTokens,
+    /// The median reply length of the material (`dataset` lengths of a prompt without a
+    /// reply); 0 when it has no replies.
+    pub reply_median: u32,
 }
 
 /// The corpora of a run, each built at most once.
@@ -149,6 +175,7 @@ impl<'a> Sources<'a> {
             synthetic: false,
             source: builtin_source(self.config.seed),
             notes: Vec::new(),
+            output_tokens: None,
         };
         info.notes.push(format!(
             "kind {}; definition {}; tokenizer {}",
@@ -280,6 +307,38 @@ impl<'a> Sources<'a> {
                     dialog: dialog.clone(),
                 }
             }
+            Spec::SingleTurn { source } => {
+                let path = sharegpt::path(&self.config.datasets_dir);
+                let prompts = if *source == Source::Sharegpt && path.is_file() {
+                    info.source = described("ShareGPT first exchanges", &path);
+                    let (prompts, dropped) = pairs_from_sharegpt(&path, &self.tokenizer)?;
+                    info.notes.push(format!(
+                        "{} prompts; {dropped} dropped by vLLM's length rule (prompt and reply at least 4 tokens, prompt at most 1024, both at most 2048)",
+                        prompts.len()
+                    ));
+                    prompts
+                } else {
+                    if *source == Source::Sharegpt {
+                        self.fallback(&id, "ShareGPT", path, "sharegpt");
+                        info.synthetic = true;
+                    }
+                    let prompts = builtin_pairs(&self.builtin(), self.config.seed);
+                    info.notes.push(format!(
+                        "{} built-in prompts (first turns of generated dialogs)",
+                        prompts.len()
+                    ));
+                    prompts
+                };
+                if prompts.is_empty() {
+                    return Err(empty(format!(
+                        "no prompt of {} passes the length rule",
+                        info.source
+                    )));
+                }
+                Material::Custom {
+                    prompts: Arc::new(prompts),
+                }
+            }
             Spec::Custom { file } => {
                 let prompts = custom_prompts(file, &self.tokenizer)?;
                 info.source = file.display().to_string();
@@ -289,7 +348,35 @@ impl<'a> Sources<'a> {
                 }
             }
         };
-        Ok(Prepared { info, material })
+        let output_tokens = s.output_tokens.unwrap_or(self.config.max_tokens);
+        let replies = material.reply_lengths();
+        if output_tokens.from_dataset() && replies.is_none() {
+            let message = format!(
+                "{{\"dist\": \"dataset\"}} takes each request's length from its dataset reply, but scenario {id} (kind {}) has no replies; expected fixed, uniform, normal or lognormal",
+                s.header.kind.as_str()
+            );
+            let from_options = self
+                .config
+                .scenario_options
+                .get(&id)
+                .is_some_and(|o| o.get("max_tokens").is_some());
+            return Err(match s.output_tokens {
+                None => ScenarioError::config("max_tokens", message),
+                Some(_) if from_options => {
+                    ScenarioError::config(format!("scenario_options.{id}.max_tokens"), message)
+                }
+                Some(_) => ScenarioError::Definition {
+                    file: s.origin.clone().into(),
+                    message: format!("`max_tokens` {message}"),
+                },
+            });
+        }
+        Ok(Prepared {
+            info,
+            material,
+            output_tokens,
+            reply_median: replies.map(median).unwrap_or(0),
+        })
     }
 }
 

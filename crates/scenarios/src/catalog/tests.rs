@@ -37,7 +37,7 @@ fn unknown_scenario_ids_are_named_with_the_known_ones() {
         .to_string();
     assert_eq!(
         err,
-        "scenarios[1]: no scenario `A3`; known: A1, A2, B1, B2, C, D"
+        "scenarios[1]: no scenario `A3`; known: A1, A2, B1, B2, C, D, S"
     );
 }
 
@@ -210,4 +210,59 @@ fn custom_scenarios_come_from_files() {
         )),
         "{err}"
     );
+}
+
+#[test]
+fn every_prompt_carries_its_own_max_tokens() {
+    let cfg = config(
+        &["A1", "B1"],
+        json!({"scenario_options": {"B1": {"max_tokens": {"dist": "uniform", "min": 10, "max": 20}}}}),
+    );
+    let c = Catalog::load(&cfg, tokenizer()).unwrap();
+    let p = plan(&cfg);
+    // A1 keeps the run's number (16 in the test config); B1 draws from its own setting.
+    assert!(
+        prompts(&c, &p, "A1", 4, 0, 20)
+            .iter()
+            .all(|q| q.max_tokens == Some(16))
+    );
+    let b1: Vec<u32> = prompts(&c, &p, "B1", 4, 0, 50)
+        .iter()
+        .map(|q| q.max_tokens.unwrap())
+        .collect();
+    assert!(b1.iter().all(|n| (10..=20).contains(n)), "{b1:?}");
+    assert!(b1.iter().any(|&n| n != b1[0]), "{b1:?}");
+    let info = c.workload(&p, &cell("B1", 4)).unwrap().info();
+    assert_eq!(
+        serde_json::to_value(info.output_tokens.unwrap().spec).unwrap(),
+        json!({"dist": "uniform", "min": 10, "max": 20})
+    );
+    assert_eq!(c.output_tokens("A1").and_then(|o| o.fixed()), Some(16));
+}
+
+#[test]
+fn bad_output_lengths_name_the_field() {
+    for (extra, want) in [
+        (
+            json!({"max_tokens": {"dist": "dataset"}}),
+            "max_tokens: {\"dist\": \"dataset\"} takes each request's length from its dataset reply, but scenario B1 (kind diverse) has no replies; expected fixed, uniform, normal or lognormal",
+        ),
+        (
+            json!({"scenario_options": {"B1": {"max_tokens": {"dist": "dataset"}}}}),
+            "scenario_options.B1.max_tokens: {\"dist\": \"dataset\"} takes each request's length",
+        ),
+        (
+            json!({"scenario_options": {"B1": {"max_tokens": {"dist": "lognormal", "median": 50, "sigma": 7}}}}),
+            "scenario_options.B1.max_tokens.sigma: got 7, expected from 0 to 5 (the spread of ln(length))",
+        ),
+        (
+            json!({"scenario_options": {"B1": {"max_tokens": {"dist": "uniform", "min": 9}}}}),
+            "scenario_options.B1.max_tokens: missing field `max`",
+        ),
+    ] {
+        let err = Catalog::load(&config(&["B1"], extra.clone()), tokenizer())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(want), "{extra}: {err}");
+    }
 }

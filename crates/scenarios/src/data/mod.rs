@@ -1,10 +1,11 @@
 //! Readers of the files workloads are built from: the normalised datasets under
-//! `datasets/` ([`longbench`], [`oasst2`]) and users' prompt files ([`custom`]). Every bad
+//! `datasets/` ([`longbench`], [`oasst2`], [`sharegpt`]) and users' prompt files ([`custom`]). Every bad
 //! line is an error naming the file and line and what was expected.
 
 pub mod custom;
 pub mod longbench;
 pub mod oasst2;
+pub mod sharegpt;
 
 use std::io::BufRead;
 use std::path::Path;

@@ -1,5 +1,6 @@
-//! The six default definitions (A1 A2 B1 B2 C D), embedded from `scenarios/` so plateau
-//! runs when that folder is missing; files in `scenarios_dir` override and add to them.
+//! The built-in definitions, embedded from `scenarios/` so plateau runs when that folder is
+//! missing: the six of the default run (A1 A2 B1 B2 C D) and S (ShareGPT chat, run when
+//! listed); files in `scenarios_dir` override and add to them.
 
 /// `(file name, contents)` of each embedded definition.
 pub const FILES: &[(&str, &str)] = &[
@@ -9,10 +10,11 @@ pub const FILES: &[(&str, &str)] = &[
     ("B2.json", include_str!("../../../../scenarios/B2.json")),
     ("C.json", include_str!("../../../../scenarios/C.json")),
     ("D.json", include_str!("../../../../scenarios/D.json")),
+    ("S.json", include_str!("../../../../scenarios/S.json")),
 ];
 
-/// The ids of the default scenarios, in order.
-pub const IDS: &[&str] = &["A1", "A2", "B1", "B2", "C", "D"];
+/// The ids of the embedded scenarios, in order (the default run's six, then S).
+pub const IDS: &[&str] = &["A1", "A2", "B1", "B2", "C", "D", "S"];
 
 #[cfg(test)]
 mod tests {

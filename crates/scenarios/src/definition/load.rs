@@ -130,7 +130,11 @@ fn resolve(raw: &Raw, over: &Settings, id: Option<&str>) -> Result<Scenario, Sce
         raw.file.display().to_string(),
     )
     .map_err(|(field, message)| match id {
-        Some(id) if over.present().contains(&field.as_str()) => {
+        Some(id)
+            if over
+                .present()
+                .contains(&field.split('.').next().unwrap_or_default()) =>
+        {
             ScenarioError::config(format!("scenario_options.{id}.{field}"), message)
         }
         _ => ScenarioError::Definition {

@@ -13,6 +13,7 @@ pub use settings::Settings;
 
 use std::path::PathBuf;
 
+use plateau_core::config::OutputTokens;
 use serde::{Deserialize, Serialize};
 
 /// What a scenario does with its prompts.
@@ -27,6 +28,9 @@ pub enum Kind {
     SharedPrefix,
     /// Conversations whose every turn resends the history (D).
     MultiTurn,
+    /// One user message per request from a dataset of prompt/reply pairs, with the reply's
+    /// length at hand for `{"dist": "dataset"}` output lengths (S).
+    SingleTurn,
     /// Prompts or message lists from a user's JSONL file.
     Custom,
 }
@@ -46,6 +50,7 @@ impl Kind {
                 "max_context_tokens",
                 "min_turns",
             ],
+            Kind::SingleTurn => &["source"],
             Kind::Custom => &["source", "file"],
         }
     }
@@ -56,6 +61,7 @@ impl Kind {
             Kind::Identical | Kind::SharedPrefix => &[Source::BuiltIn],
             Kind::Diverse => &[Source::BuiltIn, Source::Longbench],
             Kind::MultiTurn => &[Source::BuiltIn, Source::Oasst2],
+            Kind::SingleTurn => &[Source::Sharegpt, Source::BuiltIn],
             Kind::Custom => &[Source::Jsonl],
         }
     }
@@ -67,6 +73,7 @@ impl Kind {
             Kind::Diverse => "diverse",
             Kind::SharedPrefix => "shared_prefix",
             Kind::MultiTurn => "multi_turn",
+            Kind::SingleTurn => "single_turn",
             Kind::Custom => "custom",
         }
     }
@@ -101,6 +108,8 @@ pub enum Source {
     Longbench,
     /// oasst2 conversation trees (`datasets/oasst2/trees.jsonl`).
     Oasst2,
+    /// ShareGPT first exchanges (`datasets/sharegpt/pairs.jsonl`).
+    Sharegpt,
     /// A user's JSONL file (`file`).
     Jsonl,
 }
@@ -112,6 +121,7 @@ impl Source {
             Source::BuiltIn => "built_in",
             Source::Longbench => "longbench",
             Source::Oasst2 => "oasst2",
+            Source::Sharegpt => "sharegpt",
             Source::Jsonl => "jsonl",
         }
     }
@@ -221,6 +231,11 @@ pub enum Spec {
     },
     /// Conversations.
     MultiTurn(Dialog),
+    /// A dataset's first exchanges.
+    SingleTurn {
+        /// `sharegpt` or `built_in`.
+        source: Source,
+    },
     /// Prompts from a JSONL file.
     Custom {
         /// The file (resolved against the definition's directory).
@@ -229,12 +244,14 @@ pub enum Spec {
 }
 
 /// A scenario ready to build workloads from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// Id, name, description, kind, caching.
     pub header: Header,
     /// The resolved settings.
     pub spec: Spec,
+    /// Its own output lengths (`max_tokens` setting), checked; `None` takes the run's.
+    pub output_tokens: Option<OutputTokens>,
     /// Where the definition came from (a file path or `built-in`).
     pub origin: String,
 }
@@ -250,11 +267,11 @@ impl Scenario {
     ) -> Result<Scenario, (String, String)> {
         let kind = header.kind;
         for field in settings.present() {
-            if !kind.fields().contains(&field) {
+            if field != "max_tokens" && !kind.fields().contains(&field) {
                 return Err((
                     field.into(),
                     format!(
-                        "does not apply to kind {}; its settings are: {}",
+                        "does not apply to kind {}; its settings are: {}, max_tokens",
                         kind.as_str(),
                         kind.fields().join(", ")
                     ),
@@ -301,6 +318,7 @@ impl Scenario {
                 input_tokens: tokens("input_tokens", settings.input_tokens)?,
             },
             Kind::MultiTurn => Spec::MultiTurn(dialog(settings, source)?),
+            Kind::SingleTurn => Spec::SingleTurn { source },
             Kind::Custom => match &settings.file {
                 Some(f) if !f.as_os_str().is_empty() => Spec::Custom { file: base.join(f) },
                 _ => {
@@ -311,9 +329,20 @@ impl Scenario {
                 }
             },
         };
+        if let Some(o) = &settings.max_tokens {
+            o.check().map_err(|(field, message)| {
+                let at = if field.is_empty() {
+                    "max_tokens".to_owned()
+                } else {
+                    format!("max_tokens.{field}")
+                };
+                (at, message)
+            })?;
+        }
         Ok(Scenario {
             header,
             spec,
+            output_tokens: settings.max_tokens,
             origin,
         })
     }

@@ -12,6 +12,7 @@ impl Named for Kind {
         Kind::Diverse,
         Kind::SharedPrefix,
         Kind::MultiTurn,
+        Kind::SingleTurn,
         Kind::Custom,
     ];
     const NAMES: &'static [&'static str] = &[
@@ -19,6 +20,7 @@ impl Named for Kind {
         "diverse",
         "shared_prefix",
         "multi_turn",
+        "single_turn",
         "custom",
     ];
 }
@@ -47,9 +49,11 @@ impl Named for Source {
         Source::BuiltIn,
         Source::Longbench,
         Source::Oasst2,
+        Source::Sharegpt,
         Source::Jsonl,
     ];
-    const NAMES: &'static [&'static str] = &["built_in", "longbench", "oasst2", "jsonl"];
+    const NAMES: &'static [&'static str] =
+        &["built_in", "longbench", "oasst2", "sharegpt", "jsonl"];
 }
 
 impl Named for Paths {
@@ -106,7 +110,7 @@ mod tests {
         let err = serde_json::from_value::<Source>(serde_json::json!(null)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid type: null, expected one of `built_in`, `longbench`, `oasst2`, `jsonl`"
+            "invalid type: null, expected one of `built_in`, `longbench`, `oasst2`, `sharegpt`, `jsonl`"
         );
     }
 }

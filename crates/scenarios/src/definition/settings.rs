@@ -3,13 +3,14 @@
 
 use std::path::PathBuf;
 
+use plateau_core::config::OutputTokens;
 use serde::{Deserialize, Serialize};
 
 use super::{Paths, Replies, Source};
 
 /// The settings of a definition file, and the shape of `scenario_options.<id>` (which
 /// overrides them). Which fields apply depends on the kind ([`super::Kind::fields`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Where the text comes from.
@@ -39,6 +40,10 @@ pub struct Settings {
     /// Conversations with fewer user turns are skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_turns: Option<u32>,
+    /// Each request's `max_tokens` (a number or a distribution), instead of the run's
+    /// top-level `max_tokens`; any kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<OutputTokens>,
 }
 
 impl Settings {
@@ -55,6 +60,7 @@ impl Settings {
             ("replies", s.replies.is_some()),
             ("max_context_tokens", s.max_context_tokens.is_some()),
             ("min_turns", s.min_turns.is_some()),
+            ("max_tokens", s.max_tokens.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -74,6 +80,7 @@ impl Settings {
             replies: o.replies.or(self.replies),
             max_context_tokens: o.max_context_tokens.or(self.max_context_tokens),
             min_turns: o.min_turns.or(self.min_turns),
+            max_tokens: o.max_tokens.or(self.max_tokens),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `fetch-datasets`: get a dataset file from the Hugging Face hub at a pinned revision
 //! through the `hf-hub` crate and the standard hub cache ([`hub`]: resume, offline use,
 //! errors; [`verify`]: size and checksum), normalise it into the compact file the workloads
-//! read ([`longbench`], [`oasst2`]), and record what was fetched in a
+//! read ([`longbench`], [`oasst2`], [`sharegpt`]), and record what was fetched in a
 //! [`manifest::Manifest`]. The binary (`plateau fetch-datasets`) only adds the command line
 //! and a progress bar through [`Progress`].
 
@@ -10,6 +10,7 @@ pub mod hub;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
+pub mod sharegpt;
 pub mod verify;
 
 use std::io::{BufWriter, Write};
@@ -27,17 +28,21 @@ pub enum Dataset {
     Longbench,
     /// OpenAssistant/oasst2 conversation trees (D's dialogs).
     Oasst2,
+    /// ShareGPT conversations as `vllm bench serve --dataset-name sharegpt` reads them (S's
+    /// prompts and reply lengths).
+    Sharegpt,
 }
 
 impl Dataset {
-    /// Both datasets.
-    pub const ALL: [Dataset; 2] = [Dataset::Longbench, Dataset::Oasst2];
+    /// Every dataset.
+    pub const ALL: [Dataset; 3] = [Dataset::Longbench, Dataset::Oasst2, Dataset::Sharegpt];
 
     /// The name on the command line and of its folder under `datasets/`.
     pub fn name(self) -> &'static str {
         match self {
             Dataset::Longbench => "longbench",
             Dataset::Oasst2 => "oasst2",
+            Dataset::Sharegpt => "sharegpt",
         }
     }
 
@@ -46,6 +51,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => "THUDM/LongBench-v2",
             Dataset::Oasst2 => "OpenAssistant/oasst2",
+            Dataset::Sharegpt => "anon8231489123/ShareGPT_Vicuna_unfiltered",
         }
     }
 
@@ -54,6 +60,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => "data.json",
             Dataset::Oasst2 => "2023-11-05_oasst2_ready.trees.jsonl.gz",
+            Dataset::Sharegpt => "ShareGPT_V3_unfiltered_cleaned_split.json",
         }
     }
 
@@ -62,6 +69,11 @@ impl Dataset {
         match self {
             Dataset::Longbench => "2b48e494f2c7a2f0af81aae178e05c7e1dde0fe9",
             Dataset::Oasst2 => "179dd21fc55192153d94adb0e0ce8f69e222bf75",
+            // Not a commit: the repository's commit could not be looked up when this was
+            // written (offline), so this follows `main`, as vLLM's instructions do. The
+            // manifest records the commit the hub resolved it to (`repo_commit`) and the
+            // file's sha256; pass a commit as the revision to pin one.
+            Dataset::Sharegpt => "main",
         }
     }
 
@@ -70,6 +82,7 @@ impl Dataset {
         match self {
             Dataset::Longbench => crate::data::longbench::FILE,
             Dataset::Oasst2 => crate::data::oasst2::FILE,
+            Dataset::Sharegpt => crate::data::sharegpt::FILE,
         }
     }
 }
@@ -163,6 +176,7 @@ pub async fn fetch(
     let records = tokio::task::spawn_blocking(move || match dataset {
         Dataset::Longbench => longbench::normalise(&raw, &out2),
         Dataset::Oasst2 => oasst2::normalise(&raw, &out2),
+        Dataset::Sharegpt => sharegpt::normalise(&raw, &out2),
     })
     .await
     .map_err(|e| FetchError::Normalise {

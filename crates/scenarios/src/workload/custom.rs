@@ -1,5 +1,6 @@
-//! custom: prompts (or chat message lists) from a user's JSONL file, in a seeded order, slot
-//! `s` of `N` taking positions `s, s+N, ...`; the file wraps around when used up.
+//! custom (and S): prompts (or chat message lists) from a user's JSONL file or a dataset of
+//! prompt/reply pairs, in a seeded order, slot `s` of `N` taking positions `s, s+N, ...`;
+//! the list wraps around when used up.
 
 use std::sync::Arc;
 
@@ -14,6 +15,8 @@ pub struct CustomPrompt {
     pub messages: Vec<Message>,
     /// Their length in tokens of the configured tokenizer.
     pub tokens: u32,
+    /// The length in tokens of the dataset's reply, where the source has one (ShareGPT).
+    pub reply_tokens: Option<u32>,
 }
 
 /// Prompts from a file.
@@ -68,11 +71,15 @@ impl Session for CustomSession {
                 messages: p.messages.clone(),
                 target_tokens: Some(p.tokens),
                 turn: None,
+                max_tokens: None,
+                reply_tokens: p.reply_tokens,
             },
             None => Prompt {
                 messages: Vec::new(),
                 target_tokens: None,
                 turn: None,
+                max_tokens: None,
+                reply_tokens: None,
             },
         }
     }

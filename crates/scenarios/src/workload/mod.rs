@@ -7,6 +7,7 @@ pub mod diverse;
 pub mod identical;
 pub mod multi_turn;
 pub mod shared_prefix;
+pub mod with_lengths;
 
 use plateau_core::workload::{Message, Prompt, Role};
 
@@ -16,5 +17,7 @@ pub(crate) fn user_prompt(text: String, target: u32) -> Prompt {
         messages: vec![Message::new(Role::User, text)],
         target_tokens: Some(target),
         turn: None,
+        max_tokens: None,
+        reply_tokens: None,
     }
 }

@@ -2,8 +2,9 @@
 //! whole history (every earlier user turn and reply) plus user turn `k`. Replies in the
 //! history are the server's own (as a chat user sees them) or the dataset's. A conversation
 //! ends after its last user turn, when a request fails (server replies), or before the
-//! history plus `max_tokens` would exceed the context limit; then the slot starts the next
-//! conversation of its stream.
+//! history plus the turn's own `max_tokens` (drawn from the scenario's [`Lengths`]; the
+//! dataset's reply length with `{"dist": "dataset"}`) would exceed the context limit; then
+//! the slot starts the next conversation of its stream.
 //!
 //! Counting a server reply's tokens (to keep the context limit) is the one tokenizer call
 //! between requests: about 0.1 ms for a 500-token reply with the embedded BPE.
@@ -14,6 +15,7 @@ use plateau_core::tokens::TokenCounter;
 use plateau_core::workload::{Message, Prompt, Role, Session, Workload, WorkloadInfo};
 
 use crate::definition::Replies;
+use crate::lengths::{Indices, Lengths};
 use crate::rng::{Permutation, Stream, stream_rng};
 use crate::tokenizer::Tokenizer;
 
@@ -44,10 +46,10 @@ pub struct Conversation {
 pub struct DialogRules {
     /// Whose replies fill the history.
     pub replies: Replies,
-    /// A turn is not sent when history + message + `max_tokens` would exceed this.
+    /// A turn is not sent when history + message + its `max_tokens` would exceed this.
     pub max_context_tokens: u32,
-    /// The plan's `max_tokens`.
-    pub max_tokens: u32,
+    /// Each turn's `max_tokens`.
+    pub lengths: Arc<Lengths>,
 }
 
 /// Multi-turn conversations.
@@ -94,6 +96,7 @@ impl Workload for MultiTurn {
             rules: self.rules.clone(),
             tokenizer: self.tokenizer.clone(),
             stream: Stream::new(self.perm, slot, self.slots),
+            indices: Indices::new(slot, self.slots),
             current: None,
         })
     }
@@ -115,21 +118,30 @@ struct DialogSession {
     rules: DialogRules,
     tokenizer: Arc<Tokenizer>,
     stream: Stream,
+    indices: Indices,
     current: Option<Walk>,
 }
 
 impl DialogSession {
-    fn fits(&self, history_tokens: u32, turn: &Turn) -> bool {
-        u64::from(history_tokens) + u64::from(turn.user_tokens) + u64::from(self.rules.max_tokens)
+    /// The `max_tokens` of request `index` if it sends `turn`.
+    fn length(&self, index: u64, turn: &Turn) -> u32 {
+        let reply = turn.reply.as_ref().map(|_| turn.reply_tokens);
+        self.rules.lengths.at(index, reply)
+    }
+
+    fn fits(&self, history_tokens: u32, turn: &Turn, index: u64) -> bool {
+        u64::from(history_tokens)
+            + u64::from(turn.user_tokens)
+            + u64::from(self.length(index, turn))
             <= u64::from(self.rules.max_context_tokens)
     }
 
-    /// The next conversation of this slot's stream whose first turn fits.
-    fn start(&mut self) -> Walk {
+    /// The next conversation of this slot's stream whose first turn fits as request `index`.
+    fn start(&mut self, index: u64) -> Walk {
         for _ in 0..self.conversations.len() {
             let conversation = self.stream.next_index();
             if let Some(first) = self.conversations[conversation].turns.first()
-                && self.fits(0, first)
+                && self.fits(0, first, index)
             {
                 return Walk {
                     conversation,
@@ -153,9 +165,10 @@ impl DialogSession {
 
 impl Session for DialogSession {
     fn next(&mut self) -> Prompt {
+        let index = self.indices.next_index();
         let mut walk = match self.current.take() {
             Some(w) if !w.done => w,
-            _ => self.start(),
+            _ => self.start(index),
         };
         let convo = &self.conversations[walk.conversation];
         let next_turn = if walk.history.is_empty() {
@@ -166,22 +179,35 @@ impl Session for DialogSession {
         let fits = convo
             .turns
             .get(next_turn)
-            .is_some_and(|t| self.fits(walk.history_tokens, t));
+            .is_some_and(|t| self.fits(walk.history_tokens, t, index));
         if next_turn > 0 && !fits {
-            walk = self.start();
+            walk = self.start(index);
         } else {
             walk.turn = next_turn;
         }
         let convo = &self.conversations[walk.conversation];
         let turn = convo.turns.get(walk.turn).or(convo.turns.first());
+        let mut max_tokens = None;
+        let mut reply_tokens = None;
         if let Some(t) = turn {
             walk.history.push(Message::new(Role::User, t.user.as_ref()));
             walk.history_tokens += t.user_tokens;
+            // Within the context limit even when no conversation fitted (the catalog
+            // checks that one does with the shortest length).
+            let room = self
+                .rules
+                .max_context_tokens
+                .saturating_sub(walk.history_tokens)
+                .max(1);
+            max_tokens = Some(self.length(index, t).min(room));
+            reply_tokens = t.reply.as_ref().map(|_| t.reply_tokens);
         }
         let prompt = Prompt {
             messages: walk.history.clone(),
             target_tokens: Some(walk.history_tokens),
             turn: Some(walk.turn as u32),
+            max_tokens,
+            reply_tokens,
         };
         self.current = Some(walk);
         prompt

@@ -56,6 +56,8 @@ impl Session for SharedSession {
             ],
             target_tokens: Some(self.target),
             turn: None,
+            max_tokens: None,
+            reply_tokens: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of plateau-scenarios: each scenario's defining property and prompt
-//! lengths over 1,000 prompts, the TTFT order against the simulated engine, and the fetch
-//! code and hub tokenizers against a local hub serving fixtures in the upstream formats.
+//! lengths over 1,000 prompts, the TTFT order and output lengths against the simulated
+//! engine, and the fetch code and
+//! hub tokenizers against a local hub serving fixtures in the upstream formats.
 
 // Test code: helpers outside `#[test]` functions unwrap too (clippy.toml allows it only in them).
 #![allow(clippy::unwrap_used)]
@@ -9,6 +10,7 @@ mod common;
 mod fetch;
 mod hub;
 mod hub_tokenizer;
+mod lengths;
 mod properties;
 mod server_metrics;
 mod token_check;

@@ -23,7 +23,7 @@ fn fingerprint(max_tokens: u32) -> Fingerprint {
         measure_s: 3.0,
         drain: "configured 2 s".into(),
         request_timeout_s: 600.0,
-        max_tokens,
+        max_tokens: Some(max_tokens),
         ignore_eos: true,
         stream: true,
         api: Api::Chat,

@@ -37,6 +37,8 @@ fn prompt(messages: Vec<Message>) -> Prompt {
         messages,
         target_tokens: None,
         turn: None,
+        max_tokens: None,
+        reply_tokens: None,
     }
 }
 
@@ -53,6 +55,23 @@ fn vllm_chat_stream_body() {
         json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64,
                "stream": true, "stream_options": {"include_usage": true, "continuous_usage_stats": true},
                "ignore_eos": true, "min_tokens": 64})
+    );
+}
+
+#[test]
+fn a_prompts_own_max_tokens_replaces_the_plans() {
+    let mut p = prompt(vec![Message::new(Role::User, "hi")]);
+    p.max_tokens = Some(300);
+    let b = body(&endpoint(Engine::Vllm, Api::Chat, true), &p, true);
+    assert_eq!(
+        (&b["max_tokens"], &b["min_tokens"]),
+        (&json!(300), &json!(300))
+    );
+    p.max_tokens = None;
+    let b = body(&endpoint(Engine::Vllm, Api::Chat, true), &p, true);
+    assert_eq!(
+        (&b["max_tokens"], &b["min_tokens"]),
+        (&json!(64), &json!(64))
     );
 }
 

@@ -15,10 +15,10 @@ fn defaults_load_without_a_folder_with_a_warning() {
     let d = load(Path::new("/nonexistent/scenarios"), &BTreeMap::new()).unwrap();
     assert_eq!(
         d.scenarios.keys().collect::<Vec<_>>(),
-        ["A1", "A2", "B1", "B2", "C", "D"]
+        ["A1", "A2", "B1", "B2", "C", "D", "S"]
     );
     assert!(
-        d.warnings[0].contains("not found; using the built-in definitions of A1 A2 B1 B2 C D"),
+        d.warnings[0].contains("not found; using the built-in definitions of A1 A2 B1 B2 C D S"),
         "{:?}",
         d.warnings
     );
@@ -89,7 +89,7 @@ fn options_override_and_are_checked_per_kind() {
         ),
         (
             json!({"A1": {"lang": ["en"]}}),
-            "scenario_options.A1.lang: does not apply to kind identical; its settings are: source, input_tokens",
+            "scenario_options.A1.lang: does not apply to kind identical; its settings are: source, input_tokens, max_tokens",
         ),
         (
             json!({"A1": {"input_tokens": 0}}),
@@ -101,7 +101,7 @@ fn options_override_and_are_checked_per_kind() {
         ),
         (
             json!({"Z9": {}}),
-            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D",
+            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D, S",
         ),
         (
             json!({"D": {"lang": []}}),

@@ -2,6 +2,7 @@
 //! failure, context limit) and the turn index.
 
 use super::*;
+use plateau_core::config::OutputTokens;
 
 fn turn(user: &str, reply: Option<&str>, tokens: u32) -> Turn {
     Turn {
@@ -13,6 +14,10 @@ fn turn(user: &str, reply: Option<&str>, tokens: u32) -> Turn {
 }
 
 fn workload(replies: Replies, max_context_tokens: u32) -> MultiTurn {
+    workload_with(replies, max_context_tokens, OutputTokens::Fixed(5))
+}
+
+fn workload_with(replies: Replies, max_context_tokens: u32, spec: OutputTokens) -> MultiTurn {
     let conversations = vec![
         Conversation {
             id: "a".into(),
@@ -30,7 +35,7 @@ fn workload(replies: Replies, max_context_tokens: u32) -> MultiTurn {
     let rules = DialogRules {
         replies,
         max_context_tokens,
-        max_tokens: 5,
+        lengths: Arc::new(Lengths::new(spec, 0, "D", 7)),
     };
     MultiTurn::new(
         WorkloadInfo::default(),
@@ -113,6 +118,42 @@ fn a_failed_request_or_the_context_limit_starts_a_new_conversation() {
         let p = s.next();
         assert_eq!(p.turn, Some(0));
         assert!(p.target_tokens.unwrap() + 5 <= 30);
+        s.reply(Some("x"));
+    }
+}
+
+#[test]
+fn each_turn_asks_for_its_own_length_within_the_context_limit() {
+    // Every turn is 10 user tokens; a dataset reply adds 10 more. Lengths uniform 1..=15
+    // against a 45-token context: a turn is only sent when history + 10 + its own length
+    // fits, so every prompt's target plus its max_tokens stays within 45.
+    let spec = serde_json::from_str(r#"{"dist": "uniform", "min": 1, "max": 15}"#).unwrap();
+    let mut s = workload_with(Replies::Dataset, 45, spec).session(0);
+    let mut lengths = std::collections::BTreeSet::new();
+    let mut later_turns = 0;
+    for _ in 0..200 {
+        let p = s.next();
+        let asked = p.max_tokens.expect("D sets each turn's length");
+        assert!(p.target_tokens.unwrap() + asked <= 45, "{p:?}");
+        lengths.insert(asked);
+        later_turns += usize::from(p.turn > Some(0));
+        s.reply(Some("x"));
+    }
+    assert_eq!(lengths.len(), 15, "{lengths:?}");
+    assert!(later_turns > 0);
+}
+
+#[test]
+fn dataset_lengths_are_each_turns_reply_and_the_fallback_without_one() {
+    let spec = serde_json::from_str(r#"{"dist": "dataset"}"#).unwrap();
+    let mut s = workload_with(Replies::Dataset, 10_000, spec).session(0);
+    for _ in 0..12 {
+        let p = s.next();
+        let last = p.messages.last().unwrap().content.clone();
+        // Turns with a reply are 10 tokens long; `a2` has none and takes the fallback 7.
+        let want = if last == "a2" { 7 } else { 10 };
+        assert_eq!(p.max_tokens, Some(want), "{last}");
+        assert_eq!(p.reply_tokens, (last != "a2").then_some(10));
         s.reply(Some("x"));
     }
 }

@@ -1,0 +1,162 @@
+//! The `ignore_eos` finding: each reply against its own request's length, and the median
+//! against the cell's `max_tokens` in summaries without requested lengths.
+
+use super::*;
+use crate::config::OutputTokens;
+use crate::metrics::{Distribution, RequestedTokens};
+use crate::results::workload::OutputTokensInfo;
+
+/// A real cell summary from the report's fixtures: ignore_eos sent, max_tokens 12, every
+/// measured reply 12 tokens.
+fn summary() -> CellSummary {
+    let text =
+        include_str!("../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
+    serde_json::from_str(text).expect("fixture summary")
+}
+
+fn eos(s: &CellSummary) -> Vec<String> {
+    check_cell(s, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check == "ignore_eos")
+        .map(|f| f.message)
+        .collect()
+}
+
+fn with_replies(replies: u64, short_replies: u64) -> CellSummary {
+    let mut s = summary();
+    s.cell.max_tokens = None;
+    s.workload.output_tokens = Some(OutputTokensInfo {
+        spec: serde_json::from_str::<OutputTokens>(r#"{"dist": "uniform", "min": 4, "max": 40}"#)
+            .expect("a distribution"),
+        requested: Some(RequestedTokens {
+            max_tokens: Distribution::from_values(&[4.0, 40.0]).expect("values"),
+            replies,
+            short_replies,
+        }),
+    });
+    s
+}
+
+#[test]
+fn replies_are_compared_with_their_own_requests() {
+    // The fixture's median reply (12) is below 40, the longest asked for, but what counts
+    // is each reply against its own request.
+    assert_eq!(eos(&with_replies(52, 0)), Vec::<String>::new());
+    assert_eq!(
+        eos(&with_replies(52, 26)),
+        Vec::<String>::new(),
+        "half is not most"
+    );
+    assert_eq!(
+        eos(&with_replies(52, 27)),
+        vec![
+            "ignore_eos was sent but 27 of 52 measured replies are shorter than the max_tokens \
+             they asked for: the engine ignored it, so reply lengths vary with the model"
+                .to_owned()
+        ]
+    );
+}
+
+#[test]
+fn old_summaries_compare_the_median_with_max_tokens() {
+    assert_eq!(eos(&summary()), Vec::<String>::new(), "12 of max_tokens 12");
+    let mut s = summary();
+    s.cell.max_tokens = Some(16);
+    assert_eq!(
+        eos(&s),
+        vec![
+            "ignore_eos was sent but the median reply is 12 tokens of max_tokens 16: the engine \
+             ignored it, so reply lengths vary with the model"
+                .to_owned()
+        ]
+    );
+}
+
+/// The prompt-length findings against the server's `/tokenize` check.
+mod prompt_tokens {
+    use super::*;
+    use crate::metrics::InputAgreement;
+
+    use crate::results::token_check::TokenCheck;
+
+    /// The findings of a cell whose server counts 30% more prompt tokens than the targets
+    /// (130 for 100), with the client tokenizer named `tokenizer` and the token check
+    /// `check`.
+    fn findings(tokenizer: &str, check: Option<TokenCheck>) -> Vec<Finding> {
+        let text =
+            include_str!("../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
+        let mut s: CellSummary = serde_json::from_str(text).expect("fixture summary");
+        s.tokenizer = tokenizer.into();
+        s.metrics.tokens.input = Some(InputAgreement {
+            n: 10,
+            mean_target: 100.0,
+            mean_server: 130.0,
+            mean_rel_diff: 0.3,
+        });
+        s.token_check = check;
+        check_cell(&s, &Thresholds::default())
+    }
+
+    fn message(findings: &[Finding], check: &str) -> Option<String> {
+        findings
+            .iter()
+            .find(|f| f.check == check)
+            .map(|f| f.message.clone())
+    }
+
+    /// The server's `/tokenize` found `server` tokens for plateau's 100, and `templated`
+    /// once its chat template is applied.
+    fn token_check(server: f64, templated: f64) -> TokenCheck {
+        TokenCheck {
+            path: "/tokenize".into(),
+            prompts: 8,
+            client_tokens_mean: 100.0,
+            server_tokens_mean: Some(server),
+            rel_diff: Some(server / 100.0 - 1.0),
+            templated_tokens_mean: Some(templated),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn input_length_advice_depends_on_the_tokenizer() {
+        let embedded = message(&findings("cl100k_base", None), "input_length").unwrap();
+        assert!(
+            embedded.starts_with("server prompt tokens average 130 for a target of 100 (+30.0%)")
+                && embedded.ends_with(
+                    "set `tokenizer` to the model's Hugging Face id or its tokenizer.json"
+                ),
+            "{embedded}"
+        );
+        let own = message(
+            &findings("meta-llama/Llama-3.1-8B-Instruct@0e9e39f", None),
+            "input_length",
+        )
+        .unwrap();
+        assert!(
+            own.contains("part of it is the server's chat template"),
+            "{own}"
+        );
+        assert!(!own.contains("set `tokenizer`"), "{own}");
+    }
+
+    #[test]
+    fn the_token_check_decides_what_the_prompt_gap_is() {
+        // The texts agree and the template makes up the usage: no finding at all.
+        let f = findings("m@1", Some(token_check(100.0, 130.0)));
+        assert_eq!(message(&f, "input_length"), None, "{f:?}");
+        assert_eq!(message(&f, "tokenizer_mismatch"), None, "{f:?}");
+        // The texts agree, the usage is longer than the first prompts templated.
+        let f = findings("m@1", Some(token_check(100.0, 110.0)));
+        let m = message(&f, "input_length").unwrap();
+        assert!(
+            m.contains("within 0.0%, so the rest is its chat template"),
+            "{m}"
+        );
+        // The texts differ: one finding, naming the tokenizer.
+        let f = findings("cl100k_base", Some(token_check(125.0, 130.0)));
+        assert_eq!(message(&f, "input_length"), None, "{f:?}");
+        let m = message(&f, "tokenizer_mismatch").unwrap();
+        assert!(m.contains("+25.0% against plateau's cl100k_base"), "{m}");
+    }
+}
