@@ -304,3 +304,77 @@ fn max_tokens(body: &[u8]) -> Option<u32> {
         .collect();
     digits.parse().ok()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use plateau_core::sse;
+    use plateau_core::wire::{OpenAi, Text, Wire};
+
+    use super::*;
+
+    /// The body of a reply of `tokens` tokens as plateau reads it: HTTP chunk framing
+    /// removed, SSE events decoded by plateau's own parser and wire.
+    fn decoded(tokens: u32) -> (u32, Text, Option<u32>, bool) {
+        let f = Frames::new(tokens);
+        let mut body = Vec::new();
+        for frame in std::iter::repeat_n(&f.token, tokens as usize - 1).chain([&f.last]) {
+            // `{len:x}\r\n{payload}\r\n`, and the last frame ends the body with `0\r\n\r\n`.
+            let mut rest = &frame[..];
+            while let Some(i) = rest.windows(2).position(|w| w == b"\r\n") {
+                let len =
+                    usize::from_str_radix(std::str::from_utf8(&rest[..i]).unwrap(), 16).unwrap();
+                body.extend_from_slice(&rest[i + 2..i + 2 + len]);
+                rest = &rest[i + 2 + len + 2..];
+            }
+        }
+        let (mut content_events, mut text, mut usage, mut done) = (0, Text::default(), None, false);
+        sse::Parser::new()
+            .feed(&body, &mut |ev| {
+                if OpenAi.is_end(ev) {
+                    done = true;
+                    return;
+                }
+                let d = OpenAi.decode(ev.data.as_bytes(), &mut text).unwrap();
+                content_events += u32::from(d.content_len > 0);
+                usage = d.usage.and_then(|u| u.completion_tokens).or(usage);
+            })
+            .unwrap();
+        (content_events, text, usage, done)
+    }
+
+    #[test]
+    fn a_reply_is_one_content_event_per_token_then_usage_and_done() {
+        let (events, text, usage, done) = decoded(100);
+        assert_eq!(events, 100);
+        assert_eq!(text.answer, " hello".repeat(100));
+        assert_eq!(usage, Some(100));
+        assert!(done);
+    }
+
+    #[test]
+    fn max_tokens_is_read_from_plateau_bodies() {
+        assert_eq!(
+            max_tokens(br#"{"model":"m","max_tokens":100,"stream":true}"#),
+            Some(100)
+        );
+        assert_eq!(max_tokens(br#"{"max_tokens": 1}"#), Some(1));
+        assert_eq!(max_tokens(br#"{"model":"m"}"#), None);
+    }
+
+    #[test]
+    fn lateness_quantiles_are_bucket_upper_edges() {
+        let stats = Stats::new();
+        for us in [10, 20, 30, 40, 60, 70, 80, 90, 120, 15_000] {
+            stats.late_by(Duration::from_micros(us));
+        }
+        // 4 of 10 in [0, 50), 4 in [50, 100), 1 in [100, 150), 1 past the last bucket.
+        assert_eq!(stats.late_quantile_us(0.4), 50);
+        assert_eq!(stats.late_quantile_us(0.5), 100);
+        assert_eq!(stats.late_quantile_us(0.9), 150);
+        assert_eq!(stats.late_quantile_us(0.99), BUCKET_US * BUCKETS as u64);
+        assert_eq!(stats.late_max_us.load(Ordering::Relaxed), 15_000);
+        assert_eq!(stats.events.load(Ordering::Relaxed), 10);
+    }
+}
