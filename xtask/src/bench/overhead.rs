@@ -64,14 +64,27 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
     let release = target.join("release");
+    // One cargo invocation for both binaries: built apart, their dependencies resolve to
+    // different feature sets and each build recompiles what the other just built.
     let plateau = match &args.plateau {
-        Some(p) => p.clone(),
+        Some(p) => {
+            build(&["-p", "xtask", "--bin", "overhead-mock"])?;
+            p.clone()
+        }
         None => {
-            build(&["-p", "plateau", "--bin", "plateau"])?;
+            build(&[
+                "-p",
+                "plateau",
+                "--bin",
+                "plateau",
+                "-p",
+                "xtask",
+                "--bin",
+                "overhead-mock",
+            ])?;
             release.join("plateau")
         }
     };
-    build(&["-p", "xtask", "--bin", "overhead-mock"])?;
     let scratch = std::env::temp_dir().join(format!("plateau-overhead-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let mut points = Vec::new();
