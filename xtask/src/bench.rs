@@ -1,14 +1,39 @@
 //! `cargo xtask bench`: the calibration benchmark with the simulator in its own process, so
 //! the client's CPU time is the client's alone. Builds the release `plateau` binary, starts
 //! `plateau sim --profile fixed`, and runs `cargo bench -p plateau-core --bench calibration`
-//! against it; then the SSE parser micro-benchmark.
+//! against it; then the SSE parser micro-benchmark. `cargo xtask bench overhead` measures
+//! the client's own cost instead ([`overhead`]).
+
+mod overhead;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-pub fn run() -> anyhow::Result<()> {
+/// Which benchmark.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    mode: Option<Mode>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Mode {
+    /// The client's own cost (CPU per streamed token, memory per in-flight request,
+    /// start-up, timing error) against an exact-timing mock on its own core, at
+    /// N = 1, 100, 1,000 and 4,096.
+    Overhead(overhead::Args),
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.mode {
+        Some(Mode::Overhead(o)) => overhead::run(&o),
+        None => calibration(),
+    }
+}
+
+fn calibration() -> anyhow::Result<()> {
     let status = Command::new("cargo")
         .args(["build", "--release", "-p", "plateau", "--bin", "plateau"])
         .status()?;

@@ -22,8 +22,9 @@ enum Task {
     /// Run what CI runs: fmt check, clippy -D warnings, tests, docs.
     Ci,
     /// Calibration benchmark (TTFT/TPOT error at N = 1, 64, 256, 1024; client CPU per
-    /// token) against the simulator in its own process, then the SSE parser benchmark.
-    Bench,
+    /// token) against the simulator in its own process, then the SSE parser benchmark;
+    /// `bench overhead`: the client's own cost against an exact-timing mock.
+    Bench(bench::Args),
     /// Regenerate the checked-in JSON Schemas of summary.json and run.json.
     Schema,
     /// Alias of `plateau fetch-datasets`: download LongBench-v2 and/or oasst2 from the
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
         Task::Ci => ci::run(),
-        Task::Bench => bench::run(),
+        Task::Bench(args) => bench::run(args),
         Task::Schema => schema::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
         Task::Figures(args) => figures::run(args),

@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
             for frame in data.chunks(1024) {
                 parser
                     .feed(frame, &mut |ev| {
-                        if !OpenAi.is_end(&ev)
+                        if !OpenAi.is_end(ev)
                             && OpenAi.decode(ev.data.as_bytes(), &mut response).is_ok()
                         {
                             n += 1;

@@ -253,11 +253,16 @@ impl Client {
         } else {
             Reader::Whole(Vec::new())
         };
+        // One timer entry and one cancellation waiter for the whole body, not one of each
+        // per frame.
+        let expired = sleep_until(deadline);
+        let cancelled = cancel.cancelled();
+        tokio::pin!(expired, cancelled);
         loop {
             let frame = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => return end(ex, clock, Outcome::Cancelled, None),
-                _ = sleep_until(deadline) => return end(ex, clock, Outcome::Timeout, Some(format!("response not complete within {timeout:?}"))),
+                _ = &mut cancelled => return end(ex, clock, Outcome::Cancelled, None),
+                _ = &mut expired => return end(ex, clock, Outcome::Timeout, Some(format!("response not complete within {timeout:?}"))),
                 f = body.frame() => f,
             };
             let t_us = clock.now_us();

@@ -4,7 +4,7 @@
 //! the caller stamps each frame before feeding it.
 
 /// One dispatched event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Event {
     /// The `event:` field, if the server set one (e.g. `error`).
     pub event: Option<String>,
@@ -26,13 +26,17 @@ pub enum SseError {
 /// Longest line accepted (a chunk with a huge logprobs payload stays well below this).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
-/// Incremental parser state: feed it bytes as they arrive.
+/// Incremental parser state: feed it bytes as they arrive. Events are handed out by
+/// reference and their buffers reused, and a line that arrives whole in one frame is
+/// parsed where it lies: nothing is allocated or copied per event once the buffers have
+/// grown to the stream's largest event.
 #[derive(Debug, Default)]
 pub struct Parser {
+    /// A line split across frames, until its end arrives.
     line: Vec<u8>,
-    data: String,
+    /// The event being built.
+    current: Event,
     has_data: bool,
-    event: Option<String>,
     after_cr: bool,
     /// Whether the first line (which may open with a byte-order mark) has ended.
     started: bool,
@@ -45,7 +49,11 @@ impl Parser {
     }
 
     /// Feeds the next bytes; `emit` receives each event completed by them, in order.
-    pub fn feed(&mut self, mut bytes: &[u8], emit: &mut impl FnMut(Event)) -> Result<(), SseError> {
+    pub fn feed(
+        &mut self,
+        mut bytes: &[u8],
+        emit: &mut impl FnMut(&Event),
+    ) -> Result<(), SseError> {
         if self.after_cr && !bytes.is_empty() {
             self.after_cr = false;
             if let Some(rest) = bytes.strip_prefix(b"\n") {
@@ -53,8 +61,16 @@ impl Parser {
             }
         }
         while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&bytes[..end]);
-            self.end_line(emit);
+            if self.line.is_empty() {
+                self.end_line(&bytes[..end], emit);
+            } else {
+                self.line.extend_from_slice(&bytes[..end]);
+                let line = std::mem::take(&mut self.line);
+                self.end_line(&line, emit);
+                // Reuse the allocation for the next split line.
+                self.line = line;
+                self.line.clear();
+            }
             let cr = bytes[end] == b'\r';
             bytes = &bytes[end + 1..];
             if cr {
@@ -74,20 +90,18 @@ impl Parser {
 
     /// Ends the stream: a last line without its line end, and an event missing its blank
     /// line, are still delivered (servers that omit the final blank line are common).
-    pub fn finish(&mut self, emit: &mut impl FnMut(Event)) {
+    pub fn finish(&mut self, emit: &mut impl FnMut(&Event)) {
         if !self.line.is_empty() {
-            self.end_line(emit);
+            let line = std::mem::take(&mut self.line);
+            self.end_line(&line, emit);
         }
         self.dispatch(emit);
     }
 
-    fn end_line(&mut self, emit: &mut impl FnMut(Event)) {
-        let mut line = std::mem::take(&mut self.line);
+    fn end_line(&mut self, mut line: &[u8], emit: &mut impl FnMut(&Event)) {
         if !self.started {
             self.started = true;
-            if line.starts_with(b"\xEF\xBB\xBF") {
-                line.drain(..3);
-            }
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         }
         if line.is_empty() {
             self.dispatch(emit);
@@ -97,34 +111,42 @@ impl Parser {
                     let v = &line[i + 1..];
                     (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
                 }
-                None => (&line[..], &b""[..]),
+                None => (line, &b""[..]),
             };
             match field {
                 b"data" => {
                     if self.has_data {
-                        self.data.push('\n');
+                        self.current.data.push('\n');
                     }
-                    self.data.push_str(&String::from_utf8_lossy(value));
+                    push_lossy(&mut self.current.data, value);
                     self.has_data = true;
                 }
-                b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+                b"event" => {
+                    let mut name = String::new();
+                    push_lossy(&mut name, value);
+                    self.current.event = Some(name);
+                }
                 _ => {} // id, retry and unknown fields carry nothing we use
             }
         }
-        // Reuse the allocation for the next line.
-        self.line = line;
-        self.line.clear();
     }
 
-    fn dispatch(&mut self, emit: &mut impl FnMut(Event)) {
+    fn dispatch(&mut self, emit: &mut impl FnMut(&Event)) {
         if self.has_data {
-            emit(Event {
-                event: self.event.take(),
-                data: std::mem::take(&mut self.data),
-            });
+            emit(&self.current);
         }
         self.has_data = false;
-        self.event = None;
+        self.current.event = None;
+        self.current.data.clear();
+    }
+}
+
+/// Appends `bytes` as text, invalid UTF-8 replaced by U+FFFD (valid text, the usual case,
+/// takes the fast check only).
+fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 

@@ -51,7 +51,7 @@ impl SseState {
         t_us: u64,
         read: u64,
         ex: &mut Exchange,
-        op: impl FnOnce(&mut sse::Parser, &mut dyn FnMut(sse::Event)) -> R,
+        op: impl FnOnce(&mut sse::Parser, &mut dyn FnMut(&sse::Event)) -> R,
     ) -> R {
         let Self {
             parser,
@@ -69,7 +69,7 @@ impl SseState {
 #[allow(clippy::too_many_arguments)]
 fn on_event(
     wire: &dyn Wire,
-    ev: sse::Event,
+    ev: &sse::Event,
     t_us: u64,
     read: u64,
     ex: &mut Exchange,
@@ -80,7 +80,7 @@ fn on_event(
     if failure.is_some() || *done {
         return;
     }
-    if wire.is_end(&ev) {
+    if wire.is_end(ev) {
         *done = true;
         return;
     }

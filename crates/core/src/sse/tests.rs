@@ -8,9 +8,9 @@ fn parse_chunks(chunks: &[&[u8]]) -> Vec<Event> {
     let mut p = Parser::new();
     let mut out = Vec::new();
     for c in chunks {
-        p.feed(c, &mut |e| out.push(e)).unwrap();
+        p.feed(c, &mut |e| out.push(e.clone())).unwrap();
     }
-    p.finish(&mut |e| out.push(e));
+    p.finish(&mut |e| out.push(e.clone()));
     out
 }
 
@@ -89,6 +89,11 @@ data: [DONE]\n\n",
             "utf8 content",
             "data: héllo ✓\n\n".as_bytes(),
             vec![ev("héllo ✓")],
+        ),
+        (
+            "invalid utf8 becomes the replacement character",
+            b"data: a\xFFb\n\ndata: c\n\n",
+            vec![ev("a\u{FFFD}b"), ev("c")],
         ),
         ("blank lines alone dispatch nothing", b"\n\n\r\n", vec![]),
     ]

@@ -1,0 +1,384 @@
+//! `cargo xtask bench overhead`: what the plateau client itself costs. For each N, an
+//! exact-timing mock (`overhead-mock`: TTFT 50 ms, ITL 10 ms, 100 tokens) runs in its own
+//! process pinned to core 0 and the release `plateau run` binary, pinned to core 1, runs one
+//! closed-loop cell against it. Printed per N: TTFT p50 and ITL p99 against the mock's truth,
+//! the client's CPU per 1k streamed tokens over Measure (its own getrusage, from
+//! `summary.json`), peak RSS and RSS per in-flight request, failed requests, start-up to the
+//! first request, and the mock's own CPU and lateness (so a mock out of CPU shows).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use plateau_core::results::summary::CellSummary;
+
+/// Options of the overhead benchmark.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Concurrencies to run, one cell each.
+    #[arg(long, value_delimiter = ',', default_values_t = [1u32, 100, 1000, 4096])]
+    pub n: Vec<u32>,
+    /// Measure window of each cell, s (Fill 1 s and Stabilize 2 s before it).
+    #[arg(long, default_value_t = 5)]
+    pub measure_seconds: u32,
+    /// Most stream events per second the mock is asked for: a point whose N at ITL 10 ms
+    /// would exceed it gets a longer ITL (N x 1000 / this, ms), which the table shows.
+    #[arg(long, default_value_t = 100_000)]
+    pub mock_rate: u32,
+    /// A `plateau` binary to measure instead of building this checkout's (to compare
+    /// before and after a change).
+    #[arg(long)]
+    pub plateau: Option<std::path::PathBuf>,
+}
+
+const TTFT_MS: u64 = 50;
+const ITL_MS: u64 = 10;
+const TOKENS: u32 = 100;
+const FILL_S: u32 = 1;
+const STABILIZE_S: u32 = 2;
+/// How often the client's memory and the mock's counters are read.
+const POLL: Duration = Duration::from_millis(10);
+
+/// One point's figures.
+struct Point {
+    n: u32,
+    itl_truth_ms: u64,
+    ttft_err_ms: Option<f64>,
+    itl_p99_ms: Option<f64>,
+    cpu_us_per_token: Option<f64>,
+    client_cores: Option<f64>,
+    peak_rss_kib: u64,
+    rss_per_request_kib: Option<f64>,
+    failed: u64,
+    startup_ms: Option<f64>,
+    first_cell_request_ms: Option<f64>,
+    mock_cores: Option<f64>,
+    mock_late_p99_us: u64,
+    load: String,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
+    let release = target.join("release");
+    // One cargo invocation for both binaries: built apart, their dependencies resolve to
+    // different feature sets and each build recompiles what the other just built.
+    let plateau = match &args.plateau {
+        Some(p) => {
+            build(&["-p", "xtask", "--bin", "overhead-mock"])?;
+            p.clone()
+        }
+        None => {
+            build(&[
+                "-p",
+                "plateau",
+                "--bin",
+                "plateau",
+                "-p",
+                "xtask",
+                "--bin",
+                "overhead-mock",
+            ])?;
+            release.join("plateau")
+        }
+    };
+    let scratch = std::env::temp_dir().join(format!("plateau-overhead-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let mut points = Vec::new();
+    for &n in &args.n {
+        let itl = ITL_MS.max((u64::from(n) * 1000).div_ceil(u64::from(args.mock_rate.max(1))));
+        eprintln!("N = {n}: ITL {itl} ms ...");
+        let point = one_point(&plateau, &release, &scratch, n, itl, args.measure_seconds);
+        points.push(point?);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    print_table(&points);
+    Ok(())
+}
+
+fn build(what: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "--quiet"])
+        .args(what)
+        .status()?;
+    if !status.success() {
+        bail!("cargo build --release {} failed", what.join(" "));
+    }
+    Ok(())
+}
+
+/// A child process killed when dropped (the mock, or a client left behind by an error).
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn one_point(
+    plateau: &Path,
+    release: &Path,
+    scratch: &Path,
+    n: u32,
+    itl_ms: u64,
+    measure_s: u32,
+) -> anyhow::Result<Point> {
+    let mut mock = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(release.join("overhead-mock"))
+        .args([
+            "--ttft-ms",
+            &TTFT_MS.to_string(),
+            "--itl-ms",
+            &itl_ms.to_string(),
+        ])
+        .args(["--tokens", &TOKENS.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting overhead-mock under taskset")?;
+    let stdout = mock.stdout.take().context("overhead-mock stdout")?;
+    let mock = Reaped(mock);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let Some(url) = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://"))
+    else {
+        bail!("unexpected first line from overhead-mock: {line:?}");
+    };
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
+
+    let out = scratch.join(format!("c{n}"));
+    let config = scratch.join(format!("c{n}.json"));
+    let body = serde_json::json!({
+        "endpoints": [{"name": "mock", "engine": "openai", "url": url}],
+        "models": [{"id": "m", "name": "mock"}],
+        "scenarios": ["A1"],
+        "batch_sizes": [n],
+        "fill_seconds": FILL_S,
+        "stabilize_seconds": STABILIZE_S,
+        "measure_seconds": measure_s,
+        "drain_seconds": 5,
+        "max_tokens": TOKENS,
+        "output_dir": out,
+    });
+    std::fs::write(&config, serde_json::to_vec_pretty(&body)?)?;
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+
+    let spawned_unix_us = unix_us();
+    let client = Command::new("taskset")
+        .args(["-c", "1"])
+        .arg(plateau)
+        .args(["run", "--quiet", "--config"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .spawn()
+        .context("starting plateau run under taskset")?;
+    let client_pid = client.id();
+    let mut client = Reaped(client);
+    let started = Instant::now();
+    let mut watch = Watch::default();
+    let status = loop {
+        if let Some(status) = client.0.try_wait()? {
+            break status;
+        }
+        watch.poll(client_pid, mock.0.id(), &addr, started.elapsed(), n);
+        std::thread::sleep(POLL);
+    };
+    let stats = mock_stats(&addr).unwrap_or_default();
+    drop(mock);
+    if !status.success() && status.code() != Some(1) {
+        bail!("plateau run at N = {n} exited with {status}");
+    }
+    let path = out.join("mock/m/A1").join(format!("c{n}/summary.json"));
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let summary: CellSummary =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let m = &summary.metrics;
+    let tokens = m.throughput.output_tokens as f64;
+    let client_cpu = summary.client.as_ref().and_then(|c| c.cpu_s);
+    let since_spawn = |unix: Option<u64>| {
+        unix.filter(|&u| u > 0)
+            .map(|u| u.saturating_sub(spawned_unix_us) as f64 / 1e3)
+    };
+    let first_cell = stats.first_long_unix_us;
+    // Measure runs from Fill + Stabilize after the cell's first request.
+    let m0 = first_cell.map(|u| {
+        Duration::from_micros(u.saturating_sub(spawned_unix_us))
+            + Duration::from_secs(u64::from(FILL_S + STABILIZE_S))
+    });
+    Ok(Point {
+        n,
+        itl_truth_ms: itl_ms,
+        ttft_err_ms: m.ttft_ms.as_ref().map(|d| d.p50 - TTFT_MS as f64),
+        itl_p99_ms: m.itl_chunk_ms.as_ref().map(|d| d.p99),
+        cpu_us_per_token: client_cpu
+            .filter(|_| tokens > 0.0)
+            .map(|c| c * 1e6 / tokens),
+        client_cores: summary.client.as_ref().and_then(|c| c.cpu_cores_used),
+        peak_rss_kib: watch.peak_rss_kib,
+        rss_per_request_kib: watch.rss_per_request_kib(n),
+        failed: m.requests.errors_by_kind.values().sum(),
+        startup_ms: since_spawn(stats.first_any_unix_us),
+        first_cell_request_ms: since_spawn(first_cell),
+        mock_cores: m0
+            .and_then(|m0| watch.mock_cores(m0, m0 + Duration::from_secs(u64::from(measure_s)))),
+        mock_late_p99_us: stats.late_p99_us,
+        load,
+    })
+}
+
+/// What the mock says about itself (`GET /stats`).
+#[derive(Debug, Default, serde::Deserialize)]
+struct MockStats {
+    active: u64,
+    first_any_unix_us: Option<u64>,
+    first_long_unix_us: Option<u64>,
+    late_p99_us: u64,
+}
+
+/// One `GET /stats` on a connection of its own.
+fn mock_stats(addr: &str) -> anyhow::Result<MockStats> {
+    let mut sock = TcpStream::connect(addr)?;
+    sock.set_read_timeout(Some(Duration::from_secs(2)))?;
+    sock.write_all(b"GET /stats HTTP/1.1\r\nhost: mock\r\n\r\n")?;
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 4096];
+    // The reply is one small JSON object with a content-length; read until it is whole.
+    loop {
+        let n = sock.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        reply.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&reply);
+        if let Some((_, body)) = text.split_once("\r\n\r\n")
+            && body.ends_with('}')
+        {
+            return Ok(serde_json::from_str(body)?);
+        }
+    }
+    bail!("the mock's /stats reply ended early")
+}
+
+/// The client's memory and the mock's CPU, read every [`POLL`].
+#[derive(Default)]
+struct Watch {
+    peak_rss_kib: u64,
+    /// The client's RSS at the last read before the cell's first request.
+    before_load_kib: Option<u64>,
+    /// Its RSS at the first read with all N requests in flight (98% of N: the mock counts
+    /// a reply from its request read to its last write, so a slot between two requests
+    /// is not counted).
+    full_load_kib: Option<u64>,
+    /// (time since the client started, the mock's CPU ticks).
+    mock_cpu: Vec<(Duration, u64)>,
+}
+
+impl Watch {
+    fn poll(&mut self, client: u32, mock: u32, addr: &str, at: Duration, n: u32) {
+        let status = std::fs::read_to_string(format!("/proc/{client}/status")).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        };
+        let (Some(rss), Some(hwm)) = (field("VmRSS:"), field("VmHWM:")) else {
+            return; // the client is exiting
+        };
+        self.peak_rss_kib = self.peak_rss_kib.max(hwm);
+        if let Ok(stats) = mock_stats(addr) {
+            if stats.first_long_unix_us.unwrap_or(0) == 0 {
+                self.before_load_kib = Some(rss);
+            } else if stats.active >= u64::from(n - n / 50) && self.full_load_kib.is_none() {
+                self.full_load_kib = Some(rss);
+            }
+        }
+        if let Some(ticks) = cpu_ticks(mock) {
+            self.mock_cpu.push((at, ticks));
+        }
+    }
+
+    /// Resident memory each in-flight request added, KiB: RSS with all N in flight (at the
+    /// end of Fill, every request mid-stream) less RSS before the first, over N.
+    fn rss_per_request_kib(&self, n: u32) -> Option<f64> {
+        let (before, full) = (self.before_load_kib?, self.full_load_kib?);
+        Some(full.saturating_sub(before) as f64 / f64::from(n))
+    }
+
+    /// The mock's CPU use between `from` and `to` (times since the client started), cores.
+    fn mock_cores(&self, from: Duration, to: Duration) -> Option<f64> {
+        let at = |t: Duration| self.mock_cpu.iter().find(|(s, _)| *s >= t).copied();
+        let ((t0, c0), (t1, c1)) = (at(from)?, at(to).or_else(|| self.mock_cpu.last().copied())?);
+        let secs = t1.checked_sub(t0)?.as_secs_f64();
+        (secs > 0.0).then(|| c1.saturating_sub(c0) as f64 / TICKS_PER_S / secs)
+    }
+}
+
+/// USER_HZ: the unit of /proc/PID/stat's CPU times on Linux.
+const TICKS_PER_S: f64 = 100.0;
+
+/// User + system CPU ticks of process `pid` so far.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // utime and stime are fields 14 and 15, counted from the pid; the command name before
+    // them is parenthesised and may hold spaces.
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(user + system)
+}
+
+fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+fn print_table(points: &[Point]) {
+    let opt = |v: Option<f64>, prec: usize| v.map_or("-".to_owned(), |v| format!("{v:.prec$}"));
+    println!(
+        "client: release `plateau run`, pinned to core 1; mock: `overhead-mock`, pinned to core 0; \
+         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply"
+    );
+    println!(
+        "| N | ITL truth | TTFT p50 error | ITL p99 | client CPU per token (Measure) | client cores | \
+         peak RSS | RSS per in-flight request | failed | start-up to first request | to first cell request | \
+         mock cores | mock late p99 | load avg |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for p in points {
+        println!(
+            "| {} | {} ms | {} ms | {} ms | {} us | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
+            p.n,
+            p.itl_truth_ms,
+            opt(p.ttft_err_ms, 2).replace("-0.00", "0.00"),
+            opt(p.itl_p99_ms, 2),
+            opt(p.cpu_us_per_token, 2),
+            opt(p.client_cores, 2),
+            p.peak_rss_kib as f64 / 1024.0,
+            opt(p.rss_per_request_kib, 1),
+            p.failed,
+            opt(p.startup_ms, 0),
+            opt(p.first_cell_request_ms, 0),
+            opt(p.mock_cores, 2),
+            p.mock_late_p99_us,
+            p.load,
+        );
+    }
+}

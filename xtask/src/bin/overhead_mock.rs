@@ -1,0 +1,380 @@
+//! `overhead-mock`: the exact-timing OpenAI chat server of `cargo xtask bench overhead`.
+//! One thread, one task per connection, nothing computed per event: every reply streams
+//! `min(max_tokens, --tokens)` content chunks, the first `--ttft-ms` after the request was
+//! read and one every `--itl-ms` after it, each due instant an absolute deadline (no drift).
+//! The last content chunk carries `finish_reason`, and goes out in one write with the usage
+//! chunk and `[DONE]`, so the client sees exactly one observed chunk per token.
+//!
+//! The mock measures itself: how late each write went out against its due instant (tokio's
+//! timer rounds up to the next millisecond). `GET /stats` returns that and its counters as
+//! JSON. One mock serves one point of the benchmark.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Parser;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, sleep_until};
+
+#[derive(Parser)]
+#[command(about = "exact-timing OpenAI chat mock for `cargo xtask bench overhead`")]
+struct Args {
+    /// Time from a request read to its first content chunk, ms.
+    #[arg(long, default_value_t = 50)]
+    ttft_ms: u64,
+    /// Time between content chunks, ms.
+    #[arg(long, default_value_t = 10)]
+    itl_ms: u64,
+    /// Most content chunks per reply (one token each); fewer when the request's
+    /// `max_tokens` asks for fewer.
+    #[arg(long, default_value_t = 100)]
+    tokens: u32,
+}
+
+/// Width of one bucket of the lateness histogram, us.
+const BUCKET_US: u64 = 50;
+/// Buckets; the last holds everything later.
+const BUCKETS: usize = 200;
+
+/// Counters since the start.
+struct Stats {
+    posts: AtomicU64,
+    active: AtomicU64,
+    events: AtomicU64,
+    /// Unix us of the first request of any kind but `/stats`, and of the first reply longer
+    /// than one token (a cell's request, not the preflight's); 0 before.
+    first_any_unix_us: AtomicU64,
+    first_long_unix_us: AtomicU64,
+    late: [AtomicU64; BUCKETS],
+    late_max_us: AtomicU64,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            posts: AtomicU64::new(0),
+            active: AtomicU64::new(0),
+            events: AtomicU64::new(0),
+            first_any_unix_us: AtomicU64::new(0),
+            first_long_unix_us: AtomicU64::new(0),
+            late: std::array::from_fn(|_| AtomicU64::new(0)),
+            late_max_us: AtomicU64::new(0),
+        }
+    }
+
+    fn late_by(&self, late: Duration) {
+        let us = u64::try_from(late.as_micros()).unwrap_or(u64::MAX);
+        let bucket = usize::try_from(us / BUCKET_US).map_or(BUCKETS - 1, |b| b.min(BUCKETS - 1));
+        self.late[bucket].fetch_add(1, Ordering::Relaxed);
+        self.late_max_us.fetch_max(us, Ordering::Relaxed);
+        self.events.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The upper edge of the bucket holding quantile `q` of the lateness, us.
+    fn late_quantile_us(&self, q: f64) -> u64 {
+        let counts: Vec<u64> = self
+            .late
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        let total: u64 = counts.iter().sum();
+        let rank = (q * total as f64).ceil() as u64;
+        let mut seen = 0;
+        for (i, c) in counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank.max(1) {
+                return (i as u64 + 1) * BUCKET_US;
+            }
+        }
+        0
+    }
+
+    fn json(&self) -> String {
+        format!(
+            "{{\"posts\":{},\"active\":{},\"events\":{},\"first_any_unix_us\":{},\
+             \"first_long_unix_us\":{},\"late_p50_us\":{},\"late_p99_us\":{},\"late_max_us\":{}}}",
+            self.posts.load(Ordering::Relaxed),
+            self.active.load(Ordering::Relaxed),
+            self.events.load(Ordering::Relaxed),
+            self.first_any_unix_us.load(Ordering::Relaxed),
+            self.first_long_unix_us.load(Ordering::Relaxed),
+            self.late_quantile_us(0.5),
+            self.late_quantile_us(0.99),
+            self.late_max_us.load(Ordering::Relaxed),
+        )
+    }
+}
+
+fn unix_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+/// The byte frames a reply is made of, built once.
+struct Frames {
+    head: Vec<u8>,
+    token: Vec<u8>,
+    /// The last content chunk, the usage chunk, `[DONE]` and the end of the body.
+    last: Vec<u8>,
+}
+
+impl Frames {
+    fn new(tokens: u32) -> Frames {
+        let chunk = |finish: &str| {
+            format!(
+                "data: {{\"id\":\"chatcmpl-0123456789abcdef\",\"object\":\"chat.completion.chunk\",\
+                 \"created\":1700000000,\"model\":\"mock\",\"choices\":[{{\"index\":0,\
+                 \"delta\":{{\"content\":\" hello\"}},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
+            )
+        };
+        let usage = format!(
+            "data: {{\"id\":\"chatcmpl-0123456789abcdef\",\"object\":\"chat.completion.chunk\",\
+             \"created\":1700000000,\"model\":\"mock\",\"choices\":[],\"usage\":{{\
+             \"prompt_tokens\":50,\"completion_tokens\":{tokens},\"total_tokens\":{}}}}}\n\n\
+             data: [DONE]\n\n",
+            tokens + 50
+        );
+        let http_chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len()).into_bytes();
+        let mut last = http_chunk(&(chunk("\"length\"") + &usage));
+        last.extend_from_slice(b"0\r\n\r\n");
+        Frames {
+            head: b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                    cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
+                .to_vec(),
+            token: http_chunk(&chunk("null")),
+            last,
+        }
+    }
+}
+
+struct Mock {
+    ttft: Duration,
+    itl: Duration,
+    tokens: u32,
+    stats: Stats,
+}
+
+fn main() -> std::io::Result<()> {
+    let args = Args::parse();
+    if let Err(e) = rlimit::increase_nofile_limit(65_536) {
+        eprintln!("overhead-mock: could not raise the open-file limit: {e}");
+    }
+    let mock = Arc::new(Mock {
+        ttft: Duration::from_millis(args.ttft_ms),
+        itl: Duration::from_millis(args.itl_ms),
+        tokens: args.tokens,
+        stats: Stats::new(),
+    });
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(async move {
+            let listener = TcpListener::bind("127.0.0.1:0").await?;
+            println!(
+                "overhead-mock listening on http://{}/v1",
+                listener.local_addr()?
+            );
+            loop {
+                let (sock, _) = listener.accept().await?;
+                let mock = mock.clone();
+                tokio::spawn(async move {
+                    // A connection that breaks is the client's business; nothing to report.
+                    let _ = serve(sock, &mock).await;
+                });
+            }
+        })
+}
+
+/// Decrements the active-stream count when a reply ends, however it ends.
+struct Active<'a>(&'a AtomicU64);
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
+    sock.set_nodelay(true)?;
+    let frames = Frames::new(mock.tokens);
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    loop {
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            if read_more(&mut sock, &mut buf).await? == 0 {
+                return Ok(());
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+        let length = head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        while buf.len() < head_end + length {
+            if read_more(&mut sock, &mut buf).await? == 0 {
+                return Ok(());
+            }
+        }
+        let t0 = Instant::now();
+        let body: Vec<u8> = buf.drain(..head_end + length).skip(head_end).collect();
+        let stats = &mock.stats;
+        let mut words = head.split(' ');
+        let (method, path) = (words.next(), words.next());
+        if path != Some("/stats") {
+            let _ = stats.first_any_unix_us.compare_exchange(
+                0,
+                unix_us(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
+        match (method, path) {
+            (Some("POST"), Some(p)) if p.ends_with("/completions") => {
+                let tokens = max_tokens(&body).map_or(mock.tokens, |m| m.min(mock.tokens));
+                if tokens > 1 {
+                    let _ = stats.first_long_unix_us.compare_exchange(
+                        0,
+                        unix_us(),
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                }
+                stats.posts.fetch_add(1, Ordering::Relaxed);
+                stats.active.fetch_add(1, Ordering::Relaxed);
+                let _active = Active(&stats.active);
+                sock.write_all(&frames.head).await?;
+                for i in 0..tokens {
+                    let due = t0 + mock.ttft + mock.itl * i;
+                    sleep_until(due).await;
+                    stats.late_by(Instant::now().saturating_duration_since(due));
+                    let frame = if i + 1 == tokens {
+                        &frames.last
+                    } else {
+                        &frames.token
+                    };
+                    sock.write_all(frame).await?;
+                }
+            }
+            (Some("GET"), Some(p)) if p.ends_with("/models") => {
+                respond(
+                    &mut sock,
+                    "{\"object\":\"list\",\"data\":[{\"id\":\"mock\",\"object\":\"model\",\"owned_by\":\"plateau\"}]}",
+                )
+                .await?;
+            }
+            (Some("GET"), Some("/stats")) => respond(&mut sock, &stats.json()).await?,
+            _ => {
+                sock.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                    .await?;
+            }
+        }
+    }
+}
+
+async fn read_more(sock: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut chunk = [0u8; 4096];
+    let n = sock.read(&mut chunk).await?;
+    buf.extend_from_slice(&chunk[..n]);
+    Ok(n)
+}
+
+async fn respond(sock: &mut TcpStream, json: &str) -> std::io::Result<()> {
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{json}",
+        json.len()
+    );
+    sock.write_all(reply.as_bytes()).await
+}
+
+/// The request body's `max_tokens`, found by a scan (the body is plateau's own JSON).
+fn max_tokens(body: &[u8]) -> Option<u32> {
+    let text = std::str::from_utf8(body).ok()?;
+    let after = &text[text.find("\"max_tokens\"")? + "\"max_tokens\"".len()..];
+    let digits: String = after
+        .trim_start_matches([' ', ':'])
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use plateau_core::sse;
+    use plateau_core::wire::{OpenAi, Text, Wire};
+
+    use super::*;
+
+    /// The body of a reply of `tokens` tokens as plateau reads it: HTTP chunk framing
+    /// removed, SSE events decoded by plateau's own parser and wire.
+    fn decoded(tokens: u32) -> (u32, Text, Option<u32>, bool) {
+        let f = Frames::new(tokens);
+        let mut body = Vec::new();
+        for frame in std::iter::repeat_n(&f.token, tokens as usize - 1).chain([&f.last]) {
+            // `{len:x}\r\n{payload}\r\n`, and the last frame ends the body with `0\r\n\r\n`.
+            let mut rest = &frame[..];
+            while let Some(i) = rest.windows(2).position(|w| w == b"\r\n") {
+                let len =
+                    usize::from_str_radix(std::str::from_utf8(&rest[..i]).unwrap(), 16).unwrap();
+                body.extend_from_slice(&rest[i + 2..i + 2 + len]);
+                rest = &rest[i + 2 + len + 2..];
+            }
+        }
+        let (mut content_events, mut text, mut usage, mut done) = (0, Text::default(), None, false);
+        sse::Parser::new()
+            .feed(&body, &mut |ev| {
+                if OpenAi.is_end(ev) {
+                    done = true;
+                    return;
+                }
+                let d = OpenAi.decode(ev.data.as_bytes(), &mut text).unwrap();
+                content_events += u32::from(d.content_len > 0);
+                usage = d.usage.and_then(|u| u.completion_tokens).or(usage);
+            })
+            .unwrap();
+        (content_events, text, usage, done)
+    }
+
+    #[test]
+    fn a_reply_is_one_content_event_per_token_then_usage_and_done() {
+        let (events, text, usage, done) = decoded(100);
+        assert_eq!(events, 100);
+        assert_eq!(text.answer, " hello".repeat(100));
+        assert_eq!(usage, Some(100));
+        assert!(done);
+    }
+
+    #[test]
+    fn max_tokens_is_read_from_plateau_bodies() {
+        assert_eq!(
+            max_tokens(br#"{"model":"m","max_tokens":100,"stream":true}"#),
+            Some(100)
+        );
+        assert_eq!(max_tokens(br#"{"max_tokens": 1}"#), Some(1));
+        assert_eq!(max_tokens(br#"{"model":"m"}"#), None);
+    }
+
+    #[test]
+    fn lateness_quantiles_are_bucket_upper_edges() {
+        let stats = Stats::new();
+        for us in [10, 20, 30, 40, 60, 70, 80, 90, 120, 15_000] {
+            stats.late_by(Duration::from_micros(us));
+        }
+        // 4 of 10 in [0, 50), 4 in [50, 100), 1 in [100, 150), 1 past the last bucket.
+        assert_eq!(stats.late_quantile_us(0.4), 50);
+        assert_eq!(stats.late_quantile_us(0.5), 100);
+        assert_eq!(stats.late_quantile_us(0.9), 150);
+        assert_eq!(stats.late_quantile_us(0.99), BUCKET_US * BUCKETS as u64);
+        assert_eq!(stats.late_max_us.load(Ordering::Relaxed), 15_000);
+        assert_eq!(stats.events.load(Ordering::Relaxed), 10);
+    }
+}
