@@ -82,7 +82,7 @@ pub struct RunArgs {
     )]
     pub concurrency: Vec<u32>,
     /// Client tokenizer (with --url): cl100k_base, o200k_base, a tokenizer.json path or a
-    /// Hugging Face model id (owner/name[@revision]).
+    /// Hugging Face model id (owner/name, or owner/name@revision to pin one).
     #[arg(long, requires = "url", help_heading = "Without a config file")]
     pub tokenizer: Option<String>,
     /// Write the config built from --url/--model (and the --set keys) to this file.
