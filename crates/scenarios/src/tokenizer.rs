@@ -170,7 +170,7 @@ impl Tokenizer {
             file: "tokenizer.json",
         };
         let got = hub
-            .get(&file, false, 3, &|_| {})
+            .get_bounded(&file, false, 3, &|_| {})
             .map_err(|e| e.to_string())?;
         let inner = tokenizers::Tokenizer::from_file(&got.path)
             .map_err(|e| format!("{} is not a valid tokenizer.json: {e}", got.path.display()))?;

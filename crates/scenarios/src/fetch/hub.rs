@@ -8,6 +8,8 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 use hf_hub::api::sync::ApiBuilder;
 use hf_hub::{Cache, Repo, RepoType};
@@ -32,7 +34,14 @@ pub struct Hub {
     pub cache: PathBuf,
     /// `HF_HUB_OFFLINE=1`: never ask the hub, serve from the cache only.
     pub offline: bool,
+    /// A download that reports nothing for this long is given up
+    /// (`HF_HUB_DOWNLOAD_TIMEOUT` seconds, default [`STALL`]): hf-hub's own client has no
+    /// read timeout, so a stalled server or proxy would hang it.
+    pub stall: Duration,
 }
+
+/// How long a download may go without progress by default.
+pub const STALL: Duration = Duration::from_secs(60);
 
 /// One file of a hub repository at a revision.
 #[derive(Clone, Copy, Debug)]
@@ -129,6 +138,10 @@ impl Hub {
                     "1" | "true" | "yes" | "on"
                 )
             }),
+            stall: set("HF_HUB_DOWNLOAD_TIMEOUT")
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(STALL, Duration::from_secs_f64),
         }
     }
 
@@ -141,6 +154,69 @@ impl Hub {
             f.revision.replace('/', "%2F"),
             f.file
         )
+    }
+
+    /// [`Hub::get`] on a thread of its own, bounded in time: given up when it reports
+    /// nothing (no byte, no stage) for [`Hub::stall`], and a panic inside hf-hub returned
+    /// as an error. A given-up download's thread is left to end with the process.
+    pub fn get_bounded(
+        &self,
+        f: &RepoFile,
+        force: bool,
+        attempts: u32,
+        events: &dyn Fn(Event),
+    ) -> Result<Got, FetchError> {
+        enum Msg {
+            Event(Event),
+            Done(Result<Got, FetchError>),
+        }
+        let url = self.url(f);
+        let protocol = |message: String| FetchError::Protocol {
+            url: url.clone(),
+            message,
+        };
+        let (hub, kind) = (self.clone(), f.kind);
+        let (repo, revision, file) = (f.repo.to_owned(), f.revision.to_owned(), f.file.to_owned());
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("hf-hub".into())
+            .spawn(move || {
+                let f = RepoFile {
+                    repo: &repo,
+                    kind,
+                    revision: &revision,
+                    file: &file,
+                };
+                let sent = tx.clone();
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    hub.get(&f, force, attempts, &|e| {
+                        let _ = sent.send(Msg::Event(e));
+                    })
+                }));
+                let _ = tx.send(Msg::Done(got.unwrap_or_else(|_| {
+                    Err(FetchError::Protocol {
+                        url: hub.url(&f),
+                        message: "the hf-hub client panicked on the hub's answer".into(),
+                    })
+                })));
+            })
+            .map_err(|e| protocol(format!("cannot start the download thread: {e}")))?;
+        loop {
+            match rx.recv_timeout(self.stall) {
+                Ok(Msg::Event(e)) => events(e),
+                Ok(Msg::Done(got)) => return got,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(protocol(format!(
+                        "no progress for {} s: the hub or a proxy stalled (HF_HUB_DOWNLOAD_TIMEOUT \
+                         sets the limit)",
+                        self.stall.as_secs_f64()
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(protocol("the download ended without an answer".into()));
+                }
+            }
+        }
     }
 
     /// `f` from the cache, downloaded first when it is not there (or when `force`), with

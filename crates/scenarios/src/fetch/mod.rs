@@ -227,7 +227,7 @@ async fn download(
     let (hub, force, attempts) = (options.hub.clone(), options.force, options.attempts);
     let url = hub.url(&repo_file(dataset, &revision));
     let task = tokio::task::spawn_blocking(move || {
-        hub.get(&repo_file(dataset, &revision), force, attempts, &|e| {
+        hub.get_bounded(&repo_file(dataset, &revision), force, attempts, &|e| {
             let _ = tx.send(e);
         })
     });

@@ -189,3 +189,30 @@ async fn a_missing_tokenizer_or_an_unreachable_hub_says_what_to_do() {
         "{err}"
     );
 }
+
+/// A hub that takes the request and never answers: the download is given up after
+/// `HF_HUB_DOWNLOAD_TIMEOUT` without progress (hf-hub's client has no read timeout),
+/// instead of hanging the run's start.
+#[tokio::test]
+async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    // Holds every connection open, silent, for at most 30 s.
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Ok(Ok((sock, _))) = tokio::time::timeout_at(until, listener.accept()).await {
+            held.push(sock);
+        }
+    });
+    let cache = temp_dir("tok-stall").join("hf");
+    let mut vars = env(&endpoint, &cache);
+    vars.push(("HF_HUB_DOWNLOAD_TIMEOUT", "1".into()));
+    let started = std::time::Instant::now();
+    let err = load("open/tiny", &vars).await.unwrap_err().to_string();
+    let took = started.elapsed();
+    assert!(err.contains("no progress for 1 s"), "{err}");
+    assert!(err.contains("open/tiny"), "{err}");
+    // One second of silence, not hf-hub's unbounded wait (allowance for a busy machine).
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}
