@@ -165,9 +165,9 @@ impl Client {
                 .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
             let transport =
                 |e: &(dyn std::error::Error + 'static)| ClientError::Transport(error_chain(e));
-            // As for a completion (`send`): a reused connection the server had closed
-            // before answering (llama.cpp closes after each response) is tried once more on
-            // a new one.
+            // The completions' rule (`send`): a request never written, or written to a
+            // reused connection the server had closed without answering (llama.cpp closes
+            // after each response), goes once more on a new connection.
             let mut fresh = false;
             let (resp, conn) = loop {
                 let Checkout {
@@ -177,12 +177,17 @@ impl Client {
                     .checkout(&origin, fresh)
                     .await
                     .map_err(|e| transport(&e))?;
+                let reads_before = conn.reads();
                 match conn.sender.try_send_request(rebuild(&parts, &body)).await {
                     Ok(resp) => break (resp, conn),
                     Err(e)
                         if !fresh
                             && (e.message().is_some()
-                                || (reused && send::closed_by_peer(e.error()))) =>
+                                || send::closed_unanswered(
+                                    e.error(),
+                                    reused,
+                                    conn.reads() == reads_before,
+                                )) =>
                     {
                         fresh = true;
                     }

@@ -201,15 +201,19 @@ pub fn token_checks(summaries: &[CellSummary]) -> String {
     let mut seen = std::collections::BTreeSet::new();
     for s in summaries {
         let Some(c) = &s.token_check else { continue };
-        let c_ = &s.cell;
-        if !seen.insert((c_.endpoint.clone(), c_.model.clone(), c_.scenario.clone())) {
+        let cell = &s.cell;
+        if !seen.insert((
+            cell.endpoint.clone(),
+            cell.model.clone(),
+            cell.scenario.clone(),
+        )) {
             continue;
         }
-        let group = format!("{}/{}", c_.endpoint, c_.model);
+        let group = format!("{}/{}", cell.endpoint, cell.model);
         let entry = match (c.rel_diff, c.template_tokens_mean()) {
-            (Some(d), Some(t)) => format!("{} {:+.1}% {t:.0}", c_.scenario, d * 100.0),
-            (Some(d), None) => format!("{} {:+.1}%", c_.scenario, d * 100.0),
-            (None, _) => format!("{} n/a", c_.scenario),
+            (Some(d), Some(t)) => format!("{} {:+.1}% {t:.0}", cell.scenario, d * 100.0),
+            (Some(d), None) => format!("{} {:+.1}%", cell.scenario, d * 100.0),
+            (None, _) => format!("{} n/a", cell.scenario),
         };
         match groups.iter_mut().find(|(g, _)| *g == group) {
             Some((_, entries)) => entries.push(entry),

@@ -65,10 +65,8 @@ impl Client {
                 // Written to a reused connection the server had closed: not one byte of
                 // response came back. Resend once, on a new connection.
                 Err(e)
-                    if reused
-                        && ex.resends == 0
-                        && conn.reads() == reads_before
-                        && closed_by_peer(e.error()) =>
+                    if ex.resends == 0
+                        && closed_unanswered(e.error(), reused, conn.reads() == reads_before) =>
                 {
                     if idle_for < pool::CLOSE_AFTER_RESPONSE {
                         self.pool.learn_closes(origin);
@@ -88,9 +86,16 @@ impl Client {
     }
 }
 
+/// The one case a written request is sent again: it went out on a `reused` connection
+/// that the server had already closed (`e` says the peer closed it) and not one byte of
+/// response came back (`read_nothing`), so the server cannot have acted on it.
+pub(super) fn closed_unanswered(e: &hyper::Error, reused: bool, read_nothing: bool) -> bool {
+    reused && read_nothing && closed_by_peer(e)
+}
+
 /// Whether `e` says the peer closed the connection (EOF before a complete message, reset,
 /// broken pipe).
-pub(super) fn closed_by_peer(e: &hyper::Error) -> bool {
+fn closed_by_peer(e: &hyper::Error) -> bool {
     if e.is_incomplete_message() || e.is_closed() {
         return true;
     }
