@@ -66,7 +66,8 @@ pub fn resolve(
         .ok();
     // Prompts are built in the tokenizer's tokens: without it the scenarios cannot be.
     let catalog = tokenizer.as_ref().and_then(|t| {
-        Catalog::load(config, t.clone())
+        let cache = plateau_scenarios::text::cache_dir(env);
+        Catalog::load_cached(config, t.clone(), cache.as_deref())
             .map_err(|e| {
                 problems.push(match &e {
                     ScenarioError::Config { field, .. } => origins.blame(field, &e),

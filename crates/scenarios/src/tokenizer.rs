@@ -9,7 +9,11 @@ use std::path::Path;
 use plateau_core::tokens::TokenCounter;
 use tiktoken_rs::CoreBPE;
 
-use crate::fetch::hub::{Hub, Kind, RepoFile};
+use crate::fetch::hub::{self, Hub, RepoFile};
+
+mod memo;
+
+use memo::Memo;
 
 /// Why a tokenizer could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -79,13 +83,19 @@ fn hub_id(text: &str) -> Option<Source<'_>> {
 }
 
 /// A loaded tokenizer.
-pub enum Tokenizer {
-    /// An embedded tiktoken BPE.
+pub struct Tokenizer {
+    kind: Kind,
+    /// Counts of short texts seen before (streamed chunks).
+    memo: Memo,
+}
+
+enum Kind {
+    /// An embedded tiktoken BPE, built on first use.
     Bpe {
         /// Encoding name.
         name: &'static str,
-        /// The encoder.
-        bpe: &'static CoreBPE,
+        /// The encoder's singleton.
+        bpe: fn() -> &'static CoreBPE,
     },
     /// A Hugging Face `tokenizer.json`.
     HuggingFace {
@@ -115,10 +125,10 @@ impl Tokenizer {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Tokenizer, TokenizerError> {
         match Source::parse(config) {
-            Source::Embedded("o200k_base") => Ok(Tokenizer::Bpe {
-                name: "o200k_base",
-                bpe: tiktoken_rs::o200k_base_singleton(),
-            }),
+            Source::Embedded("o200k_base") => Ok(Tokenizer::embedded(
+                "o200k_base",
+                tiktoken_rs::o200k_base_singleton,
+            )),
             Source::Embedded(_) => Ok(Tokenizer::embedded_cl100k()),
             Source::File(path) => Tokenizer::from_file(path),
             Source::Hub { repo, revision } => Tokenizer::from_hub(
@@ -137,9 +147,35 @@ impl Tokenizer {
 
     /// The default embedded BPE.
     pub fn embedded_cl100k() -> Tokenizer {
-        Tokenizer::Bpe {
-            name: DEFAULT,
-            bpe: tiktoken_rs::cl100k_base_singleton(),
+        Tokenizer::embedded(DEFAULT, tiktoken_rs::cl100k_base_singleton)
+    }
+
+    /// An embedded BPE, built where it is first used. Building cl100k takes tens of
+    /// milliseconds; a run whose prompts come from the corpus cache
+    /// ([`crate::text::Corpus::cached`]) sends its first request without it, and the first
+    /// count (the recorder's, when the first reply ends) builds it.
+    fn embedded(name: &'static str, bpe: fn() -> &'static CoreBPE) -> Tokenizer {
+        Tokenizer::from_kind(Kind::Bpe { name, bpe })
+    }
+
+    fn from_kind(kind: Kind) -> Tokenizer {
+        Tokenizer {
+            kind,
+            memo: Memo::default(),
+        }
+    }
+
+    /// Whether decoding is concatenating each token's bytes (a tiktoken BPE), so the text
+    /// of a run of tokens is the slice of the source text they were encoded from.
+    pub fn decodes_by_bytes(&self) -> bool {
+        matches!(self.kind, Kind::Bpe { .. })
+    }
+
+    /// Bytes in token `id`'s text (by [`Tokenizer::decode`]).
+    pub fn token_len(&self, id: u32) -> usize {
+        match &self.kind {
+            Kind::Bpe { bpe, .. } => bpe().decode_bytes(&[id]).map_or(0, |b| b.len()),
+            Kind::HuggingFace { .. } => self.decode(&[id]).len(),
         }
     }
 
@@ -154,10 +190,10 @@ impl Tokenizer {
         }
         let inner = tokenizers::Tokenizer::from_file(path)
             .map_err(|e| err(format!("not a valid tokenizer.json: {e}")))?;
-        Ok(Tokenizer::HuggingFace {
+        Ok(Tokenizer::from_kind(Kind::HuggingFace {
             name: path.display().to_string(),
             inner: Box::new(inner),
-        })
+        }))
     }
 
     /// The `tokenizer.json` of hub model `repo` at `revision` (default branch if `None`),
@@ -165,7 +201,7 @@ impl Tokenizer {
     pub fn from_hub(repo: &str, revision: Option<&str>, hub: &Hub) -> Result<Tokenizer, String> {
         let file = RepoFile {
             repo,
-            kind: Kind::Model,
+            kind: hub::Kind::Model,
             revision: revision.unwrap_or("main"),
             file: "tokenizer.json",
         };
@@ -174,17 +210,17 @@ impl Tokenizer {
             .map_err(|e| e.to_string())?;
         let inner = tokenizers::Tokenizer::from_file(&got.path)
             .map_err(|e| format!("{} is not a valid tokenizer.json: {e}", got.path.display()))?;
-        Ok(Tokenizer::HuggingFace {
+        Ok(Tokenizer::from_kind(Kind::HuggingFace {
             name: format!("{repo}@{}", got.commit.as_deref().unwrap_or(file.revision)),
             inner: Box::new(inner),
-        })
+        }))
     }
 
     /// Token ids of `text` (no special tokens added).
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        match self {
-            Tokenizer::Bpe { bpe, .. } => bpe.encode_ordinary(text),
-            Tokenizer::HuggingFace { inner, .. } => inner
+        match &self.kind {
+            Kind::Bpe { bpe, .. } => bpe().encode_ordinary(text),
+            Kind::HuggingFace { inner, .. } => inner
                 .encode_fast(text, false)
                 .map(|e| e.get_ids().to_vec())
                 .unwrap_or_default(),
@@ -193,27 +229,27 @@ impl Tokenizer {
 
     /// Text of `ids`; bytes that do not form whole characters are replaced.
     pub fn decode(&self, ids: &[u32]) -> String {
-        match self {
-            Tokenizer::Bpe { bpe, .. } => bpe
+        match &self.kind {
+            Kind::Bpe { bpe, .. } => bpe()
                 .decode_bytes(ids)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default(),
-            Tokenizer::HuggingFace { inner, .. } => inner.decode(ids, false).unwrap_or_default(),
+            Kind::HuggingFace { inner, .. } => inner.decode(ids, false).unwrap_or_default(),
         }
     }
 
     /// The first and last byte of token `id`'s text (`0` when unknown), used to find word
     /// starts: byte-level BPE markers (`Ġ`, `▁`, `Ċ`) count as a space or a newline.
     pub fn token_edges(&self, id: u32) -> (u8, u8) {
-        match self {
-            Tokenizer::Bpe { bpe, .. } => match bpe.decode_bytes(&[id]) {
+        match &self.kind {
+            Kind::Bpe { bpe, .. } => match bpe().decode_bytes(&[id]) {
                 Ok(b) => (
                     b.first().copied().unwrap_or(0),
                     b.last().copied().unwrap_or(0),
                 ),
                 Err(_) => (0, 0),
             },
-            Tokenizer::HuggingFace { inner, .. } => {
+            Kind::HuggingFace { inner, .. } => {
                 let byte = |c: Option<char>| match c {
                     Some('Ġ' | '▁' | ' ') => b' ',
                     Some('Ċ' | '\n') => b'\n',
@@ -263,19 +299,19 @@ impl Tokenizer {
 
     /// The name recorded in results.
     pub fn name(&self) -> String {
-        match self {
-            Tokenizer::Bpe { name, .. } => (*name).to_owned(),
-            Tokenizer::HuggingFace { name, .. } => name.clone(),
+        match &self.kind {
+            Kind::Bpe { name, .. } => (*name).to_owned(),
+            Kind::HuggingFace { name, .. } => name.clone(),
         }
     }
 }
 
 impl TokenCounter for Tokenizer {
     fn count(&self, text: &str) -> usize {
-        match self {
-            Tokenizer::Bpe { bpe, .. } => bpe.count_ordinary(text),
-            Tokenizer::HuggingFace { .. } => self.encode(text).len(),
-        }
+        self.memo.count(text, |text| match &self.kind {
+            Kind::Bpe { bpe, .. } => bpe().count_ordinary(text),
+            Kind::HuggingFace { .. } => self.encode(text).len(),
+        })
     }
 
     fn name(&self) -> String {

@@ -42,6 +42,16 @@ impl Catalog {
     /// prepares those scenarios: datasets under `config.datasets_dir` are read and tokenized
     /// with `tokenizer` once; a missing dataset falls back to built-in text with a warning.
     pub fn load(config: &RunConfig, tokenizer: Arc<Tokenizer>) -> Result<Catalog, ScenarioError> {
+        Catalog::load_cached(config, tokenizer, None)
+    }
+
+    /// [`Catalog::load`], with the built-in corpus read from (or stored in) the corpus cache
+    /// in `cache_dir` (see `Corpus::cached`).
+    pub fn load_cached(
+        config: &RunConfig,
+        tokenizer: Arc<Tokenizer>,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Result<Catalog, ScenarioError> {
         let defs = load(&config.scenarios_dir, &config.scenario_options)?;
         let mut warnings = defs.warnings;
         for (i, id) in config.scenarios.iter().enumerate() {
@@ -53,7 +63,7 @@ impl Catalog {
                 ));
             }
         }
-        let mut sources = prepare::Sources::new(config, tokenizer.clone());
+        let mut sources = prepare::Sources::new(config, tokenizer.clone(), cache_dir);
         let mut prepared = BTreeMap::new();
         for id in &config.scenarios {
             if let Some(s) = defs.scenarios.get(id) {

@@ -92,6 +92,8 @@ pub(super) struct Prepared {
 pub(super) struct Sources<'a> {
     config: &'a RunConfig,
     tokenizer: Arc<Tokenizer>,
+    /// The corpus cache's folder, if any.
+    cache_dir: Option<&'a std::path::Path>,
     builtin: Option<Arc<Corpus>>,
     longbench: Option<Option<(Arc<Corpus>, String)>>,
     windows: HashMap<(Source, u32), Arc<Vec<Window>>>,
@@ -99,10 +101,15 @@ pub(super) struct Sources<'a> {
 }
 
 impl<'a> Sources<'a> {
-    pub fn new(config: &'a RunConfig, tokenizer: Arc<Tokenizer>) -> Self {
+    pub fn new(
+        config: &'a RunConfig,
+        tokenizer: Arc<Tokenizer>,
+        cache_dir: Option<&'a std::path::Path>,
+    ) -> Self {
         Sources {
             config,
             tokenizer,
+            cache_dir,
             builtin: None,
             longbench: None,
             windows: HashMap::new(),
@@ -111,7 +118,7 @@ impl<'a> Sources<'a> {
     }
 
     fn builtin(&mut self) -> Arc<Corpus> {
-        let (tokenizer, seed) = (self.tokenizer.clone(), self.config.seed);
+        let (tokenizer, seed, dir) = (self.tokenizer.clone(), self.config.seed, self.cache_dir);
         self.builtin
             .get_or_insert_with(|| {
                 let texts = (0..BUILTIN_DOCS)
@@ -123,7 +130,7 @@ impl<'a> Sources<'a> {
                         suffix: String::new(),
                     })
                     .collect();
-                Arc::new(Corpus::new(tokenizer, texts))
+                Arc::new(Corpus::cached(tokenizer, texts, dir))
             })
             .clone()
     }

@@ -4,8 +4,11 @@
 //! question). Everything costly (tokenizing, finding word starts, listing windows) happens
 //! when the corpus is built; cutting a window only decodes a slice of token ids.
 
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
+use super::cache;
 use crate::rng::stable_hash;
 use crate::tokenizer::Tokenizer;
 
@@ -25,12 +28,59 @@ pub struct Text {
     pub suffix: String,
 }
 
-struct Doc {
-    ids: Vec<u32>,
+pub(super) struct Doc {
+    pub(super) ids: Vec<u32>,
     /// `starts[i]`: a window may begin, or end, just before token `i` (a word starts there).
-    starts: Vec<bool>,
-    suffix: String,
-    suffix_tokens: u32,
+    pub(super) starts: Vec<bool>,
+    pub(super) suffix: String,
+    pub(super) suffix_tokens: u32,
+    /// The body the ids were encoded from, kept when decoding is concatenating token bytes
+    /// ([`Tokenizer::decodes_by_bytes`]) and the corpus was asked to keep it.
+    pub(super) source: Option<Source>,
+}
+
+/// A document's text and where each of its tokens ends in it.
+pub(super) struct Source {
+    pub(super) body: String,
+    /// `ends[i]`: the byte after token `i`.
+    pub(super) ends: Vec<u32>,
+}
+
+impl Source {
+    /// `body` with its tokens' ends, `None` when the tokens' bytes do not add up to it
+    /// (then decoding is the only exact way).
+    fn of(
+        t: &Tokenizer,
+        body: String,
+        ids: &[u32],
+        lens: &mut HashMap<u32, u32>,
+    ) -> Option<Source> {
+        let mut end = 0u32;
+        let ends: Vec<u32> = ids
+            .iter()
+            .map(|&id| {
+                end += *lens
+                    .entry(id)
+                    .or_insert_with(|| u32::try_from(t.token_len(id)).unwrap_or(u32::MAX));
+                end
+            })
+            .collect();
+        (end as usize == body.len()).then_some(Source { body, ends })
+    }
+}
+
+impl Doc {
+    /// The text of tokens `range`: a slice of the body when it is kept, else decoded.
+    fn text(&self, t: &Tokenizer, range: std::ops::Range<usize>) -> String {
+        match &self.source {
+            Some(src) => {
+                let at = |i: usize| if i == 0 { 0 } else { src.ends[i - 1] as usize };
+                let bytes = &src.body.as_bytes()[at(range.start)..at(range.end)];
+                String::from_utf8_lossy(bytes).into_owned()
+            }
+            None => t.decode(self.ids.get(range).unwrap_or_default()),
+        }
+    }
 }
 
 /// A window: `len` tokens of document `doc` from token `start`, then the document's suffix.
@@ -47,10 +97,10 @@ pub struct Window {
 /// Tokenized documents.
 pub struct Corpus {
     tokenizer: Arc<Tokenizer>,
-    docs: Vec<Doc>,
+    pub(super) docs: Vec<Doc>,
     /// Tokens of a start token's text once its leading space is trimmed (` calmly` is one
     /// token, `calmly` two), for the start tokens where that is not 1.
-    lead: std::collections::HashMap<u32, u32>,
+    pub(super) lead: HashMap<u32, u32>,
 }
 
 impl std::fmt::Debug for Corpus {
@@ -67,26 +117,62 @@ impl std::fmt::Debug for Corpus {
 impl Corpus {
     /// Tokenizes `texts` (on every core) and finds their word starts.
     pub fn new(tokenizer: Arc<Tokenizer>, texts: Vec<Text>) -> Corpus {
+        Corpus::build(tokenizer, texts, false)
+    }
+
+    /// [`Corpus::new`], read from the corpus cache in `dir` when it holds this tokenizer's
+    /// tokens of these texts, else built and stored there (module `cache`); `None` or a
+    /// tokenizer that does not decode by bytes builds it every time. The texts are kept,
+    /// so cutting a window needs no tokenizer.
+    pub fn cached(tokenizer: Arc<Tokenizer>, texts: Vec<Text>, dir: Option<&Path>) -> Corpus {
+        let Some(dir) = dir.filter(|_| tokenizer.decodes_by_bytes()) else {
+            return Corpus::build(tokenizer, texts, true);
+        };
+        let path = cache::path(dir, &tokenizer.name(), &texts);
+        match cache::read(&path, texts) {
+            Ok((docs, lead)) => Corpus {
+                tokenizer,
+                docs,
+                lead,
+            },
+            Err((texts, why)) => {
+                tracing::debug!(path = %path.display(), %why, "corpus cache miss");
+                let corpus = Corpus::build(tokenizer, texts, true);
+                if let Err(e) = cache::write(&path, &corpus) {
+                    tracing::debug!(path = %path.display(), error = %e, "corpus cache not written");
+                }
+                corpus
+            }
+        }
+    }
+
+    fn build(tokenizer: Arc<Tokenizer>, texts: Vec<Text>, keep_text: bool) -> Corpus {
         let bodies: Vec<&str> = texts.iter().map(|t| t.body.as_str()).collect();
         let ids = tokenizer.encode_many(&bodies);
         let suffixes: Vec<&str> = texts.iter().map(|t| t.suffix.as_str()).collect();
         let suffix_tokens = tokenizer.count_many(&suffixes);
-        let mut edges = std::collections::HashMap::new();
+        let keep_text = keep_text && tokenizer.decodes_by_bytes();
+        let mut edges = HashMap::new();
+        let mut lens = HashMap::new();
         let docs: Vec<Doc> = texts
             .into_iter()
             .zip(ids)
             .zip(suffix_tokens)
             .map(|((text, ids), suffix_tokens)| {
                 let starts = word_starts(&tokenizer, &ids, &mut edges);
+                let source = keep_text
+                    .then(|| Source::of(&tokenizer, text.body, &ids, &mut lens))
+                    .flatten();
                 Doc {
                     ids,
                     starts,
                     suffix: text.suffix,
                     suffix_tokens,
+                    source,
                 }
             })
             .collect();
-        let mut lead = std::collections::HashMap::new();
+        let mut lead = HashMap::new();
         for d in &docs {
             for (&id, _) in d.ids.iter().zip(&d.starts).filter(|(_, s)| **s) {
                 lead.entry(id).or_insert_with(|| {
@@ -171,7 +257,7 @@ impl Corpus {
             while let Some(w) = self.window_at(i, from, tokens) {
                 let head = w.start as usize
                     ..(w.start as usize + HEAD_TOKENS).min((w.start + w.len) as usize);
-                let head_text = self.tokenizer.decode(&d.ids[head]);
+                let head_text = d.text(&self.tokenizer, head);
                 keyed.push((stable_hash(head_text.trim_start().as_bytes()), w));
                 from = w.start as usize + stride;
             }
@@ -187,7 +273,7 @@ impl Corpus {
             return String::new();
         };
         let (s, e) = (w.start as usize, (w.start + w.len) as usize);
-        let body = self.tokenizer.decode(d.ids.get(s..e).unwrap_or_default());
+        let body = d.text(&self.tokenizer, s..e);
         let mut out = String::with_capacity(body.len() + d.suffix.len());
         out.push_str(body.trim_start());
         out.push_str(&d.suffix);
@@ -214,11 +300,7 @@ impl Corpus {
 
 /// Marks the tokens a window may start at: a space and then more than whitespace (` word`,
 /// not a lone ` ` before digits), and letters or digits right after a newline. Tokenizers that mark no word starts get every position.
-fn word_starts(
-    t: &Tokenizer,
-    ids: &[u32],
-    edges: &mut std::collections::HashMap<u32, (u8, u8)>,
-) -> Vec<bool> {
+fn word_starts(t: &Tokenizer, ids: &[u32], edges: &mut HashMap<u32, (u8, u8)>) -> Vec<bool> {
     let mut edge = |id: u32| *edges.entry(id).or_insert_with(|| t.token_edges(id));
     let mut prev_last = b'\n';
     let starts: Vec<bool> = ids

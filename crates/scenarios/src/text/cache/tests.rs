@@ -1,0 +1,132 @@
+use std::sync::Arc;
+
+use super::*;
+use crate::rng::stream_rng;
+use crate::text::Window;
+use crate::text::words::prose;
+use crate::tokenizer::Tokenizer;
+
+fn texts(suffix: &str) -> Vec<Text> {
+    (0..3)
+        .map(|i| Text {
+            body: prose(&mut stream_rng(i, "cache"), 8_000),
+            suffix: suffix.into(),
+        })
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plateau-cache-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Everything a corpus answers, for comparing two of them.
+fn answers(c: &Corpus) -> (Vec<Window>, Vec<String>, Vec<u32>, Option<Window>) {
+    let windows = c.windows(60);
+    let texts = windows.iter().step_by(7).map(|&w| c.text(w)).collect();
+    let tokens = windows.iter().map(|&w| c.tokens(w)).collect();
+    let picked = c.pick(200, &mut stream_rng(9, "pick"));
+    (windows, texts, tokens, picked)
+}
+
+#[test]
+fn a_corpus_read_from_the_cache_answers_exactly_as_the_one_built() {
+    let dir = scratch("same");
+    let t = Arc::new(Tokenizer::embedded_cl100k());
+    let suffix = "\n\nQuestion: which canal?";
+    let built = Corpus::new(t.clone(), texts(suffix));
+    let first = Corpus::cached(t.clone(), texts(suffix), Some(&dir));
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "one file, no temporary left");
+    let path = path(&dir, "cl100k_base", &texts(suffix));
+    assert!(path.is_file());
+    let (docs, lead) = read(&path, texts(suffix)).map_err(|(_, why)| why).unwrap();
+    assert_eq!(docs.len(), 3);
+    assert_eq!(lead, built.lead);
+    for (d, b) in docs.iter().zip(&built.docs) {
+        assert_eq!(d.ids, b.ids);
+        assert_eq!(d.starts, b.starts);
+        assert_eq!(d.suffix_tokens, b.suffix_tokens);
+    }
+    let second = Corpus::cached(t, texts(suffix), Some(&dir));
+    assert_eq!(answers(&first), answers(&built));
+    assert_eq!(answers(&second), answers(&built));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kept_text_cuts_windows_exactly_as_decoding_them() {
+    let t = Arc::new(Tokenizer::embedded_cl100k());
+    let kept = Corpus::cached(t.clone(), texts(""), None);
+    assert!(kept.docs.iter().all(|d| d.source.is_some()));
+    let decoded = Corpus::new(t, texts(""));
+    assert!(decoded.docs.iter().all(|d| d.source.is_none()));
+    assert_eq!(answers(&kept), answers(&decoded));
+}
+
+#[test]
+fn other_texts_or_another_tokenizer_are_another_file() {
+    let dir = Path::new("/c");
+    let a = path(dir, "cl100k_base", &texts(""));
+    assert_eq!(a, path(dir, "cl100k_base", &texts("")));
+    assert_ne!(a, path(dir, "o200k_base", &texts("")));
+    assert_ne!(a, path(dir, "cl100k_base", &texts("?")));
+    let mut one_char = texts("");
+    one_char[2].body.push('x');
+    assert_ne!(a, path(dir, "cl100k_base", &one_char));
+}
+
+#[test]
+fn a_damaged_or_foreign_file_is_a_miss_and_is_rebuilt() {
+    let dir = scratch("damaged");
+    let t = Arc::new(Tokenizer::embedded_cl100k());
+    let good = answers(&Corpus::new(t.clone(), texts("")));
+    let path = path(&dir, "cl100k_base", &texts(""));
+    Corpus::cached(t.clone(), texts(""), Some(&dir));
+    let whole = std::fs::read(&path).unwrap();
+    let mut flipped = whole.clone();
+    flipped[whole.len() / 2] ^= 1;
+    let damaged: [(&str, Vec<u8>); 4] = [
+        ("truncated", whole[..whole.len() - 9].to_vec()),
+        ("one bit flipped", flipped),
+        ("empty", Vec::new()),
+        ("not ours", b"{\"hello\": 1}".to_vec()),
+    ];
+    for (what, bytes) in damaged {
+        std::fs::write(&path, &bytes).unwrap();
+        let why = read(&path, texts("")).map(|_| ()).unwrap_err().1;
+        assert_eq!(why, "not a valid corpus cache file", "{what}");
+        let rebuilt = Corpus::cached(t.clone(), texts(""), Some(&dir));
+        assert_eq!(answers(&rebuilt), good, "{what}");
+        assert_eq!(std::fs::read(&path).unwrap(), whole, "{what}: rewritten");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_folder_comes_from_plateau_cache_dir_then_xdg_then_home() {
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    const ALL: &[(&str, &str)] = &[
+        ("PLATEAU_CACHE_DIR", "/p"),
+        ("XDG_CACHE_HOME", "/x"),
+        ("HOME", "/h"),
+    ];
+    assert_eq!(dir(&env(ALL)), Some(PathBuf::from("/p")));
+    assert_eq!(dir(&env(&ALL[1..])), Some(PathBuf::from("/x/plateau")));
+    assert_eq!(
+        dir(&env(&ALL[2..])),
+        Some(PathBuf::from("/h/.cache/plateau"))
+    );
+    assert_eq!(
+        dir(&env(&[("PLATEAU_CACHE_DIR", ""), ("HOME", "/h")])),
+        None
+    );
+    assert_eq!(dir(&env(&[])), None);
+}
