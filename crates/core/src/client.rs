@@ -1,7 +1,8 @@
 //! The HTTP client: HTTP/1.1 connections of its own (`pool`: one per in-flight request,
 //! `send`: getting one and sending on it; TCP_NODELAY, https via rustls, reused while the
 //! server keeps them open) and [`Client::exchange`], which sends one request and reads its
-//! body frame by frame, stamping each frame's arrival before any parsing.
+//! body frame by frame, stamping each frame's arrival before any parsing; `plain` holds the
+//! whole-body GETs and POSTs around a run (`/models`, `/metrics`, `/tokenize`).
 //!
 //! `t_sent` is stamped once a usable connection is in hand, so connection set-up is never
 //! part of TTFT; it is recorded as the request's `connect_us`. A request is resent, once and
@@ -23,8 +24,7 @@ use crate::clock::Clock;
 use crate::exchange::Exchange;
 use crate::sample::Outcome;
 use crate::wire::Wire;
-use pool::{Checkout, Origin, Pool};
-use send::rebuild;
+use pool::{Origin, Pool};
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with `decode`).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -83,129 +83,6 @@ impl Client {
         Ok(Client {
             pool: Arc::new(Pool::new(Arc::new(tls), pool_size)),
         })
-    }
-
-    /// GETs `uri` and decodes the JSON body (for `/v1/models` at preflight); `wire` reads
-    /// an error body.
-    pub async fn get_json(
-        &self,
-        uri: Uri,
-        headers: &HeaderMap,
-        wire: &dyn Wire,
-        timeout: Duration,
-    ) -> Result<serde_json::Value, ClientError> {
-        let (status, body) = self.get(uri, headers, timeout).await?;
-        if !status.is_success() {
-            return Err(ClientError::Status {
-                status: status.as_u16(),
-                message: wire.error_message(&body),
-            });
-        }
-        Ok(serde_json::from_slice(&body)?)
-    }
-
-    /// GETs `uri` and returns its body as text (a server's Prometheus `/metrics`); an
-    /// error status carries no body text (it could echo a credential).
-    pub async fn get_text(
-        &self,
-        uri: Uri,
-        headers: &HeaderMap,
-        timeout: Duration,
-    ) -> Result<String, ClientError> {
-        let (status, body) = self.get(uri, headers, timeout).await?;
-        if !status.is_success() {
-            return Err(ClientError::Status {
-                status: status.as_u16(),
-                message: status.canonical_reason().unwrap_or_default().to_owned(),
-            });
-        }
-        Ok(String::from_utf8_lossy(&body).into_owned())
-    }
-
-    /// GETs `uri` with `headers` and reads the whole body (up to 64 MiB) within
-    /// `timeout`, whatever the status (a server's description of itself at the start of a
-    /// run, its `/metrics`).
-    pub async fn get(
-        &self,
-        uri: Uri,
-        headers: &HeaderMap,
-        timeout: Duration,
-    ) -> Result<(http::StatusCode, Bytes), ClientError> {
-        let req = Request::builder()
-            .method(Method::GET)
-            .uri(uri)
-            .body(Full::new(Bytes::new()))?;
-        self.call(req, headers, timeout).await
-    }
-
-    /// POSTs the JSON `body` to `uri` with `headers` and reads the whole answer (up to
-    /// 64 MiB) within `timeout`, whatever the status (a server's `/tokenize`).
-    pub async fn post_json(
-        &self,
-        uri: Uri,
-        headers: &HeaderMap,
-        body: &serde_json::Value,
-        timeout: Duration,
-    ) -> Result<(http::StatusCode, Bytes), ClientError> {
-        let req = post(&uri, HeaderMap::new(), false, body.to_string().into_bytes())?;
-        self.call(req, headers, timeout).await
-    }
-
-    /// Sends `req` with `headers` added and reads the whole body within `timeout`.
-    async fn call(
-        &self,
-        req: Request<Full<Bytes>>,
-        headers: &HeaderMap,
-        timeout: Duration,
-    ) -> Result<(http::StatusCode, Bytes), ClientError> {
-        let (mut parts, body) = req.into_parts();
-        parts.headers.extend(headers.clone());
-        let fetch = async {
-            let origin = Origin::of(&parts.uri)
-                .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
-            let transport =
-                |e: &(dyn std::error::Error + 'static)| ClientError::Transport(error_chain(e));
-            // The completions' rule (`send`): a request never written, or written to a
-            // reused connection the server had closed without answering (llama.cpp closes
-            // after each response), goes once more on a new connection.
-            let mut fresh = false;
-            let (resp, conn) = loop {
-                let Checkout {
-                    mut conn, reused, ..
-                } = self
-                    .pool
-                    .checkout(&origin, fresh)
-                    .await
-                    .map_err(|e| transport(&e))?;
-                let reads_before = conn.reads();
-                match conn.sender.try_send_request(rebuild(&parts, &body)).await {
-                    Ok(resp) => break (resp, conn),
-                    Err(e)
-                        if !fresh
-                            && (e.message().is_some()
-                                || send::closed_unanswered(
-                                    e.error(),
-                                    reused,
-                                    conn.reads() == reads_before,
-                                )) =>
-                    {
-                        fresh = true;
-                    }
-                    Err(e) => return Err(transport(e.error())),
-                }
-            };
-            let status = resp.status();
-            let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
-                .collect()
-                .await
-                .map_err(|e| ClientError::Transport(error_chain(e.as_ref())))?
-                .to_bytes();
-            self.pool.checkin(&origin, conn);
-            Ok((status, body))
-        };
-        tokio::time::timeout(timeout, fetch)
-            .await
-            .map_err(|_| ClientError::Timeout(timeout))?
     }
 
     /// Sends `req` and reads the whole response, its body decoded by `wire`. Never fails:
@@ -420,6 +297,7 @@ enum Reader {
     Whole(Vec<u8>),
 }
 
+mod plain;
 mod pool;
 mod send;
 mod stream;

@@ -3,8 +3,10 @@
 //! process pinned to core 0 and the release `plateau run` binary, pinned to core 1, runs one
 //! closed-loop cell against it. Printed per N: TTFT p50 and ITL p99 against the mock's truth,
 //! the client's CPU per 1k streamed tokens over Measure (its own getrusage, from
-//! `summary.json`), peak RSS and RSS per in-flight request, failed requests, start-up to the
-//! first request, and the mock's own CPU and lateness (so a mock out of CPU shows).
+//! `summary.json`) and the share of it in the kernel (`/proc`), peak RSS and RSS per
+//! in-flight request, failed requests, start-up to the first request (the corpus cache
+//! warmed first by a dry run), and the mock's own CPU and lateness (so a mock out of CPU
+//! shows).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -56,6 +58,9 @@ struct Point {
     startup_ms: Option<f64>,
     first_cell_request_ms: Option<f64>,
     mock_cores: Option<f64>,
+    /// Share of the client's CPU over Measure spent in the kernel (socket reads, the ACKs
+    /// they send, epoll).
+    client_kernel_share: Option<f64>,
     mock_late_p99_us: u64,
     load: String,
 }
@@ -87,6 +92,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let scratch = std::env::temp_dir().join(format!("plateau-overhead-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    warm_corpus_cache(&plateau, &scratch)?;
     let mut points = Vec::new();
     for &n in &args.n {
         let itl = ITL_MS.max((u64::from(n) * 1000).div_ceil(u64::from(args.mock_rate.max(1))));
@@ -96,6 +102,35 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_dir_all(&scratch);
     print_table(&points);
+    Ok(())
+}
+
+/// Start-up is measured with the corpus cache filled, as on every run after the first:
+/// a dry run of the same scenario fills it (the first run ever tokenizes the corpus).
+fn warm_corpus_cache(plateau: &Path, scratch: &Path) -> anyhow::Result<()> {
+    let config = scratch.join("warm.json");
+    let body = serde_json::json!({
+        "endpoints": [{"name": "mock", "engine": "openai", "url": "http://127.0.0.1:9/v1"}],
+        "models": [{"id": "m", "name": "mock"}],
+        "scenarios": ["A1"],
+        "batch_sizes": [1],
+        "output_dir": scratch.join("warm"),
+    });
+    std::fs::write(&config, serde_json::to_vec_pretty(&body)?)?;
+    let started = Instant::now();
+    let status = Command::new(plateau)
+        .args(["run", "--dry-run", "--quiet", "--config"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .status()
+        .context("running plateau run --dry-run")?;
+    if !status.success() {
+        bail!("plateau run --dry-run exited with {status}");
+    }
+    eprintln!(
+        "corpus cache warmed by a dry run ({:.0} ms)",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     Ok(())
 }
 
@@ -236,6 +271,9 @@ fn one_point(
         first_cell_request_ms: since_spawn(first_cell),
         mock_cores: m0
             .and_then(|m0| watch.mock_cores(m0, m0 + Duration::from_secs(u64::from(measure_s)))),
+        client_kernel_share: m0.and_then(|m0| {
+            watch.client_kernel_share(m0, m0 + Duration::from_secs(u64::from(measure_s)))
+        }),
         mock_late_p99_us: stats.late_p99_us,
         load,
     })
@@ -286,6 +324,8 @@ struct Watch {
     full_load_kib: Option<u64>,
     /// (time since the client started, the mock's CPU ticks).
     mock_cpu: Vec<(Duration, u64)>,
+    /// (time since the client started, the client's user and system CPU ticks).
+    client_cpu: Vec<(Duration, (u64, u64))>,
 }
 
 impl Watch {
@@ -308,8 +348,11 @@ impl Watch {
                 self.full_load_kib = Some(rss);
             }
         }
-        if let Some(ticks) = cpu_ticks(mock) {
-            self.mock_cpu.push((at, ticks));
+        if let Some((user, system)) = cpu_ticks(mock) {
+            self.mock_cpu.push((at, user + system));
+        }
+        if let Some(ticks) = cpu_ticks(client) {
+            self.client_cpu.push((at, ticks));
         }
     }
 
@@ -322,18 +365,34 @@ impl Watch {
 
     /// The mock's CPU use between `from` and `to` (times since the client started), cores.
     fn mock_cores(&self, from: Duration, to: Duration) -> Option<f64> {
-        let at = |t: Duration| self.mock_cpu.iter().find(|(s, _)| *s >= t).copied();
-        let ((t0, c0), (t1, c1)) = (at(from)?, at(to).or_else(|| self.mock_cpu.last().copied())?);
+        let ((t0, c0), (t1, c1)) = (between(&self.mock_cpu, from, to))?;
         let secs = t1.checked_sub(t0)?.as_secs_f64();
         (secs > 0.0).then(|| c1.saturating_sub(c0) as f64 / TICKS_PER_S / secs)
     }
+
+    /// The system share of the client's CPU between `from` and `to`.
+    fn client_kernel_share(&self, from: Duration, to: Duration) -> Option<f64> {
+        let ((_, (u0, s0)), (_, (u1, s1))) = between(&self.client_cpu, from, to)?;
+        let (user, system) = (u1.saturating_sub(u0), s1.saturating_sub(s0));
+        (user + system > 0).then(|| system as f64 / (user + system) as f64)
+    }
+}
+
+/// The first reading at or after `from`, and the first at or after `to` (else the last).
+fn between<T: Copy>(
+    readings: &[(Duration, T)],
+    from: Duration,
+    to: Duration,
+) -> Option<((Duration, T), (Duration, T))> {
+    let at = |t: Duration| readings.iter().find(|(s, _)| *s >= t).copied();
+    Some((at(from)?, at(to).or_else(|| readings.last().copied())?))
 }
 
 /// USER_HZ: the unit of /proc/PID/stat's CPU times on Linux.
 const TICKS_PER_S: f64 = 100.0;
 
-/// User + system CPU ticks of process `pid` so far.
-fn cpu_ticks(pid: u32) -> Option<u64> {
+/// User and system CPU ticks of process `pid` so far.
+fn cpu_ticks(pid: u32) -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // utime and stime are fields 14 and 15, counted from the pid; the command name before
     // them is parenthesised and may hold spaces.
@@ -341,7 +400,7 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
     let mut fields = rest.split_whitespace().skip(11);
     let user: u64 = fields.next()?.parse().ok()?;
     let system: u64 = fields.next()?.parse().ok()?;
-    Some(user + system)
+    Some((user, system))
 }
 
 fn unix_us() -> u64 {
@@ -357,19 +416,20 @@ fn print_table(points: &[Point]) {
          TTFT {TTFT_MS} ms, {TOKENS} tokens per reply"
     );
     println!(
-        "| N | ITL truth | TTFT p50 error | ITL p99 | client CPU per token (Measure) | client cores | \
+        "| N | ITL truth | TTFT p50 error | ITL p99 | client CPU per token (Measure) | in the kernel | client cores | \
          peak RSS | RSS per in-flight request | failed | start-up to first request | to first cell request | \
          mock cores | mock late p99 | load avg |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for p in points {
         println!(
-            "| {} | {} ms | {} ms | {} ms | {} us | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
+            "| {} | {} ms | {} ms | {} ms | {} us | {}% | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
             p.n,
             p.itl_truth_ms,
             opt(p.ttft_err_ms, 2).replace("-0.00", "0.00"),
             opt(p.itl_p99_ms, 2),
             opt(p.cpu_us_per_token, 2),
+            opt(p.client_kernel_share.map(|s| s * 100.0), 0),
             opt(p.client_cores, 2),
             p.peak_rss_kib as f64 / 1024.0,
             opt(p.rss_per_request_kib, 1),
