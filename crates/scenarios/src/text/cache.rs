@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::corpus::{Corpus, Doc, Source, Text};
 use crate::rng::stable_hash;

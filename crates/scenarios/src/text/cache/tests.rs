@@ -130,3 +130,24 @@ fn the_folder_comes_from_plateau_cache_dir_then_xdg_then_home() {
     );
     assert_eq!(dir(&env(&[])), None);
 }
+
+#[test]
+fn writers_filling_one_entry_at_once_leave_one_whole_file() {
+    let dir = scratch("racing");
+    let t = Arc::new(Tokenizer::embedded_cl100k());
+    let built = Corpus::new(t.clone(), texts(""));
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| Corpus::cached(t.clone(), texts(""), Some(&dir)));
+        }
+    });
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let path = path(&dir, "cl100k_base", &texts(""));
+    let (docs, _) = read(&path, texts("")).map_err(|(_, why)| why).unwrap();
+    assert!(docs.iter().zip(&built.docs).all(|(d, b)| d.ids == b.ids));
+    let _ = std::fs::remove_dir_all(&dir);
+}
