@@ -115,12 +115,15 @@ pub(super) fn write(path: &Path, corpus: &Corpus) -> std::io::Result<()> {
     out.extend_from_slice(&sum.to_le_bytes());
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    // Unique per process and write: runs and test threads may fill the same entry at once.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         path.file_name()
             .and_then(|n| n.to_str())
             .unwrap_or("corpus"),
-        std::process::id()
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::write(&tmp, &out)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
