@@ -50,6 +50,10 @@ struct Point {
     itl_truth_ms: u64,
     ttft_err_ms: Option<f64>,
     itl_p99_ms: Option<f64>,
+    /// The client's TTFT p50 less the mock's on the wire, ms.
+    ttft_err_wire_ms: Option<f64>,
+    /// ITL p99 on the wire, ms.
+    wire_itl_p99_ms: Option<f64>,
     cpu_us_per_token: Option<f64>,
     client_cores: Option<f64>,
     peak_rss_kib: u64,
@@ -173,6 +177,12 @@ fn one_point(
             &itl_ms.to_string(),
         ])
         .args(["--tokens", &TOKENS.to_string()])
+        .args([
+            "--window-from-ms",
+            &(u64::from(FILL_S + STABILIZE_S) * 1000).to_string(),
+            "--window-ms",
+            &(u64::from(measure_s) * 1000).to_string(),
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting overhead-mock under taskset")?;
@@ -260,6 +270,12 @@ fn one_point(
         itl_truth_ms: itl_ms,
         ttft_err_ms: m.ttft_ms.as_ref().map(|d| d.p50 - TTFT_MS as f64),
         itl_p99_ms: m.itl_chunk_ms.as_ref().map(|d| d.p99),
+        ttft_err_wire_ms: m
+            .ttft_ms
+            .as_ref()
+            .filter(|_| stats.wire_gaps > 0)
+            .map(|d| d.p50 - stats.wire_ttft_p50_us as f64 / 1e3),
+        wire_itl_p99_ms: (stats.wire_gaps > 0).then(|| stats.wire_itl_p99_us as f64 / 1e3),
         cpu_us_per_token: client_cpu
             .filter(|_| tokens > 0.0)
             .map(|c| c * 1e6 / tokens),
@@ -286,6 +302,10 @@ struct MockStats {
     first_any_unix_us: Option<u64>,
     first_long_unix_us: Option<u64>,
     late_p99_us: u64,
+    /// Of the replies the mock read in Measure: TTFT p50 and ITL p99 as they went out.
+    wire_ttft_p50_us: u64,
+    wire_itl_p99_us: u64,
+    wire_gaps: u64,
 }
 
 /// One `GET /stats` on a connection of its own.
@@ -416,18 +436,22 @@ fn print_table(points: &[Point]) {
          TTFT {TTFT_MS} ms, {TOKENS} tokens per reply"
     );
     println!(
-        "| N | ITL truth | TTFT p50 error | ITL p99 | client CPU per token (Measure) | in the kernel | client cores | \
+        "| N | ITL truth | TTFT p50 error | ITL p99 | TTFT p50 error vs the wire | ITL p99 on the wire | client CPU per token (Measure) | in the kernel | client cores | \
          peak RSS | RSS per in-flight request | failed | start-up to first request | to first cell request | \
          mock cores | mock late p99 | load avg |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!(
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
     for p in points {
         println!(
-            "| {} | {} ms | {} ms | {} ms | {} us | {}% | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
+            "| {} | {} ms | {} ms | {} ms | {} ms | {} ms | {} us | {}% | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
             p.n,
             p.itl_truth_ms,
             opt(p.ttft_err_ms, 2).replace("-0.00", "0.00"),
             opt(p.itl_p99_ms, 2),
+            opt(p.ttft_err_wire_ms, 2),
+            opt(p.wire_itl_p99_ms, 2),
             opt(p.cpu_us_per_token, 2),
             opt(p.client_kernel_share.map(|s| s * 100.0), 0),
             opt(p.client_cores, 2),

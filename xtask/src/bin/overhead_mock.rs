@@ -6,8 +6,12 @@
 //! chunk and `[DONE]`, so the client sees exactly one observed chunk per token.
 //!
 //! The mock measures itself: how late each write went out against its due instant (tokio's
-//! timer rounds up to the next millisecond). `GET /stats` returns that and its counters as
-//! JSON. One mock serves one point of the benchmark.
+//! timer rounds up to the next millisecond), and, for the replies whose request it read in
+//! the cell's Measure window (`--window-from-ms`, `--window-ms` after the cell's first
+//! request), the TTFT and ITL it actually put on the wire (request read to first write
+//! returned, write to write), in 50 us buckets: the truth the client's figures are held
+//! against. `GET /stats` returns that and its counters as JSON. One mock serves one point of
+//! the benchmark.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,12 +35,59 @@ struct Args {
     /// `max_tokens` asks for fewer.
     #[arg(long, default_value_t = 100)]
     tokens: u32,
+    /// Start of the window whose replies are timed on the wire, ms after the first reply
+    /// longer than one token (the cell's first request): its Fill and Stabilize.
+    #[arg(long, default_value_t = 0)]
+    window_from_ms: u64,
+    /// Length of that window, ms (its Measure); replies whose request was read in it are
+    /// timed.
+    #[arg(long, default_value_t = u64::MAX)]
+    window_ms: u64,
 }
 
-/// Width of one bucket of the lateness histogram, us.
+/// Width of one bucket of the histograms, us.
 const BUCKET_US: u64 = 50;
-/// Buckets; the last holds everything later.
+/// Buckets of the lateness histogram; the last holds everything later.
 const BUCKETS: usize = 200;
+/// Buckets of the on-the-wire TTFT and ITL histograms (up to 2 s).
+const WIRE_BUCKETS: usize = 40_000;
+
+/// Counts of durations in [`BUCKET_US`] buckets; the last holds everything longer.
+struct Histogram(Vec<AtomicU64>);
+
+impl Histogram {
+    fn new(buckets: usize) -> Histogram {
+        Histogram((0..buckets).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    fn add(&self, d: Duration) -> u64 {
+        let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        let last = self.0.len() - 1;
+        let bucket = usize::try_from(us / BUCKET_US).map_or(last, |b| b.min(last));
+        self.0[bucket].fetch_add(1, Ordering::Relaxed);
+        us
+    }
+
+    /// Where in the bucket holding quantile `q` (`at`: 0.5 its middle, 1 its upper edge),
+    /// us (0 when empty).
+    fn quantile_us(&self, q: f64, at: f64) -> u64 {
+        let counts: Vec<u64> = self.0.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let total: u64 = counts.iter().sum();
+        let rank = (q * total as f64).ceil() as u64;
+        let mut seen = 0;
+        for (i, c) in counts.iter().enumerate() {
+            seen += c;
+            if total > 0 && seen >= rank.max(1) {
+                return i as u64 * BUCKET_US + (BUCKET_US as f64 * at) as u64;
+            }
+        }
+        0
+    }
+
+    fn count(&self) -> u64 {
+        self.0.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+}
 
 /// Counters since the start.
 struct Stats {
@@ -47,8 +98,14 @@ struct Stats {
     /// than one token (a cell's request, not the preflight's); 0 before.
     first_any_unix_us: AtomicU64,
     first_long_unix_us: AtomicU64,
-    late: [AtomicU64; BUCKETS],
+    /// The same instant, ns after the mock started, plus one (0 before).
+    first_long_ns: AtomicU64,
+    late: Histogram,
     late_max_us: AtomicU64,
+    /// Of the replies in the window: request read to first write returned, and write to
+    /// write, as they went out.
+    wire_ttft: Histogram,
+    wire_itl: Histogram,
 }
 
 impl Stats {
@@ -59,50 +116,36 @@ impl Stats {
             events: AtomicU64::new(0),
             first_any_unix_us: AtomicU64::new(0),
             first_long_unix_us: AtomicU64::new(0),
-            late: std::array::from_fn(|_| AtomicU64::new(0)),
+            first_long_ns: AtomicU64::new(0),
+            late: Histogram::new(BUCKETS),
             late_max_us: AtomicU64::new(0),
+            wire_ttft: Histogram::new(WIRE_BUCKETS),
+            wire_itl: Histogram::new(WIRE_BUCKETS),
         }
     }
 
     fn late_by(&self, late: Duration) {
-        let us = u64::try_from(late.as_micros()).unwrap_or(u64::MAX);
-        let bucket = usize::try_from(us / BUCKET_US).map_or(BUCKETS - 1, |b| b.min(BUCKETS - 1));
-        self.late[bucket].fetch_add(1, Ordering::Relaxed);
+        let us = self.late.add(late);
         self.late_max_us.fetch_max(us, Ordering::Relaxed);
         self.events.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The upper edge of the bucket holding quantile `q` of the lateness, us.
-    fn late_quantile_us(&self, q: f64) -> u64 {
-        let counts: Vec<u64> = self
-            .late
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
-            .collect();
-        let total: u64 = counts.iter().sum();
-        let rank = (q * total as f64).ceil() as u64;
-        let mut seen = 0;
-        for (i, c) in counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank.max(1) {
-                return (i as u64 + 1) * BUCKET_US;
-            }
-        }
-        0
     }
 
     fn json(&self) -> String {
         format!(
             "{{\"posts\":{},\"active\":{},\"events\":{},\"first_any_unix_us\":{},\
-             \"first_long_unix_us\":{},\"late_p50_us\":{},\"late_p99_us\":{},\"late_max_us\":{}}}",
+             \"first_long_unix_us\":{},\"late_p50_us\":{},\"late_p99_us\":{},\"late_max_us\":{},\
+             \"wire_ttft_p50_us\":{},\"wire_itl_p99_us\":{},\"wire_gaps\":{}}}",
             self.posts.load(Ordering::Relaxed),
             self.active.load(Ordering::Relaxed),
             self.events.load(Ordering::Relaxed),
             self.first_any_unix_us.load(Ordering::Relaxed),
             self.first_long_unix_us.load(Ordering::Relaxed),
-            self.late_quantile_us(0.5),
-            self.late_quantile_us(0.99),
+            self.late.quantile_us(0.5, 1.0),
+            self.late.quantile_us(0.99, 1.0),
             self.late_max_us.load(Ordering::Relaxed),
+            self.wire_ttft.quantile_us(0.5, 0.5),
+            self.wire_itl.quantile_us(0.99, 0.5),
+            self.wire_itl.count(),
         )
     }
 }
@@ -155,6 +198,21 @@ struct Mock {
     itl: Duration,
     tokens: u32,
     stats: Stats,
+    started: Instant,
+    window_from: Duration,
+    window: Duration,
+}
+
+impl Mock {
+    /// Whether a reply whose request was read at `t0` falls in the timed window.
+    fn in_window(&self, t0: Instant) -> bool {
+        let first = self.stats.first_long_ns.load(Ordering::Relaxed);
+        let Some(first) = first.checked_sub(1) else {
+            return false;
+        };
+        let from = self.started + Duration::from_nanos(first) + self.window_from;
+        t0 >= from && t0.saturating_duration_since(from) < self.window
+    }
 }
 
 fn main() -> std::io::Result<()> {
@@ -167,6 +225,9 @@ fn main() -> std::io::Result<()> {
         itl: Duration::from_millis(args.itl_ms),
         tokens: args.tokens,
         stats: Stats::new(),
+        started: Instant::now(),
+        window_from: Duration::from_millis(args.window_from_ms),
+        window: Duration::from_millis(args.window_ms),
     });
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -245,11 +306,21 @@ async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
                         Ordering::Relaxed,
                         Ordering::Relaxed,
                     );
+                    let since_start = t0.saturating_duration_since(mock.started);
+                    let ns = u64::try_from(since_start.as_nanos()).unwrap_or(u64::MAX - 1);
+                    let _ = stats.first_long_ns.compare_exchange(
+                        0,
+                        ns + 1,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
                 }
+                let timed = tokens > 1 && mock.in_window(t0);
                 stats.posts.fetch_add(1, Ordering::Relaxed);
                 stats.active.fetch_add(1, Ordering::Relaxed);
                 let _active = Active(&stats.active);
                 sock.write_all(&frames.head).await?;
+                let mut previous = t0;
                 for i in 0..tokens {
                     let due = t0 + mock.ttft + mock.itl * i;
                     sleep_until(due).await;
@@ -260,6 +331,16 @@ async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
                         &frames.token
                     };
                     sock.write_all(frame).await?;
+                    let written = Instant::now();
+                    if timed {
+                        let gap = written.saturating_duration_since(previous);
+                        if i == 0 {
+                            stats.wire_ttft.add(gap);
+                        } else {
+                            stats.wire_itl.add(gap);
+                        }
+                    }
+                    previous = written;
                 }
             }
             (Some("GET"), Some(p)) if p.ends_with("/models") => {
@@ -370,11 +451,45 @@ mod tests {
             stats.late_by(Duration::from_micros(us));
         }
         // 4 of 10 in [0, 50), 4 in [50, 100), 1 in [100, 150), 1 past the last bucket.
-        assert_eq!(stats.late_quantile_us(0.4), 50);
-        assert_eq!(stats.late_quantile_us(0.5), 100);
-        assert_eq!(stats.late_quantile_us(0.9), 150);
-        assert_eq!(stats.late_quantile_us(0.99), BUCKET_US * BUCKETS as u64);
+        assert_eq!(stats.late.quantile_us(0.4, 1.0), 50);
+        assert_eq!(stats.late.quantile_us(0.5, 1.0), 100);
+        assert_eq!(stats.late.quantile_us(0.9, 1.0), 150);
+        assert_eq!(stats.late.quantile_us(0.99, 1.0), BUCKET_US * BUCKETS as u64);
         assert_eq!(stats.late_max_us.load(Ordering::Relaxed), 15_000);
         assert_eq!(stats.events.load(Ordering::Relaxed), 10);
+    }
+
+    #[test]
+    fn wire_quantiles_are_bucket_middles_and_an_empty_histogram_is_zero() {
+        let h = Histogram::new(WIRE_BUCKETS);
+        assert_eq!(h.quantile_us(0.5, 0.5), 0);
+        for ms in [9.98, 10.0, 10.01, 10.02, 12.6] {
+            h.add(Duration::from_secs_f64(ms / 1e3));
+        }
+        // 9,980 us is in [9,950, 10,000); the rest but one in [10,000, 10,050).
+        assert_eq!(h.quantile_us(0.2, 0.5), 9_975);
+        assert_eq!(h.quantile_us(0.5, 0.5), 10_025);
+        assert_eq!(h.quantile_us(0.99, 0.5), 12_625);
+        assert_eq!(h.count(), 5);
+    }
+
+    #[test]
+    fn only_replies_read_in_the_window_after_the_first_long_request_are_timed() {
+        let mock = Mock {
+            ttft: Duration::from_millis(50),
+            itl: Duration::from_millis(10),
+            tokens: 100,
+            stats: Stats::new(),
+            started: Instant::now(),
+            window_from: Duration::from_secs(3),
+            window: Duration::from_secs(5),
+        };
+        let at = |s: u64| mock.started + Duration::from_secs(s);
+        assert!(!mock.in_window(at(4)), "no cell request yet");
+        mock.stats.first_long_ns.store(1_000_000_000 + 1, Ordering::Relaxed);
+        assert!(!mock.in_window(at(3)), "Fill and Stabilize");
+        assert!(mock.in_window(at(4)), "Measure opens 3 s after the first request");
+        assert!(mock.in_window(at(8)));
+        assert!(!mock.in_window(at(9)), "Measure is 5 s long");
     }
 }
