@@ -454,7 +454,10 @@ mod tests {
         assert_eq!(stats.late.quantile_us(0.4, 1.0), 50);
         assert_eq!(stats.late.quantile_us(0.5, 1.0), 100);
         assert_eq!(stats.late.quantile_us(0.9, 1.0), 150);
-        assert_eq!(stats.late.quantile_us(0.99, 1.0), BUCKET_US * BUCKETS as u64);
+        assert_eq!(
+            stats.late.quantile_us(0.99, 1.0),
+            BUCKET_US * BUCKETS as u64
+        );
         assert_eq!(stats.late_max_us.load(Ordering::Relaxed), 15_000);
         assert_eq!(stats.events.load(Ordering::Relaxed), 10);
     }
@@ -486,9 +489,14 @@ mod tests {
         };
         let at = |s: u64| mock.started + Duration::from_secs(s);
         assert!(!mock.in_window(at(4)), "no cell request yet");
-        mock.stats.first_long_ns.store(1_000_000_000 + 1, Ordering::Relaxed);
+        mock.stats
+            .first_long_ns
+            .store(1_000_000_000 + 1, Ordering::Relaxed);
         assert!(!mock.in_window(at(3)), "Fill and Stabilize");
-        assert!(mock.in_window(at(4)), "Measure opens 3 s after the first request");
+        assert!(
+            mock.in_window(at(4)),
+            "Measure opens 3 s after the first request"
+        );
         assert!(mock.in_window(at(8)));
         assert!(!mock.in_window(at(9)), "Measure is 5 s long");
     }
