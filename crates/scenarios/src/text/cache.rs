@@ -1,6 +1,7 @@
 //! The corpus cache: a built corpus's token ids, token ends, word starts and lead counts,
-//! stored in one file named by what it was built from (the tokenizer's name and a hash of
-//! every text), so the next run with the same texts reads it instead of tokenizing them.
+//! stored in one file named by what it was built from (a hash of the format, the plateau
+//! version, the tokenizer's name and every text), so the next run with the same texts reads
+//! it instead of tokenizing them.
 //! The built-in corpus is about 700,000 tokens; tokenizing it is most of plateau's start-up,
 //! reading it a few milliseconds.
 //!
@@ -20,6 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::corpus::{Corpus, Doc, Source, Text};
 use crate::rng::stable_hash;
 
+/// The file format. Change the digit when the format, or what a corpus derives from its
+/// texts (`word_starts`, the lead counts, token ends), changes; the plateau version is part
+/// of every key besides, so a released build never reads another's entries.
 const MAGIC: &[u8; 16] = b"plateau-corpus-1";
 
 /// The corpus cache's folder, read through `env`: `PLATEAU_CACHE_DIR` (empty turns the cache
@@ -36,7 +40,12 @@ pub fn dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 
 /// Where the corpus of `texts` tokenized by `tokenizer` is cached in `dir`.
 pub(super) fn path(dir: &Path, tokenizer: &str, texts: &[Text]) -> PathBuf {
-    let mut key = hash(MAGIC, 0) ^ hash(tokenizer.as_bytes(), 1);
+    path_for(env!("CARGO_PKG_VERSION"), dir, tokenizer, texts)
+}
+
+/// [`path`] for plateau `version`.
+fn path_for(version: &str, dir: &Path, tokenizer: &str, texts: &[Text]) -> PathBuf {
+    let mut key = hash(MAGIC, 0) ^ hash(version.as_bytes(), 2) ^ hash(tokenizer.as_bytes(), 1);
     for (i, t) in texts.iter().enumerate() {
         key = hash(t.body.as_bytes(), key ^ i as u64);
         key = hash(t.suffix.as_bytes(), key);

@@ -300,6 +300,7 @@ impl Corpus {
 
 /// Marks the tokens a window may start at: a space and then more than whitespace (` word`,
 /// not a lone ` ` before digits), and letters or digits right after a newline. Tokenizers that mark no word starts get every position.
+/// The corpus cache stores the result: change its `MAGIC` when this changes.
 fn word_starts(t: &Tokenizer, ids: &[u32], edges: &mut HashMap<u32, (u8, u8)>) -> Vec<bool> {
     let mut edge = |id: u32| *edges.entry(id).or_insert_with(|| t.token_edges(id));
     let mut prev_last = b'\n';

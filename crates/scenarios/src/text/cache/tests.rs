@@ -66,7 +66,7 @@ fn kept_text_cuts_windows_exactly_as_decoding_them() {
 }
 
 #[test]
-fn other_texts_or_another_tokenizer_are_another_file() {
+fn other_texts_another_tokenizer_or_another_plateau_are_another_file() {
     let dir = Path::new("/c");
     let a = path(dir, "cl100k_base", &texts(""));
     assert_eq!(a, path(dir, "cl100k_base", &texts("")));
@@ -75,6 +75,9 @@ fn other_texts_or_another_tokenizer_are_another_file() {
     let mut one_char = texts("");
     one_char[2].body.push('x');
     assert_ne!(a, path(dir, "cl100k_base", &one_char));
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(a, path_for(version, dir, "cl100k_base", &texts("")));
+    assert_ne!(a, path_for("0.0.0-other", dir, "cl100k_base", &texts("")));
 }
 
 #[test]
