@@ -14,7 +14,7 @@ mod tokens;
 
 use std::fmt;
 
-pub use client::{REMEDY, client_bottleneck};
+pub use client::{REMEDY, client_bottleneck, client_busy};
 pub use dir::{RUN, Records, check_dir, check_records};
 pub use server::server_saturated;
 
@@ -46,6 +46,12 @@ pub struct Thresholds {
     /// Largest share of the available cores the plateau process may use: near all of them,
     /// a ready task waits for a thread.
     pub max_client_cpu_share: f64,
+    /// Share of the cores past which the client's own queueing shows in tail latencies
+    /// before it shows anywhere else (`client_busy`, a warning). Measured against a mock
+    /// that reports what it put on the wire (`cargo xtask bench overhead`, one client core):
+    /// at 0.36, 0.54 and 0.69 of the core the client added 0.1, 0.3 and 1.4 ms to ITL p99;
+    /// at 0.87, 7.6 ms.
+    pub warn_client_cpu_share: f64,
 }
 
 impl Default for Thresholds {
@@ -56,6 +62,7 @@ impl Default for Thresholds {
             max_input_token_diff: 0.25,
             max_client_lag_p99_ms: 5.0,
             max_client_cpu_share: 0.9,
+            warn_client_cpu_share: 0.75,
         }
     }
 }
@@ -180,6 +187,8 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     }
     if let Some(message) = s.client.as_ref().and_then(|c| client_bottleneck(c, t)) {
         add("client_bottleneck", Severity::Fail, message);
+    } else if let Some(message) = s.client.as_ref().and_then(|c| client_busy(c, t)) {
+        add("client_busy", Severity::Warn, message);
     }
     if let Some(message) = server_saturated(s) {
         add("server_saturated", Severity::Warn, message);

@@ -1,5 +1,7 @@
 //! The `client_bottleneck` check: was the client itself short of CPU during Measure? Its
-//! own scheduling lag and CPU use ([`ClientHealth`]) against [`Thresholds`].
+//! own scheduling lag and CPU use ([`ClientHealth`]) against [`Thresholds`]. And
+//! `client_busy`, the warning before it: busy enough that its tails may carry its own
+//! queueing.
 
 use super::Thresholds;
 use crate::results::health::ClientHealth;
@@ -40,6 +42,22 @@ pub fn client_bottleneck(c: &ClientHealth, t: &Thresholds) -> Option<String> {
             why.join("; ")
         )
     })
+}
+
+/// Why the client's tail latencies may carry its own queueing: it used at least
+/// `warn_client_cpu_share` of its cores (and was not the bottleneck, which says more);
+/// `None` below that.
+pub fn client_busy(c: &ClientHealth, t: &Thresholds) -> Option<String> {
+    let cores = f64::from(c.cores.max(1));
+    let used = c
+        .cpu_cores_used
+        .filter(|&u| u >= t.warn_client_cpu_share * cores)?;
+    Some(format!(
+        "the client used {used:.2} of {} cores (>= {:.0}%): its own queueing may lengthen \
+         the tails it reports (ITL p99 first) before any median moves; for exact tails, {REMEDY}",
+        c.cores,
+        t.warn_client_cpu_share * 100.0
+    ))
 }
 
 #[cfg(test)]
@@ -110,5 +128,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_client_past_three_quarters_of_its_cores_is_warned_about_its_tails() {
+        let t = Thresholds::default(); // warn from 75% of the cores
+        for (cpu, cores, warned) in [
+            (0.69, 1, false), // the bench's N = 700: ITL p99 +1.4 ms
+            (0.75, 1, true),
+            (0.87, 1, true), // the bench's N = 1,000: ITL p99 +7.6 ms
+            (1.40, 2, false),
+            (1.50, 2, true),
+        ] {
+            let got = client_busy(&health(Some(1.0), Some(cpu), cores), &t);
+            assert_eq!(got.is_some(), warned, "{cpu} of {cores}: {got:?}");
+            if let Some(msg) = got {
+                assert!(
+                    msg.starts_with(&format!(
+                        "the client used {cpu:.2} of {cores} cores (>= 75%)"
+                    )),
+                    "{msg}"
+                );
+                assert!(msg.ends_with(REMEDY), "{msg}");
+            }
+        }
+        assert_eq!(client_busy(&health(None, None, 1), &t), None);
     }
 }
