@@ -78,6 +78,7 @@ mod prompt_tokens {
     use crate::metrics::InputAgreement;
 
     use crate::results::token_check::TokenCheck;
+    use crate::validate::tokens::tests::check as token_check;
 
     /// The findings of a cell whose server counts 30% more prompt tokens than the targets
     /// (130 for 100), with the client tokenizer named `tokenizer` and the token check
@@ -102,20 +103,6 @@ mod prompt_tokens {
             .iter()
             .find(|f| f.check == check)
             .map(|f| f.message.clone())
-    }
-
-    /// The server's `/tokenize` found `server` tokens for plateau's 100, and `templated`
-    /// once its chat template is applied.
-    fn token_check(server: f64, templated: f64) -> TokenCheck {
-        TokenCheck {
-            path: "/tokenize".into(),
-            prompts: 8,
-            client_tokens_mean: 100.0,
-            server_tokens_mean: Some(server),
-            rel_diff: Some(server / 100.0 - 1.0),
-            templated_tokens_mean: Some(templated),
-            error: None,
-        }
     }
 
     #[test]
@@ -143,18 +130,18 @@ mod prompt_tokens {
     #[test]
     fn the_token_check_decides_what_the_prompt_gap_is() {
         // The texts agree and the template makes up the usage: no finding at all.
-        let f = findings("m@1", Some(token_check(100.0, 130.0)));
+        let f = findings("m@1", Some(token_check(100.0, Some(130.0))));
         assert_eq!(message(&f, "input_length"), None, "{f:?}");
         assert_eq!(message(&f, "tokenizer_mismatch"), None, "{f:?}");
         // The texts agree, the usage is longer than the first prompts templated.
-        let f = findings("m@1", Some(token_check(100.0, 110.0)));
+        let f = findings("m@1", Some(token_check(100.0, Some(110.0))));
         let m = message(&f, "input_length").unwrap();
         assert!(
             m.contains("within 0.0%, so the rest is its chat template"),
             "{m}"
         );
         // The texts differ: one finding, naming the tokenizer.
-        let f = findings("cl100k_base", Some(token_check(125.0, 130.0)));
+        let f = findings("cl100k_base", Some(token_check(125.0, Some(130.0))));
         assert_eq!(message(&f, "input_length"), None, "{f:?}");
         let m = message(&f, "tokenizer_mismatch").unwrap();
         assert!(m.contains("+25.0% against plateau's cl100k_base"), "{m}");

@@ -78,7 +78,7 @@ fn advice(tokenizer: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn agreement() -> InputAgreement {
@@ -90,7 +90,9 @@ mod tests {
         }
     }
 
-    fn check(server: f64, templated: Option<f64>) -> TokenCheck {
+    /// The server's `/tokenize` found `server` tokens for plateau's 100, and `templated`
+    /// once its chat template is applied.
+    pub(in crate::validate) fn check(server: f64, templated: Option<f64>) -> TokenCheck {
         TokenCheck {
             path: "/tokenize".into(),
             prompts: 8,

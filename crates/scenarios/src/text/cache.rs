@@ -9,10 +9,10 @@
 //! half of one. It is checked on read (format, key, sizes, a checksum, each document's
 //! tokens ending at its text's length); anything off is a miss and the corpus is rebuilt.
 //!
-//! Format, little-endian: the magic, the key (u64), the documents (u32), then per document
-//! its token count n (u32), n ids (u32), n ends (u32), n word-start flags (one byte each),
-//! its suffix's tokens (u32); the lead counts (u32 m, then m pairs of u32); and a checksum of
-//! everything before it (u64).
+//! Format, little-endian: the magic (the key is the file name), the documents (u32), then
+//! per document its token count n (u32), n ids (u32), n ends (u32), n word-start flags (one
+//! byte each), its suffix's tokens (u32); the lead counts (u32 m, then m pairs of u32); and
+//! a checksum of everything before it (u64).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use crate::rng::stable_hash;
 /// The file format. Change the digit when the format, or what a corpus derives from its
 /// texts (`word_starts`, the lead counts, token ends), changes; the plateau version is part
 /// of every key besides, so a released build never reads another's entries.
-const MAGIC: &[u8; 16] = b"plateau-corpus-1";
+const MAGIC: &[u8; 16] = b"plateau-corpus-2";
 
 /// The corpus cache's folder, read through `env`: `PLATEAU_CACHE_DIR` (empty turns the cache
 /// off), else `plateau` under `XDG_CACHE_HOME`, else `~/.cache/plateau`.
@@ -101,7 +101,6 @@ pub(super) fn read(
 pub(super) fn write(path: &Path, corpus: &Corpus) -> std::io::Result<()> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&0u64.to_le_bytes()); // the key is the file name; room to grow
     put(&mut out, corpus.docs.len());
     for d in &corpus.docs {
         let Some(src) = &d.source else {
@@ -158,7 +157,6 @@ fn parse(bytes: &[u8], expect_docs: usize) -> Option<Parsed> {
         return None;
     }
     let mut r = Reader(body.strip_prefix(MAGIC)?);
-    r.take(8)?;
     if r.u32()? as usize != expect_docs {
         return None;
     }
