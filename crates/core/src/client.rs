@@ -1,8 +1,10 @@
 //! The HTTP client: HTTP/1.1 connections of its own (`pool`: one per in-flight request,
-//! `send`: getting one and sending on it; TCP_NODELAY, https via rustls, reused while the
-//! server keeps them open) and [`Client::exchange`], which sends one request and reads its
-//! body frame by frame, stamping each frame's arrival before any parsing; `plain` holds the
-//! whole-body GETs and POSTs around a run (`/models`, `/metrics`, `/tokenize`).
+//! `conn`: one connection and its read buffer, `send`: getting one, writing the request and
+//! reading the response head; TCP_NODELAY, https via rustls, reused while the server keeps
+//! them open), `http1`: the framing, and [`Client::exchange`], which sends one request and
+//! reads its body in its own task (`body`), stamping each socket read as it returns, before
+//! any parsing; `plain` holds the whole-body GETs and POSTs around a run (`/models`,
+//! `/metrics`, `/tokenize`).
 //!
 //! `t_sent` is stamped once a usable connection is in hand, so connection set-up is never
 //! part of TTFT; it is recorded as the request's `connect_us`. A request is resent, once and
@@ -16,8 +18,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use http::{Method, Request, Uri};
-use http_body_util::{BodyExt, Full};
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
@@ -90,14 +91,18 @@ impl Client {
     /// [`Outcome::Cancelled`], keeping what arrived.
     pub async fn exchange(
         &self,
-        req: Request<Full<Bytes>>,
+        req: Request<Bytes>,
         wire: &dyn Wire,
         clock: &Clock,
         timeout: Duration,
         cancel: &CancellationToken,
     ) -> Exchange {
         let mut ex = Exchange::new(clock.now_us());
-        let deadline = Instant::now() + timeout;
+        let bounds = Bounds {
+            deadline: Instant::now() + timeout,
+            timeout,
+            cancel,
+        };
         let Some(origin) = Origin::of(req.uri()) else {
             return end(
                 ex,
@@ -107,89 +112,69 @@ impl Client {
             );
         };
         let (parts, body) = req.into_parts();
-        let (resp, conn) = match self
-            .send(
-                &origin, &parts, &body, &mut ex, clock, deadline, timeout, cancel,
-            )
-            .await
-        {
+        let mut request = Vec::with_capacity(body.len() + 512);
+        http1::write_request(&parts, &body, &mut request);
+        drop(body);
+        let sent = self.send(&origin, &request, &mut ex, clock, &bounds).await;
+        drop(request);
+        let Sent {
+            head,
+            mut conn,
+            t_us,
+        } = match sent {
             Ok(sent) => sent,
             Err((outcome, msg)) => return end(ex, clock, outcome, msg),
         };
-        let status = resp.status();
+        let status = head.status;
         if !status.is_success() {
-            ex.retry_after = resp
-                .headers()
+            ex.retry_after = head
+                .headers
                 .get(RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| crate::backoff::parse_retry_after(v, std::time::SystemTime::now()));
         }
-        let is_sse = resp
-            .headers()
+        let is_sse = head
+            .headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
-        let mut body = resp.into_body();
+        let framing = match head.body(&parts.method) {
+            Ok(b) => b,
+            Err(e) => return end(ex, clock, Outcome::Stream, Some(e.to_string())),
+        };
         let mut reader = if is_sse && status.is_success() {
             Reader::Sse(SseState::default())
         } else {
             Reader::Whole(Vec::new())
         };
-        // One timer entry and one cancellation waiter for the whole body, not one of each
-        // per frame.
-        let expired = sleep_until(deadline);
-        let cancelled = cancel.cancelled();
-        tokio::pin!(expired, cancelled);
-        loop {
-            let frame = tokio::select! {
-                biased;
-                _ = &mut cancelled => return end(ex, clock, Outcome::Cancelled, None),
-                _ = &mut expired => return end(ex, clock, Outcome::Timeout, Some(format!("response not complete within {timeout:?}"))),
-                f = body.frame() => f,
-            };
-            let t_us = clock.now_us();
-            let read = conn.reads();
-            match frame {
-                None => break,
-                Some(Err(e)) => {
-                    return end(
-                        ex,
-                        clock,
-                        Outcome::Stream,
-                        Some(format!("body broke: {}", error_chain(&e))),
-                    );
-                }
-                Some(Ok(frame)) => {
-                    let Some(data) = frame.data_ref() else {
-                        continue;
-                    };
-                    match &mut reader {
-                        Reader::Sse(state) => {
-                            if let Err(e) = state.feed(wire, data, t_us, read, &mut ex) {
-                                return end(ex, clock, Outcome::Decode, Some(e));
-                            }
-                            if let Some((outcome, msg)) = state.failure.take() {
-                                return end(ex, clock, outcome, Some(msg));
-                            }
-                        }
-                        Reader::Whole(buf) => {
-                            if buf.len() + data.len() > MAX_BODY {
-                                return end(
-                                    ex,
-                                    clock,
-                                    Outcome::Decode,
-                                    Some(format!("body larger than {MAX_BODY} bytes")),
-                                );
-                            }
-                            buf.extend_from_slice(data);
-                        }
+        let ended = body::read(
+            &mut conn,
+            framing,
+            t_us,
+            clock,
+            &bounds,
+            &mut |data, t_us, read| match &mut reader {
+                Reader::Sse(state) => {
+                    state
+                        .feed(wire, data, t_us, read, &mut ex)
+                        .map_err(|e| (Outcome::Decode, Some(e)))?;
+                    match state.failure.take() {
+                        Some((outcome, msg)) => Err((outcome, Some(msg))),
+                        None => Ok(()),
                     }
                 }
-            }
+                Reader::Whole(buf) => whole(buf, data),
+            },
+        )
+        .await;
+        match ended {
+            // The response was read to its end: the connection can serve another request,
+            // unless either side says otherwise.
+            Ok(closed) if !closed && head.keeps_alive() => self.pool.checkin(&origin, conn),
+            Ok(_) => {}
+            Err((outcome, msg)) => return end(ex, clock, outcome, msg),
         }
         let t_end = clock.now_us();
-        // The response was read to its end: the connection can serve another request.
-        self.pool.checkin(&origin, conn);
         match reader {
             Reader::Sse(mut state) => {
                 state.finish(wire, t_end, &mut ex);
@@ -248,17 +233,29 @@ impl Client {
     }
 }
 
+/// Appends `data` to a whole body, failing past [`MAX_BODY`].
+fn whole(buf: &mut Vec<u8>, data: &[u8]) -> Result<(), body::Stop> {
+    if buf.len() + data.len() > MAX_BODY {
+        return Err((
+            Outcome::Decode,
+            Some(format!("body larger than {MAX_BODY} bytes")),
+        ));
+    }
+    buf.extend_from_slice(data);
+    Ok(())
+}
+
 /// Builds the POST of one request body with the API's `headers` (auth and extras).
 pub fn post(
     uri: &Uri,
     headers: HeaderMap,
     stream: bool,
     body: Vec<u8>,
-) -> Result<Request<Full<Bytes>>, http::Error> {
+) -> Result<Request<Bytes>, http::Error> {
     let mut req = Request::builder()
         .method(Method::POST)
         .uri(uri.clone())
-        .body(Full::new(Bytes::from(body)))?;
+        .body(Bytes::from(body))?;
     let h = req.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     h.insert(
@@ -297,9 +294,13 @@ enum Reader {
     Whole(Vec<u8>),
 }
 
+mod body;
+mod conn;
+mod http1;
 mod plain;
 mod pool;
 mod send;
 mod stream;
 
+use send::{Bounds, Sent};
 use stream::SseState;

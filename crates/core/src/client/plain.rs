@@ -5,12 +5,15 @@
 use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Method, Request, Uri};
-use http_body_util::{BodyExt, Full};
-use tokio::time::Duration;
+use tokio::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
-use super::pool::{Checkout, Origin};
-use super::send::{self, rebuild};
-use super::{Client, ClientError, MAX_BODY, error_chain, post};
+use super::pool::Origin;
+use super::send::{Bounds, Sent};
+use super::{Client, ClientError, body, http1, post, whole};
+use crate::clock::Clock;
+use crate::exchange::Exchange;
+use crate::sample::Outcome;
 use crate::wire::Wire;
 
 impl Client {
@@ -63,7 +66,7 @@ impl Client {
         let req = Request::builder()
             .method(Method::GET)
             .uri(uri)
-            .body(Full::new(Bytes::new()))?;
+            .body(Bytes::new())?;
         self.call(req, headers, timeout).await
     }
 
@@ -80,60 +83,59 @@ impl Client {
         self.call(req, headers, timeout).await
     }
 
-    /// Sends `req` with `headers` added and reads the whole body within `timeout`.
+    /// Sends `req` with `headers` added and reads the whole body within `timeout`, by the
+    /// completions' rules (`send`): a request written to a reused connection the server
+    /// had closed without answering (llama.cpp closes after each response) goes once more
+    /// on a new connection.
     async fn call(
         &self,
-        req: Request<Full<Bytes>>,
+        req: Request<Bytes>,
         headers: &HeaderMap,
         timeout: Duration,
     ) -> Result<(http::StatusCode, Bytes), ClientError> {
         let (mut parts, body) = req.into_parts();
         parts.headers.extend(headers.clone());
-        let fetch = async {
-            let origin = Origin::of(&parts.uri)
-                .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
-            let transport =
-                |e: &(dyn std::error::Error + 'static)| ClientError::Transport(error_chain(e));
-            // The completions' rule (`send`): a request never written, or written to a
-            // reused connection the server had closed without answering (llama.cpp closes
-            // after each response), goes once more on a new connection.
-            let mut fresh = false;
-            let (resp, conn) = loop {
-                let Checkout {
-                    mut conn, reused, ..
-                } = self
-                    .pool
-                    .checkout(&origin, fresh)
-                    .await
-                    .map_err(|e| transport(&e))?;
-                let reads_before = conn.reads();
-                match conn.sender.try_send_request(rebuild(&parts, &body)).await {
-                    Ok(resp) => break (resp, conn),
-                    Err(e)
-                        if !fresh
-                            && (e.message().is_some()
-                                || send::closed_unanswered(
-                                    e.error(),
-                                    reused,
-                                    conn.reads() == reads_before,
-                                )) =>
-                    {
-                        fresh = true;
-                    }
-                    Err(e) => return Err(transport(e.error())),
-                }
-            };
-            let status = resp.status();
-            let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
-                .collect()
-                .await
-                .map_err(|e| ClientError::Transport(error_chain(e.as_ref())))?
-                .to_bytes();
-            self.pool.checkin(&origin, conn);
-            Ok((status, body))
+        let origin = Origin::of(&parts.uri)
+            .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
+        let mut request = Vec::new();
+        http1::write_request(&parts, &body, &mut request);
+        let cancel = CancellationToken::new();
+        let bounds = Bounds {
+            deadline: Instant::now() + timeout,
+            timeout,
+            cancel: &cancel,
         };
-        tokio::time::timeout(timeout, fetch)
+        let clock = Clock::start();
+        let failed = |(outcome, msg): body::Stop| match outcome {
+            Outcome::Timeout => ClientError::Timeout(timeout),
+            _ => ClientError::Transport(msg.unwrap_or_else(|| format!("{outcome:?}"))),
+        };
+        let mut ex = Exchange::new(0);
+        let Sent {
+            head,
+            mut conn,
+            t_us,
+        } = self
+            .send(&origin, &request, &mut ex, &clock, &bounds)
             .await
-            .map_err(|_| ClientError::Timeout(timeout))?
+            .map_err(failed)?;
+        let framing = head
+            .body(&parts.method)
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let mut buf = Vec::new();
+        let closed = body::read(
+            &mut conn,
+            framing,
+            t_us,
+            &clock,
+            &bounds,
+            &mut |data, _, _| whole(&mut buf, data),
+        )
+        .await
+        .map_err(failed)?;
+        if !closed && head.keeps_alive() {
+            self.pool.checkin(&origin, conn);
+        }
+        Ok((head.status, Bytes::from(buf)))
     }
 }

@@ -7,27 +7,20 @@
 //! keep-alive (llama.cpp's server does) are learned per origin: once an idle connection
 //! is found closed within [`CLOSE_AFTER_RESPONSE`] of its response ending, or a reused
 //! connection dies before any response byte, that origin gets a fresh connection for
-//! every request. Each connection counts its socket reads, so the reader can tell which
-//! body frames arrived in one read.
+//! every request.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
 use http::Uri;
-use http_body_util::Full;
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
+
+pub(super) use super::conn::Conn;
 
 /// An idle connection found closed sooner than this after its response ended means the
 /// server closes after every response (an idle timeout is seconds, not this).
@@ -55,20 +48,6 @@ impl Origin {
             host: host.to_owned(),
             port,
         })
-    }
-}
-
-/// One open connection and its read counter.
-pub(super) struct Conn {
-    pub(super) sender: SendRequest<Full<Bytes>>,
-    /// Socket reads that returned bytes, so far.
-    pub(super) reads: Arc<AtomicU64>,
-}
-
-impl Conn {
-    /// Reads so far.
-    pub(super) fn reads(&self) -> u64 {
-        self.reads.load(Ordering::Acquire)
     }
 }
 
@@ -112,7 +91,7 @@ impl Pool {
         if !fresh && !self.closes(origin) {
             while let Some(mut idle) = self.pop(origin) {
                 let idle_for = idle.since.elapsed();
-                if !idle.conn.sender.is_closed() && idle.conn.sender.ready().await.is_ok() {
+                if idle.conn.idle_usable() {
                     return Ok(Checkout {
                         conn: idle.conn,
                         reused: true,
@@ -142,11 +121,13 @@ impl Pool {
         })
     }
 
-    /// Returns a connection whose response was read to the end.
-    pub(super) fn checkin(&self, origin: &Origin, conn: Conn) {
-        if conn.sender.is_closed() || self.closes(origin) {
+    /// Returns a connection whose response was read to the end and that may carry
+    /// another request.
+    pub(super) fn checkin(&self, origin: &Origin, mut conn: Conn) {
+        if self.closes(origin) || !conn.unread().is_empty() {
             return;
         }
+        conn.shrink();
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let list = idle.entry(origin.clone()).or_default();
         if list.len() < self.max_idle {
@@ -190,85 +171,13 @@ impl Pool {
         tcp.set_nodelay(true)?;
         let keepalive = socket2::TcpKeepalive::new().with_time(Duration::from_secs(60));
         socket2::SockRef::from(&tcp).set_tcp_keepalive(&keepalive)?;
-        let reads = Arc::new(AtomicU64::new(0));
         if origin.https {
             let name = ServerName::try_from(origin.host.clone())
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
             let tls = self.tls.connect(name, tcp).await?;
-            handshake(tls, reads).await
+            Ok(Conn::new(Box::new(tls)))
         } else {
-            handshake(tcp, reads).await
+            Ok(Conn::new(Box::new(tcp)))
         }
-    }
-}
-
-async fn handshake<T>(io: T, reads: Arc<AtomicU64>) -> io::Result<Conn>
-where
-    T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
-{
-    let counted = TokioIo::new(Counted {
-        io,
-        reads: Arc::clone(&reads),
-    });
-    let (sender, connection) = http1::Builder::new()
-        .handshake(counted)
-        .await
-        .map_err(io::Error::other)?;
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::debug!(error = %e, "connection ended");
-        }
-    });
-    Ok(Conn { sender, reads })
-}
-
-/// A stream that counts the reads that returned bytes.
-struct Counted<T> {
-    io: T,
-    reads: Arc<AtomicU64>,
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Counted<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.reads.fetch_add(1, Ordering::Release);
-        }
-        polled
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }

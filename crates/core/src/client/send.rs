@@ -1,80 +1,93 @@
-//! Getting a connection and sending one request on it: `t_sent` is stamped once a usable
-//! connection is in hand, its set-up time recorded, and the request resent only as the
-//! client's documentation says (a reused connection the server had closed, not one byte of
-//! response read).
+//! Getting a connection, writing one request on it and reading the response head:
+//! `t_sent` is stamped once a usable connection is in hand, its set-up time recorded, and
+//! the request resent only as the client's documentation says (a reused connection the
+//! server had closed, not one byte of response read).
 
-use bytes::Bytes;
-use http::header::{HOST, HeaderValue};
-use http::request::Parts;
-use http::{Request, Uri};
-use http_body_util::Full;
-use hyper::body::Incoming;
+use std::io;
+
 use tokio::time::{Duration, Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
-use super::pool::{self, Checkout, Origin};
-use super::{Client, MAX_ATTEMPTS, error_chain};
+use super::http1::{self, Head};
+use super::pool::{self, Checkout, Conn, Origin};
+use super::{Client, MAX_ATTEMPTS};
 use crate::clock::Clock;
 use crate::exchange::Exchange;
 use crate::sample::Outcome;
 
+/// A response whose head has been read.
+pub(super) struct Sent {
+    pub(super) head: Head,
+    pub(super) conn: Conn,
+    /// When the read that completed the head returned (body bytes that came with it
+    /// arrived then), us since the clock's start.
+    pub(super) t_us: u64,
+}
+
+/// Where and how long a request may go.
+pub(super) struct Bounds<'a> {
+    pub(super) deadline: Instant,
+    pub(super) timeout: Duration,
+    pub(super) cancel: &'a CancellationToken,
+}
+
+/// How one attempt failed.
+enum Failed {
+    /// No connection.
+    Connect(io::Error),
+    /// The connection ended (or was found closed) before one byte of response: the
+    /// server cannot have acted on the request.
+    Unanswered(io::Error),
+    /// Anything else.
+    Broken(String),
+    Cancelled,
+    Timeout(&'static str),
+}
+
 impl Client {
-    /// Gets a connection and sends the request: stamps `t_sent` once the connection is in
-    /// hand, records its set-up time, and resends as the module documentation says.
-    #[allow(clippy::too_many_arguments)]
+    /// Gets a connection, writes `request` (a whole HTTP/1.1 request) and
+    /// reads the response head: stamps `t_sent` once the connection is in hand, records
+    /// its set-up time, and resends as the module documentation says.
     pub(super) async fn send(
         &self,
         origin: &Origin,
-        parts: &Parts,
-        body: &Full<Bytes>,
+        request: &[u8],
         ex: &mut Exchange,
         clock: &Clock,
-        deadline: Instant,
-        timeout: Duration,
-        cancel: &CancellationToken,
-    ) -> Result<(http::Response<Incoming>, pool::Conn), (Outcome, Option<String>)> {
+        bounds: &Bounds<'_>,
+    ) -> Result<Sent, (Outcome, Option<String>)> {
         let mut fresh = false;
         for _ in 0..MAX_ATTEMPTS {
-            let checkout = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err((Outcome::Cancelled, None)),
-                _ = sleep_until(deadline) => return Err((Outcome::Timeout, Some(format!("no connection within {timeout:?}")))),
-                c = self.pool.checkout(origin, fresh) => c,
-            };
             let Checkout {
                 mut conn,
                 reused,
                 connect_us,
                 idle_for,
-            } = checkout.map_err(|e| (Outcome::Connect, Some(error_chain(&e))))?;
+            } = match bounded(bounds, self.pool.checkout(origin, fresh), "no connection").await {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => return Err(failure(Failed::Connect(e), bounds)),
+                Err(f) => return Err(failure(f, bounds)),
+            };
             if connect_us.is_some() {
                 ex.connect_us = connect_us;
             }
             ex.t_sent_us = clock.now_us();
-            let reads_before = conn.reads();
-            let sent = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err((Outcome::Cancelled, None)),
-                _ = sleep_until(deadline) => return Err((Outcome::Timeout, Some(format!("no response headers within {timeout:?}")))),
-                r = conn.sender.try_send_request(rebuild(parts, body)) => r,
-            };
-            match sent {
-                Ok(resp) => return Ok((resp, conn)),
-                // Closed before a byte of the request was written: any connection will do.
-                Err(e) if e.message().is_some() => fresh = true,
-                // Written to a reused connection the server had closed: not one byte of
-                // response came back. Resend once, on a new connection.
-                Err(e)
-                    if ex.resends == 0
-                        && closed_unanswered(e.error(), reused, conn.reads() == reads_before) =>
-                {
+            let attempt = bounded(
+                bounds,
+                exchange_head(&mut conn, request, clock),
+                "no response headers",
+            )
+            .await;
+            match attempt.and_then(|r| r) {
+                Ok((head, t_us)) => return Ok(Sent { head, conn, t_us }),
+                Err(Failed::Unanswered(_)) if reused && ex.resends == 0 => {
                     if idle_for < pool::CLOSE_AFTER_RESPONSE {
                         self.pool.learn_closes(origin);
                     }
                     ex.resends += 1;
                     fresh = true;
                 }
-                Err(e) => return Err((Outcome::Stream, Some(error_chain(e.error())))),
+                Err(f) => return Err(failure(f, bounds)),
             }
         }
         Err((
@@ -86,50 +99,91 @@ impl Client {
     }
 }
 
-/// The one case a written request is sent again: it went out on a `reused` connection
-/// that the server had already closed (`e` says the peer closed it) and not one byte of
-/// response came back (`read_nothing`), so the server cannot have acted on it.
-pub(super) fn closed_unanswered(e: &hyper::Error, reused: bool, read_nothing: bool) -> bool {
-    reused && read_nothing && closed_by_peer(e)
+/// Runs `step` unless the request is cancelled or its deadline passes first.
+async fn bounded<T>(
+    bounds: &Bounds<'_>,
+    step: impl Future<Output = T>,
+    waiting_for: &'static str,
+) -> Result<T, Failed> {
+    tokio::select! {
+        biased;
+        _ = bounds.cancel.cancelled() => Err(Failed::Cancelled),
+        _ = sleep_until(bounds.deadline) => Err(Failed::Timeout(waiting_for)),
+        r = step => Ok(r),
+    }
 }
 
-/// Whether `e` says the peer closed the connection (EOF before a complete message, reset,
-/// broken pipe).
-fn closed_by_peer(e: &hyper::Error) -> bool {
-    if e.is_incomplete_message() || e.is_closed() {
-        return true;
+fn failure(f: Failed, bounds: &Bounds<'_>) -> (Outcome, Option<String>) {
+    match f {
+        Failed::Connect(e) => (Outcome::Connect, Some(super::error_chain(&e))),
+        Failed::Unanswered(e) => (
+            Outcome::Stream,
+            Some(format!(
+                "the server closed the connection before answering: {}",
+                super::error_chain(&e)
+            )),
+        ),
+        Failed::Broken(msg) => (Outcome::Stream, Some(msg)),
+        Failed::Cancelled => (Outcome::Cancelled, None),
+        Failed::Timeout(what) => (
+            Outcome::Timeout,
+            Some(format!("{what} within {:?}", bounds.timeout)),
+        ),
     }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            return matches!(
-                io.kind(),
-                std::io::ErrorKind::ConnectionReset
-                    | std::io::ErrorKind::BrokenPipe
-                    | std::io::ErrorKind::UnexpectedEof
-            );
+}
+
+/// Writes `request` and reads until the response head is complete: the head and when
+/// its last read returned.
+async fn exchange_head(
+    conn: &mut Conn,
+    request: &[u8],
+    clock: &Clock,
+) -> Result<(Head, u64), Failed> {
+    let reads_before = conn.reads();
+    if let Err(e) = conn.write(request).await {
+        return Err(if closed_by_peer(&e) {
+            Failed::Unanswered(e)
+        } else {
+            Failed::Broken(format!("writing the request: {}", super::error_chain(&e)))
+        });
+    }
+    loop {
+        match conn.read().await {
+            Ok(0) if conn.reads() == reads_before => {
+                return Err(Failed::Unanswered(io::Error::from(
+                    io::ErrorKind::UnexpectedEof,
+                )));
+            }
+            Ok(0) => {
+                return Err(Failed::Broken(
+                    "the connection closed before the response head was complete".into(),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if conn.reads() == reads_before && closed_by_peer(&e) => {
+                return Err(Failed::Unanswered(e));
+            }
+            Err(e) => return Err(Failed::Broken(super::error_chain(&e))),
         }
-        source = s.source();
+        let t_us = clock.now_us();
+        match http1::parse_head(conn.unread()) {
+            Ok(Some((head, n))) => {
+                conn.consume(n);
+                return Ok((head, t_us));
+            }
+            Ok(None) => {}
+            Err(e) => return Err(Failed::Broken(e.to_string())),
+        }
     }
-    false
 }
 
-/// A new request from the parts of one: origin-form target and a `Host` header, as
-/// HTTP/1.1 on a connection of our own wants.
-pub(super) fn rebuild(parts: &Parts, body: &Full<Bytes>) -> Request<Full<Bytes>> {
-    let mut req = Request::new(body.clone());
-    *req.method_mut() = parts.method.clone();
-    *req.headers_mut() = parts.headers.clone();
-    let target = parts
-        .uri
-        .path_and_query()
-        .map_or("/", http::uri::PathAndQuery::as_str);
-    *req.uri_mut() = target.parse().unwrap_or_else(|_| Uri::from_static("/"));
-    if let Some(authority) = parts.uri.authority()
-        && !req.headers().contains_key(HOST)
-        && let Ok(host) = HeaderValue::from_str(authority.as_str())
-    {
-        req.headers_mut().insert(HOST, host);
-    }
-    req
+/// Whether `e` says the peer closed the connection (reset, broken pipe, EOF).
+fn closed_by_peer(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
 }

@@ -42,7 +42,9 @@ impl Wire for OpenAi {
     }
 
     fn is_end(&self, event: &sse::Event) -> bool {
-        event.data.trim() == "[DONE]"
+        // A chunk opens with `{`: looked at first, it is never scanned from the end.
+        let data = event.data.trim_start();
+        data.starts_with("[DONE]") && data.trim_end() == "[DONE]"
     }
 
     fn error_message(&self, body: &[u8]) -> String {

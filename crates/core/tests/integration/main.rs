@@ -10,6 +10,7 @@ mod backoff;
 mod calibration;
 mod common;
 mod faults;
+mod framing;
 mod https;
 mod open_loop;
 mod realistic;
