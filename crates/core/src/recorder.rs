@@ -64,7 +64,10 @@ impl Recorder {
         let (tx, rx) = mpsc::unbounded_channel();
         let handle = std::thread::Builder::new()
             .name("plateau-recorder".into())
-            .spawn(move || record(rx, writer, counter.as_ref(), store_text, &live))?;
+            .spawn(move || {
+                yield_to_requests();
+                record(rx, writer, counter.as_ref(), store_text, &live)
+            })?;
         Ok(Recorder { tx, handle })
     }
 
@@ -131,6 +134,29 @@ fn write_line(w: &mut impl Write, sample: &Sample, line: &mut Vec<u8>) -> io::Re
     line.push(b'\n');
     w.write_all(line)
 }
+
+/// Lowers the calling thread's scheduling priority by ten nice steps, so that on a busy
+/// core the request tasks run first and the recorder takes the time they leave: its bursts
+/// (finalising a sample, compressing a block) then hold back fewer arrivals. Measured at
+/// N = 1,000 on one client core (`cargo xtask bench overhead`), ITL p99 was lower in six
+/// of seven alternated pairs, by up to 12 ms.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn yield_to_requests() {
+    // SAFETY: `getpriority` and `setpriority` take plain integers; on Linux, PRIO_PROCESS
+    // with `who` 0 is the calling thread alone.
+    let rc = unsafe {
+        let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice.saturating_add(10))
+    };
+    if rc != 0 {
+        tracing::debug!("the recorder thread keeps its priority: setpriority failed");
+    }
+}
+
+/// Thread priorities are left alone on this platform.
+#[cfg(not(target_os = "linux"))]
+fn yield_to_requests() {}
 
 #[cfg(test)]
 mod tests {
@@ -225,5 +251,22 @@ mod tests {
             .collect();
         assert_eq!(tokens, [vec![1, 1, 1], vec![1, 1], vec![1]]);
         assert_eq!(live.snapshot().output_tokens, 6);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_recorder_thread_yields_to_the_request_tasks_and_only_it() {
+        // SAFETY: `getpriority` takes plain integers; `who` 0 is the calling thread.
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let before = nice();
+        let lowered = std::thread::spawn(move || {
+            yield_to_requests();
+            nice()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(lowered, (before + 10).min(19));
+        assert_eq!(nice(), before, "the calling thread keeps its priority");
     }
 }
