@@ -12,10 +12,10 @@ use crate::workload::Prompt;
 /// arrival and where their text ends in [`Text::all`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawChunk {
-    /// Arrival of the first body frame of the read, us since cell start.
+    /// When the socket read that brought it returned, us since cell start.
     pub t_us: u64,
-    /// The connection's read counter when that frame arrived: frames with the same value
-    /// came in one read.
+    /// The connection's read counter after that read: events with the same value came in
+    /// one read.
     pub read: u64,
     /// Byte offset in [`Text::all`] where this chunk's text ends.
     pub end: usize,

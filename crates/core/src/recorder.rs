@@ -139,7 +139,7 @@ fn write_line(w: &mut impl Write, sample: &Sample, line: &mut Vec<u8>) -> io::Re
 /// core the request tasks run first and the recorder takes the time they leave: its bursts
 /// (finalising a sample, compressing a block) then hold back fewer arrivals. Measured at
 /// N = 1,000 on one client core (`cargo xtask bench overhead`), ITL p99 was lower in six
-/// of seven alternated pairs, by up to 12 ms.
+/// of seven alternated pairs, by up to 13 ms.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn yield_to_requests() {
