@@ -5,14 +5,12 @@
 
 use std::time::Duration;
 
-use plateau_core::client::{self, Client};
-use plateau_core::clock::Clock;
-use plateau_core::exchange::Exchange;
+use plateau_core::client::Client;
 use plateau_core::sample::Outcome;
-use plateau_core::wire::OpenAi;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio_util::sync::CancellationToken;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::raw::{self, read_request, send};
 
 /// What one connection does: a raw response per request read, then how it ends.
 #[derive(Clone)]
@@ -36,18 +34,7 @@ impl Script {
 
 /// A server whose k-th connection follows `scripts[k]`; returns its port.
 async fn server(scripts: Vec<Script>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        for script in scripts {
-            let Ok((sock, _)) = listener.accept().await else {
-                return;
-            };
-            sock.set_nodelay(true).unwrap();
-            tokio::spawn(serve(sock, script));
-        }
-    });
-    port
+    raw::server(scripts, serve).await
 }
 
 async fn serve(mut sock: TcpStream, script: Script) {
@@ -67,51 +54,6 @@ async fn serve(mut sock: TcpStream, script: Script) {
         }
     }
     tokio::time::sleep(script.hold).await;
-}
-
-/// Reads one request (head and its content-length body); false on EOF.
-async fn read_request(sock: &mut TcpStream) -> bool {
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1024];
-    loop {
-        match sock.read(&mut byte).await {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => buf.extend_from_slice(&byte[..n]),
-        }
-        let text = String::from_utf8_lossy(&buf);
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len: usize = text[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                return true;
-            }
-        }
-    }
-}
-
-async fn send(client: &Client, port: u16, stream: bool) -> Exchange {
-    let uri = format!("http://127.0.0.1:{port}/v1/chat/completions")
-        .parse()
-        .unwrap();
-    let req = client::post(&uri, Default::default(), stream, b"{}".to_vec()).unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        client.exchange(
-            req,
-            &OpenAi,
-            &Clock::start(),
-            Duration::from_secs(5),
-            &CancellationToken::new(),
-        ),
-    )
-    .await
-    .expect("bounded")
 }
 
 fn event(text: &str) -> String {

@@ -13,6 +13,7 @@ mod faults;
 mod framing;
 mod https;
 mod open_loop;
+mod raw;
 mod realistic;
 mod resend;
 mod schema;

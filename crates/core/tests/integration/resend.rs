@@ -4,15 +4,12 @@
 
 use std::time::Duration;
 
-use plateau_core::client::{self, Client};
-use plateau_core::clock::Clock;
-use plateau_core::exchange::Exchange;
+use plateau_core::client::Client;
 use plateau_core::sample::Outcome;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio_util::sync::CancellationToken;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
-use plateau_core::wire::OpenAi;
+use crate::raw::{self, read_request, send};
 
 const BODY: &str = r#"{"choices":[{"message":{"content":"hello there"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}"#;
 
@@ -30,17 +27,7 @@ enum Step {
 
 /// A server whose k-th connection follows `scripts[k]`; returns its port.
 async fn server(scripts: Vec<Vec<Step>>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        for script in scripts {
-            let Ok((sock, _)) = listener.accept().await else {
-                return;
-            };
-            tokio::spawn(serve(sock, script));
-        }
-    });
-    port
+    raw::server(scripts, serve).await
 }
 
 async fn serve(mut sock: TcpStream, script: Vec<Step>) {
@@ -65,54 +52,6 @@ async fn serve(mut sock: TcpStream, script: Vec<Step>) {
     }
 }
 
-/// Reads one request (head and its content-length body); false on EOF.
-async fn read_request(sock: &mut TcpStream) -> bool {
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1024];
-    loop {
-        let Ok(n) = sock.read(&mut byte).await else {
-            return false;
-        };
-        if n == 0 {
-            return false;
-        }
-        buf.extend_from_slice(&byte[..n]);
-        let text = String::from_utf8_lossy(&buf);
-        if let Some(end) = text.find("\r\n\r\n") {
-            let len: usize = text[..end]
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if buf.len() >= end + 4 + len {
-                return true;
-            }
-        }
-    }
-}
-
-async fn send(client: &Client, port: u16) -> Exchange {
-    let uri = format!("http://127.0.0.1:{port}/v1/chat/completions")
-        .parse()
-        .unwrap();
-    let req = client::post(&uri, Default::default(), false, b"{}".to_vec()).unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        client.exchange(
-            req,
-            &OpenAi,
-            &Clock::start(),
-            Duration::from_secs(5),
-            &CancellationToken::new(),
-        ),
-    )
-    .await
-    .expect("bounded")
-}
-
 #[tokio::test]
 async fn a_reused_connection_closed_before_any_byte_is_resent_once() {
     // Connection 1 answers, then reads the next request and closes without a byte;
@@ -123,13 +62,13 @@ async fn a_reused_connection_closed_before_any_byte_is_resent_once() {
     ])
     .await;
     let client = Client::new(4).unwrap();
-    let first = send(&client, port).await;
+    let first = send(&client, port, false).await;
     assert_eq!(first.outcome, Outcome::Ok, "{:?}", first.error);
     assert!(
         first.connect_us.is_some(),
         "the first request opened a connection"
     );
-    let second = send(&client, port).await;
+    let second = send(&client, port, false).await;
     assert_eq!(second.outcome, Outcome::Ok, "{:?}", second.error);
     assert_eq!(second.resends, 1);
     assert!(second.connect_us.is_some(), "resent on a new connection");
@@ -144,8 +83,8 @@ async fn a_response_cut_after_some_bytes_is_never_resent() {
     ])
     .await;
     let client = Client::new(4).unwrap();
-    assert_eq!(send(&client, port).await.outcome, Outcome::Ok);
-    let cut = send(&client, port).await;
+    assert_eq!(send(&client, port, false).await.outcome, Outcome::Ok);
+    let cut = send(&client, port, false).await;
     assert_eq!(
         (cut.outcome, cut.resends),
         (Outcome::Stream, 0),
@@ -159,7 +98,7 @@ async fn a_fresh_connection_closed_without_an_answer_is_never_resent() {
     // The server reads the request on a new connection and closes: it may have acted on it.
     let port = server(vec![vec![Step::CloseSilently], vec![Step::Answer]]).await;
     let client = Client::new(4).unwrap();
-    let ex = send(&client, port).await;
+    let ex = send(&client, port, false).await;
     assert_eq!(
         (ex.outcome, ex.resends),
         (Outcome::Stream, 0),
@@ -174,10 +113,10 @@ async fn a_connection_closed_while_idle_is_replaced_before_writing() {
     // the next request finds it closed and opens connection 2 without resending.
     let port = server(vec![vec![Step::Answer], vec![Step::Answer]]).await;
     let client = Client::new(4).unwrap();
-    assert_eq!(send(&client, port).await.outcome, Outcome::Ok);
+    assert_eq!(send(&client, port, false).await.outcome, Outcome::Ok);
     // Give the FIN time to arrive, as an idle pause does.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let ex = send(&client, port).await;
+    let ex = send(&client, port, false).await;
     assert_eq!((ex.outcome, ex.resends), (Outcome::Ok, 0), "{:?}", ex.error);
     assert!(ex.connect_us.is_some());
 }
