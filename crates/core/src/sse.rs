@@ -60,7 +60,7 @@ impl Parser {
                 bytes = rest;
             }
         }
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             if self.line.is_empty() {
                 self.end_line(&bytes[..end], emit);
             } else {
