@@ -30,10 +30,6 @@ use pool::{Origin, Pool};
 /// Largest non-streaming or error body read (larger ones are cut and fail with `decode`).
 const MAX_BODY: usize = 64 * 1024 * 1024;
 
-/// Most connections tried for one request: a first, one after a connection the server had
-/// already closed before the request went out, one resend.
-const MAX_ATTEMPTS: u32 = 3;
-
 /// Why the client could not be built or a metadata request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

@@ -8,9 +8,9 @@ use std::io;
 use tokio::time::{Duration, Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use super::Client;
 use super::http1::{self, Head};
 use super::pool::{self, Checkout, Conn, Origin};
-use super::{Client, MAX_ATTEMPTS};
 use crate::clock::Clock;
 use crate::exchange::Exchange;
 use crate::sample::Outcome;
@@ -56,8 +56,10 @@ impl Client {
         clock: &Clock,
         bounds: &Bounds<'_>,
     ) -> Result<Sent, (Outcome, Option<String>)> {
+        // At most two attempts: an idle connection found closed is replaced in `checkout`,
+        // and the one resend goes out on a fresh connection, which is never resent.
         let mut fresh = false;
-        for _ in 0..MAX_ATTEMPTS {
+        loop {
             let Checkout {
                 mut conn,
                 reused,
@@ -90,12 +92,6 @@ impl Client {
                 Err(f) => return Err(failure(f, bounds)),
             }
         }
-        Err((
-            Outcome::Connect,
-            Some(format!(
-                "the server closed {MAX_ATTEMPTS} connections in a row before answering"
-            )),
-        ))
     }
 }
 
