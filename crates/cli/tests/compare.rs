@@ -60,10 +60,11 @@ fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
 
 #[test]
 fn compare_finds_the_slower_decode_and_no_difference_between_equal_runs() {
-    let dir = temp("compare");
-    bench(&dir, "base", "sim", 8.0);
-    bench(&dir, "same", "sim", 8.0);
-    bench(&dir, "slow", "slow-sim", 12.0);
+    let tmp = temp("compare");
+    let dir = tmp.path();
+    bench(dir, "base", "sim", 8.0);
+    bench(dir, "same", "sim", 8.0);
+    bench(dir, "slow", "slow-sim", 12.0);
     let (code, stdout, stderr) = run(plateau(&[
         "compare",
         dir.join("base").to_str().unwrap(),
@@ -72,7 +73,7 @@ fn compare_finds_the_slower_decode_and_no_difference_between_equal_runs() {
         "--out",
         dir.join("cmp").to_str().unwrap(),
     ])
-    .current_dir(&dir));
+    .current_dir(dir));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("same vs base: 2 matched cells"), "{stdout}");
     assert!(stdout.contains("slow vs base: 2 matched cells"), "{stdout}");
@@ -161,7 +162,8 @@ fn compare_finds_the_slower_decode_and_no_difference_between_equal_runs() {
 /// `plateau compare` with one directory is a usage error (exit 2).
 #[test]
 fn report_takes_several_directories_and_compare_needs_two() {
-    let dir = temp("report-several");
+    let tmp = temp("report-several");
+    let dir = tmp.path();
     let clean = Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/fixtures/clean");
     let (a, b) = (dir.join("gpu-a"), dir.join("gpu-b"));
     copy_tree(&clean, &a);
@@ -173,7 +175,7 @@ fn report_takes_several_directories_and_compare_needs_two() {
         "--out",
         dir.join("out").to_str().unwrap(),
     ])
-    .current_dir(&dir));
+    .current_dir(dir));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("24 cells"), "{stdout}");
     let csv = std::fs::read_to_string(dir.join("out/summary.csv")).unwrap();
@@ -187,6 +189,6 @@ fn report_takes_several_directories_and_compare_needs_two() {
     assert!(dir.join("out/figures/ttft_vs_concurrency.svg").is_file());
     assert!(!a.join("report.html").exists() && !b.join("summary.md").exists());
 
-    let (code, _, stderr) = run(plateau(&["compare", a.to_str().unwrap()]).current_dir(&dir));
+    let (code, _, stderr) = run(plateau(&["compare", a.to_str().unwrap()]).current_dir(dir));
     assert_eq!(code, 2, "{stderr}");
 }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -25,12 +25,12 @@ fn plateau(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("plateau-cli-export-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for `test`, removed when the guard is dropped.
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-cli-export-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn read(path: &Path) -> Value {
@@ -39,7 +39,8 @@ fn read(path: &Path) -> Value {
 
 #[test]
 fn export_of_a_simulator_run() {
-    let dir = scratch("sim");
+    let tmp = scratch("sim");
+    let dir = tmp.path();
     let results = dir.join("results");
     let config = serde_json::json!({
         "endpoints": [{"name": "sim", "engine": "sim",
@@ -141,12 +142,12 @@ fn export_of_a_simulator_run() {
         p50[value].parse::<f64>().unwrap(),
         summary["ttft_ms"]["p50"].as_f64().unwrap()
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_missing_results_dir_is_bad_input() {
-    let dir = scratch("missing");
+    let tmp = scratch("missing");
+    let dir = tmp.path();
     let missing = dir.join("nothing-here");
     let (code, _, stderr) = plateau(&["export", "--format", "vllm", missing.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
@@ -158,5 +159,4 @@ fn a_missing_results_dir_is_bad_input() {
         stderr.contains("vllm") && stderr.contains("long-csv"),
         "{stderr}"
     );
-    fs::remove_dir_all(dir).unwrap();
 }

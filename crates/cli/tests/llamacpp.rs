@@ -187,9 +187,12 @@ fn tail(text: &str, n: usize) -> String {
 #[test]
 fn six_scenarios_at_n4_against_llama_cpp() {
     let Some(python) = python() else { return };
-    let dir = std::env::temp_dir().join(format!("plateau-llamacpp-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    // Removed when the test ends, unless a requirement failed (then kept for a look).
+    let mut tmp = tempfile::Builder::new()
+        .prefix("plateau-llamacpp-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().to_path_buf();
     // The model and tokenizer are cached beside the build, written once.
     let models = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llamacpp-model");
     let server = start(&python, &models, &dir);
@@ -283,6 +286,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
     }
     props_in_run_json(&dir, &mut failed);
     open_loop_at_50_per_second(&dir, &server, &tokenizer, &mut failed);
+    tmp.disable_cleanup(!failed.is_empty());
     assert!(
         failed.is_empty(),
         "{} requirement(s) failed (results kept in {}):\n  {}\nplateau stderr (end):\n{}",
@@ -291,7 +295,6 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         failed.join("\n  "),
         tail(&stderr, 30)
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The `/tokenize` check against llama.cpp's own tokenizer: plateau counts with the same

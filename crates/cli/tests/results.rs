@@ -33,19 +33,21 @@ fn text(out: &Output) -> (String, String) {
     )
 }
 
-/// A fresh directory for `test` (tests run from it, so no benchmark_config.json applies).
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-cli-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for `test` (tests run from it, so no benchmark_config.json applies),
+/// removed when the guard is dropped.
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-cli-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn validate(name: &str) -> (Option<i32>, String, String) {
     let dir = fixture(name);
+    let tmp = scratch(name);
     let out = plateau(
         &["validate", "--results-dir", dir.to_str().unwrap()],
-        &scratch(name),
+        tmp.path(),
     );
     let (stdout, stderr) = text(&out);
     (out.status.code(), stdout, stderr)
@@ -108,8 +110,9 @@ fn an_overloaded_rate_is_a_warning_about_the_server_not_a_failed_run() {
 
 #[test]
 fn validate_names_a_missing_directory_with_exit_2() {
-    let dir = scratch("validate-missing");
-    let out = plateau(&["validate", "--results-dir", "nope/results"], &dir);
+    let tmp = scratch("validate-missing");
+    let dir = tmp.path();
+    let out = plateau(&["validate", "--results-dir", "nope/results"], dir);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -120,12 +123,13 @@ fn validate_names_a_missing_directory_with_exit_2() {
 
 #[test]
 fn validate_reads_the_records() {
-    let dir = scratch("validate-cut");
+    let tmp = scratch("validate-cut");
+    let dir = tmp.path();
     copy_tree(&fixture("unsteady"), &dir.join("r"));
     let gz = dir.join("r/vllm/llama-8b/A1/c1/requests.jsonl.gz");
     let bytes = fs::read(&gz).unwrap();
     fs::write(&gz, &bytes[..bytes.len() - 40]).unwrap();
-    let out = plateau(&["validate", "--results-dir", "r"], &dir);
+    let out = plateau(&["validate", "--results-dir", "r"], dir);
     let (stdout, _) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
@@ -137,9 +141,10 @@ fn validate_reads_the_records() {
 
 #[test]
 fn report_writes_everything_and_names_bad_files() {
-    let dir = scratch("report");
+    let tmp = scratch("report");
+    let dir = tmp.path();
     copy_tree(&fixture("unsteady"), &dir.join("r"));
-    let out = plateau(&["report", "--results-dir", "r"], &dir);
+    let out = plateau(&["report", "--results-dir", "r"], dir);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
@@ -162,7 +167,7 @@ fn report_writes_everything_and_names_bad_files() {
     let gz = dir.join("r/vllm/llama-8b/A1/c4/requests.jsonl.gz");
     let bytes = fs::read(&gz).unwrap();
     fs::write(&gz, &bytes[..bytes.len() / 3]).unwrap();
-    let out = plateau(&["report", "--results-dir", "r"], &dir);
+    let out = plateau(&["report", "--results-dir", "r"], dir);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("c4/requests.jsonl.gz"), "{stderr}");
@@ -171,8 +176,9 @@ fn report_writes_everything_and_names_bad_files() {
 
 #[test]
 fn report_names_a_missing_directory_with_exit_2() {
-    let dir = scratch("report-missing");
-    let out = plateau(&["report"], &dir);
+    let tmp = scratch("report-missing");
+    let dir = tmp.path();
+    let out = plateau(&["report"], dir);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

@@ -214,10 +214,11 @@ mod tests {
 
     #[tokio::test]
     async fn every_sample_is_one_line_of_the_gzipped_file() {
-        let path = std::env::temp_dir().join(format!(
-            "plateau-recorder-test-{}.jsonl.gz",
-            std::process::id()
-        ));
+        let tmp = tempfile::Builder::new()
+            .prefix("plateau-recorder-test-")
+            .tempdir()
+            .expect("a temp dir");
+        let path = tmp.path().join("requests.jsonl.gz");
         let live = Arc::new(Live::default());
         let recorder = Recorder::spawn(
             Some(path.clone()),
@@ -238,7 +239,6 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(&l.expect("a line")).expect("a sample"))
             .collect();
-        let _ = std::fs::remove_file(&path);
         assert!(recorded.write_error.is_none());
         assert_eq!(recorded.samples.len(), 3);
         assert_eq!(

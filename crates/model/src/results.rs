@@ -195,18 +195,25 @@ mod tests {
 
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp() {
-        let dir = std::env::temp_dir().join(format!("plateau-atomic-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("plateau-atomic-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let path = dir.join("a/b/x.json");
         write_atomic(&path, b"one").unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert!(!temp_path(&path).exists());
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn an_output_path_that_is_a_file_is_not_writable() {
-        let dir = std::env::temp_dir().join(format!("plateau-writable-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("plateau-writable-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let file = dir.join("file");
         check_writable(&dir.join("new/sub")).unwrap();
         assert_eq!(fs::read_dir(dir.join("new/sub")).unwrap().count(), 0);
@@ -219,15 +226,17 @@ mod tests {
         assert!(std::error::Error::source(&err).is_none(), "said once");
         let err = check_writable(&file.join("below")).unwrap_err().to_string();
         assert!(err.contains("file/below: Not a directory"), "{err}");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn bad_lines_are_named() {
         use flate2::Compression;
         use flate2::write::GzEncoder;
-        let dir = std::env::temp_dir().join(format!("plateau-lines-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("plateau-lines-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let path = dir.join(REQUESTS_FILE);
         let mut gz = GzEncoder::new(File::create(&path).unwrap(), Compression::fast());
         gz.write_all(b"\n{\"not\": \"a sample\"}\n").unwrap();
@@ -237,6 +246,5 @@ mod tests {
             err.contains("requests.jsonl.gz line 2: missing field"),
             "{err}"
         );
-        fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -25,11 +25,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-export-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory for `test`, removed when the guard is dropped.
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-export-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn vllm_keys() -> BTreeMap<String, Value> {
@@ -50,21 +51,20 @@ fn kind(v: &Value) -> &'static str {
 
 /// Exports fixture `name` and returns each file's JSON with its cell's summary.
 fn export(name: &str, test: &str) -> Vec<(Value, CellSummary)> {
-    let out = scratch(test);
-    let written = vllm::write(&fixtures().join(name), &out).unwrap();
+    let tmp = scratch(test);
+    let out = tmp.path();
+    let written = vllm::write(&fixtures().join(name), out).unwrap();
     assert!(written.unreadable.is_empty(), "{:?}", written.unreadable);
     let cells = plateau_report::export::read(&fixtures().join(name)).unwrap();
     assert_eq!(written.files.len(), cells.cells.len());
-    let files = cells
+    cells
         .cells
         .into_iter()
         .map(|(_, s)| {
             let file = out.join(vllm::file_name(&s));
             (read_json::<Value>(&file).unwrap(), s)
         })
-        .collect();
-    fs::remove_dir_all(out).unwrap();
-    files
+        .collect()
 }
 
 /// The export of the clean fixture's sglang A1 cell at N = 2.
@@ -282,7 +282,8 @@ fn open_loop_uses_the_rate_and_latencies_from_the_send() {
 
 #[test]
 fn unreadable_records_leave_the_lists_null_and_say_why() {
-    let root = scratch("no-records");
+    let tmp = scratch("no-records");
+    let root = tmp.path();
     let cell = root.join("results/sglang/llama-8b/A1/c2");
     fs::create_dir_all(&cell).unwrap();
     let src = fixtures().join("clean/sglang/llama-8b/A1/c2/summary.json");
@@ -302,12 +303,12 @@ fn unreadable_records_leave_the_lists_null_and_say_why() {
     assert!(why.contains("requests.jsonl.gz"), "{why}");
     let s: CellSummary = read_json(&src).unwrap();
     assert_eq!(num(&v, "mean_ttft_ms"), s.metrics.ttft_ms.unwrap().mean);
-    fs::remove_dir_all(root).unwrap();
 }
 
 #[test]
 fn a_missing_results_dir_is_named() {
-    let missing = scratch("missing").join("nope");
+    let tmp = scratch("missing");
+    let missing = tmp.path().join("nope");
     let err = vllm::write(&missing, &missing.join("out"))
         .unwrap_err()
         .to_string();
@@ -316,12 +317,12 @@ fn a_missing_results_dir_is_named() {
         "{err}"
     );
     assert!(!missing.exists(), "nothing written");
-    fs::remove_dir_all(missing.parent().unwrap()).unwrap();
 }
 
 #[test]
 fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
-    let out = scratch("long").join("long.csv");
+    let tmp = scratch("long");
+    let out = tmp.path().join("long.csv");
     let written = long_csv::write(&fixtures().join("open"), &out).unwrap();
     assert_eq!(written.files, vec![out.clone()]);
     let mut reader = csv::Reader::from_path(&out).unwrap();
@@ -403,5 +404,4 @@ fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
             .count();
         assert_eq!(ttft_rows, 10, "n mean std min max p50 p90 p95 p99 p99.9");
     }
-    fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }

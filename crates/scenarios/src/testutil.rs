@@ -1,17 +1,19 @@
 //! Test helpers shared by the unit tests and (through `#[path]`) the integration tests:
-//! temp directories, configs, plans and cells. Only `plateau_core` and `serde_json` in here.
+//! temp directories, configs, plans and cells. Only `plateau_core`, `serde_json` and `tempfile`
+//! in here.
 
-use std::path::PathBuf;
+use tempfile::TempDir;
 
 use plateau_core::config::RunConfig;
 use plateau_core::plan::{Cell, Plan};
 
-/// An empty directory unique to this process and `name`.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-scenarios-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A new empty directory named after `name` (`plateau-scenarios-<name>-XXXXXX`), removed
+/// with everything in it when the guard is dropped: keep it bound until the test ends.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-scenarios-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// A run configuration for `scenarios`, with `extra` keys merged in.

@@ -5,12 +5,29 @@ use std::path::PathBuf;
 
 use super::*;
 
-fn write(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-load-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("benchmark_config.json");
+/// A config file in its own temp directory, removed when this is dropped; derefs to the
+/// file's path. `load(&write(..), ..)` keeps it for the whole statement, which is enough.
+struct Written {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Written {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn write(name: &str, text: &str) -> Written {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("plateau-load-{name}-"))
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("benchmark_config.json");
     std::fs::write(&path, text).unwrap();
-    path
+    Written { path, _dir: dir }
 }
 
 const BASE: &str = r#"{

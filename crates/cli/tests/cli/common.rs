@@ -11,12 +11,14 @@ pub fn root() -> PathBuf {
         .unwrap()
 }
 
-/// A fresh temp dir for one test.
-pub fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temp dir for one test (`plateau-cli-<name>-XXXXXX`), removed with everything in
+/// it when the guard is dropped: keep it bound until the test (and any process it started
+/// there) has ended.
+pub fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// A small config against the in-process simulator: `batch_sizes`, short phases.

@@ -18,8 +18,9 @@ fn dry_run(config: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> (i
 
 #[test]
 fn set_errors_name_the_set_not_the_file() {
-    let dir = temp("set-errors");
-    let config = tiny_config(&dir, serde_json::json!({}));
+    let tmp = temp("set-errors");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({}));
     let (code, err) = dry_run(
         &config,
         &["--set", "endpoints[5].url=http://127.0.0.1:9/v1"],
@@ -55,8 +56,9 @@ fn set_errors_name_the_set_not_the_file() {
 
 #[test]
 fn env_errors_name_the_variable() {
-    let dir = temp("env-errors");
-    let config = tiny_config(&dir, serde_json::json!({}));
+    let tmp = temp("env-errors");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({}));
     let (code, err) = dry_run(&config, &[], &[("PLATEAU__MAX_TOKENS", "0")]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(
@@ -67,9 +69,10 @@ fn env_errors_name_the_variable() {
 
 #[test]
 fn file_errors_name_the_file_one_line_per_problem() {
-    let dir = temp("file-errors");
+    let tmp = temp("file-errors");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({
             "endpoints": [{"name": "vllm", "engine": "vllm", "url": "http://localhost:0/v1",
                            "extra_body": {"max_tokens": 3}}]
@@ -90,8 +93,9 @@ fn file_errors_name_the_file_one_line_per_problem() {
 
 #[test]
 fn a_concurrency_past_the_open_file_limit_is_refused_with_what_fits() {
-    let dir = temp("too-many-files");
-    let config = tiny_config(&dir, serde_json::json!({"batch_sizes": [2, 1000]}));
+    let tmp = temp("too-many-files");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({"batch_sizes": [2, 1000]}));
     // A hard limit of 1,024 open files: 2 per request with the in-process simulator, plus 64.
     let mut cmd = std::process::Command::new("sh");
     cmd.current_dir(crate::common::root())

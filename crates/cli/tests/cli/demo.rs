@@ -6,7 +6,8 @@ use crate::common::{plateau, run, temp};
 
 #[test]
 fn the_default_config_flattens_at_the_simulated_batch_limit() {
-    let dir = temp("demo");
+    let tmp = temp("demo");
+    let dir = tmp.path();
     let out_dir = dir.join("results");
     let (code, out, err) = run(&mut plateau(&[
         "run",

@@ -41,8 +41,9 @@ fn every_example_config_plans() {
 
 #[test]
 fn unknown_key_is_bad_input_naming_file_and_key() {
-    let dir = temp("unknown");
-    let config = tiny_config(&dir, serde_json::json!({"measure_secondz": 3}));
+    let tmp = temp("unknown");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({"measure_secondz": 3}));
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -53,9 +54,10 @@ fn unknown_key_is_bad_input_naming_file_and_key() {
 
 #[test]
 fn invalid_values_are_bad_input_naming_the_field() {
-    let dir = temp("invalid");
+    let tmp = temp("invalid");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"batch_sizes": [0], "scenarios": ["A9"]}),
     );
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
@@ -64,7 +66,7 @@ fn invalid_values_are_bad_input_naming_the_field() {
         err.contains("batch_sizes[0]: expected a concurrency of at least 1"),
         "{err}"
     );
-    let config = tiny_config(&dir, serde_json::json!({"scenarios": ["A9"]}));
+    let config = tiny_config(dir, serde_json::json!({"scenarios": ["A9"]}));
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("scenarios[0]") && err.contains("A9"), "{err}");
@@ -81,9 +83,10 @@ fn invalid_values_are_bad_input_naming_the_field() {
 
 #[test]
 fn unreachable_endpoint_exits_3_before_any_cell() {
-    let dir = temp("unreachable");
+    let tmp = temp("unreachable");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"endpoints": [{"name": "gone", "engine": "vllm", "url": "http://127.0.0.1:1/v1"}]}),
     );
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
@@ -97,8 +100,9 @@ fn unreachable_endpoint_exits_3_before_any_cell() {
 
 #[test]
 fn a_clean_run_exits_0_and_writes_every_file() {
-    let dir = temp("clean");
-    let config = tiny_config(&dir, serde_json::json!({}));
+    let tmp = temp("clean");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({}));
     let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     // Exit 1 only when a busy test machine made the client itself the bottleneck (an
     // honest finding about the machine, not the run): every failed check must be that one.

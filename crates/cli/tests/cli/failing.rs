@@ -12,9 +12,10 @@ use crate::common::{Sim, plateau, run, run_resume, temp, tiny_config};
 
 #[test]
 fn a_wrong_model_name_stops_the_run_before_any_cell() {
-    let dir = temp("wrong-model");
+    let tmp = temp("wrong-model");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         json!({"endpoints": [{"name": "sim", "engine": "sim",
             "sim": {"profile": "fixed", "served_models": ["the-real-model"]}}],
             "models": [{"id": "m", "name": "a-typo"}]}),
@@ -67,11 +68,12 @@ fn states(dir: &Path) -> Vec<(String, String, Option<String>)> {
 
 #[test]
 fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
-    let dir = temp("dies");
+    let tmp = temp("dies");
+    let dir = tmp.path();
     let sim = Sim::start();
     let (url, port) = (sim.url.clone(), sim.port());
     let config = tiny_config(
-        &dir,
+        dir,
         json!({"endpoints": [
                 {"name": "dying", "engine": "vllm", "url": url},
                 {"name": "alive", "engine": "sim", "sim": {"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}}],
@@ -96,7 +98,7 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
 
     // After the kill, each of the endpoint's cells failed (no data) until the streak of
     // refused connections reached 5 s; that cell gave up and the rest were skipped.
-    let got = states(&dir);
+    let got = states(dir);
     let dying: Vec<_> = got.iter().filter(|c| c.0.starts_with("dying/")).collect();
     assert_eq!(dying[0].0, "dying/m/A1/c1");
     assert_eq!(dying[0].1, "complete");
@@ -153,7 +155,7 @@ fn a_server_that_dies_mid_matrix_costs_one_cell_seconds_and_resume_redoes_it() {
         !err.contains("gave up") && !err.contains("failed:"),
         "{err}"
     );
-    for (path, state, _) in states(&dir) {
+    for (path, state, _) in states(dir) {
         let redone = path.starts_with("dying/") && path != "dying/m/A1/c1";
         assert_eq!(state, if redone { "complete" } else { "resumed" }, "{path}");
     }

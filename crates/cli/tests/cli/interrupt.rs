@@ -22,9 +22,10 @@ fn sighup_writes_the_cell_marked_interrupted() {
 
 /// Sends `signal` to a run in its first cell and checks what it left.
 fn stop_mid_cell(signal: &str) {
-    let dir = temp(&format!("interrupt-{signal}"));
+    let tmp = temp(&format!("interrupt-{signal}"));
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"measure_seconds": 60, "batch_sizes": [4, 8]}),
     );
     let mut child = plateau(&["run", "--config", config.to_str().unwrap(), "--quiet"])

@@ -15,8 +15,9 @@ fn error_lines(err: &str) -> Vec<&str> {
 
 #[test]
 fn an_output_dir_that_is_a_file_exits_4_before_any_cell() {
-    let dir = temp("output-file");
-    let config = tiny_config(&dir, serde_json::json!({}));
+    let tmp = temp("output-file");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({}));
     let results = dir.join("results");
     std::fs::write(&results, b"not a directory").unwrap();
     let (code, _, err) = run(&mut plateau(&[
@@ -38,8 +39,9 @@ fn an_output_dir_that_is_a_file_exits_4_before_any_cell() {
 
 #[test]
 fn a_full_disk_exits_4_closes_run_json_and_resume_finishes() {
-    let dir = temp("full-disk");
-    let config = tiny_config(&dir, serde_json::json!({"batch_sizes": [1]}));
+    let tmp = temp("full-disk");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({"batch_sizes": [1]}));
     // 12 blocks of 512 bytes: run.json (~3 KB) fits, the cell's summary (~8 KB) does not.
     let (code, _, err) = run(std::process::Command::new("sh")
         .current_dir(root())
@@ -106,7 +108,8 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 
 #[test]
 fn a_report_that_cannot_be_written_exits_4_naming_the_file() {
-    let dir = temp("report-unwritable");
+    let tmp = temp("report-unwritable");
+    let dir = tmp.path();
     let results = dir.join("results");
     copy_tree(&root().join("crates/report/tests/fixtures/clean"), &results);
     // report.html is a directory that is not empty: the rename onto it fails.

@@ -6,9 +6,10 @@ use crate::common::{plateau, run, temp, tiny_config};
 
 #[test]
 fn a_capacity_search_prints_its_answer_and_writes_capacity_json() {
-    let dir = temp("capacity");
+    let tmp = temp("capacity");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({
             "endpoints": [{"name": "sim", "engine": "sim",
                            "sim": {"profile": "realistic", "engine": {"max_num_seqs": 4}}}],

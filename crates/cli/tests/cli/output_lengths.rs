@@ -6,10 +6,11 @@ use crate::common::{plateau, run, temp, tiny_config};
 
 #[test]
 fn summary_records_the_distribution_and_what_requests_asked_for() {
-    let dir = temp("output-lengths");
+    let tmp = temp("output-lengths");
+    let dir = tmp.path();
     let spec = serde_json::json!({"dist": "uniform", "min": 4, "max": 12});
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"scenarios": ["B1"], "max_tokens": spec}),
     );
     let config = config.to_str().unwrap();
@@ -52,9 +53,10 @@ fn summary_records_the_distribution_and_what_requests_asked_for() {
 
 #[test]
 fn dataset_lengths_for_a_scenario_without_replies_is_bad_input() {
-    let dir = temp("output-lengths-bad");
+    let tmp = temp("output-lengths-bad");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({
             "scenarios": ["B1"],
             "scenario_options": {"B1": {"max_tokens": {"dist": "dataset"}}},
@@ -72,7 +74,7 @@ fn dataset_lengths_for_a_scenario_without_replies_is_bad_input() {
         "{err}"
     );
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"max_tokens": {"dist": "normal", "mean": 100, "stddev": -3}}),
     );
     let (code, _, err) = run(&mut plateau(&[

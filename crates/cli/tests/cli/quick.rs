@@ -5,7 +5,8 @@ use crate::common::{plateau, run, temp};
 
 #[test]
 fn a_first_look_needs_no_config_file_and_saves_one() {
-    let dir = temp("quick");
+    let tmp = temp("quick");
+    let dir = tmp.path();
     let saved = dir.join("first-look.json");
     let out_dir = dir.join("results");
     let (code, out, err) = run(&mut plateau(&[

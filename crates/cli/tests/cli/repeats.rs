@@ -12,11 +12,12 @@ fn json(path: &std::path::Path) -> Value {
 
 #[test]
 fn three_repeats_of_two_endpoints_interleave_and_spread() {
-    let dir = temp("repeats");
+    let tmp = temp("repeats");
+    let dir = tmp.path();
     let sim =
         |itl: u32| serde_json::json!({"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": itl}});
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({
             "endpoints": [{"name": "fast", "engine": "sim", "sim": sim(5)},
                           {"name": "slow", "engine": "sim", "sim": sim(10)}],
@@ -130,5 +131,4 @@ fn three_repeats_of_two_endpoints_interleave_and_spread() {
     ] {
         assert!(vllm.join(name).exists(), "{name}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,9 +6,10 @@ use crate::common::{plateau, run, temp, tiny_config};
 
 #[test]
 fn every_problem_of_every_level_is_named_at_once() {
-    let dir = temp("resolve");
+    let tmp = temp("resolve");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({
             "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "nosuch"}}],
             "scenarios": ["A1", "D"],

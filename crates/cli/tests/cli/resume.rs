@@ -6,14 +6,15 @@ use crate::common::{Sim, assert_finished, json, plateau, run, run_resume, temp, 
 
 #[test]
 fn resume_skips_finished_cells() {
-    let dir = temp("resume");
-    let first = tiny_config(&dir, serde_json::json!({"batch_sizes": [1]}));
+    let tmp = temp("resume");
+    let dir = tmp.path();
+    let first = tiny_config(dir, serde_json::json!({"batch_sizes": [1]}));
     let (code, _, err) = run(&mut plateau(&["run", "--config", first.to_str().unwrap()]));
     assert_finished(code, &err);
     let c1 = dir.join("results/sim/m/A1/c1/summary.json");
     let before = std::fs::read(&c1).unwrap();
 
-    let second = tiny_config(&dir, serde_json::json!({"batch_sizes": [1, 2]}));
+    let second = tiny_config(dir, serde_json::json!({"batch_sizes": [1, 2]}));
     let (code, out, err) = run_resume(&second);
     assert_finished(code, &err);
     assert!(err.contains("sim/m/A1/c1 (resumed)"), "{err}");
@@ -39,16 +40,17 @@ fn resume_skips_finished_cells() {
 
 #[test]
 fn resume_redoes_a_cell_after_max_tokens_changed() {
-    let dir = temp("resume-max-tokens");
+    let tmp = temp("resume-max-tokens");
+    let dir = tmp.path();
     let first = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"batch_sizes": [1], "max_tokens": 8}),
     );
     let (code, _, err) = run(&mut plateau(&["run", "--config", first.to_str().unwrap()]));
     assert_finished(code, &err);
 
     let second = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"batch_sizes": [1], "max_tokens": 16}),
     );
     let (code, _, err) = run_resume(&second);
@@ -68,11 +70,12 @@ fn resume_redoes_a_cell_after_max_tokens_changed() {
 
 #[test]
 fn resume_redoes_a_cell_after_the_url_or_extra_body_changed() {
-    let dir = temp("resume-url");
+    let tmp = temp("resume-url");
+    let dir = tmp.path();
     let (a, b) = (Sim::start(), Sim::start());
     let config = |url: &str, extra_body: serde_json::Value| {
         tiny_config(
-            &dir,
+            dir,
             serde_json::json!({"batch_sizes": [1], "endpoints": [
                 {"name": "gpu", "engine": "vllm", "url": url, "extra_body": extra_body}]}),
         )
@@ -102,8 +105,9 @@ fn resume_redoes_a_cell_after_the_url_or_extra_body_changed() {
 
 #[test]
 fn resume_redoes_unfinished_failed_and_unfingerprinted_cells_and_keeps_invocations() {
-    let dir = temp("resume-redo");
-    let config = tiny_config(&dir, serde_json::json!({"batch_sizes": [1, 2, 3]}));
+    let tmp = temp("resume-redo");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({"batch_sizes": [1, 2, 3]}));
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert_finished(code, &err);
     let cell = |n: u32| dir.join(format!("results/sim/m/A1/c{n}/summary.json"));

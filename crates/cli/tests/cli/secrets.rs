@@ -54,10 +54,11 @@ fn run_echo(
     secrets: &[&str],
 ) {
     let server = EchoServer::start(Mode::Mixed, MODEL);
-    let dir = temp(name);
+    let tmp = temp(name);
+    let dir = tmp.path();
     let endpoint = endpoint(&server);
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"endpoints": [endpoint], "models": [{"id": "m", "name": MODEL}],
             "store_text": true, "fill_seconds": 0.1, "stabilize_seconds": 0.2,
             "measure_seconds": 1, "drain_seconds": 1}),
@@ -194,13 +195,14 @@ fn key_query_parameter_is_sent_and_never_reaches_a_file_or_log() {
 #[test]
 fn a_401_at_preflight_stops_the_run_without_printing_secrets() {
     let server = EchoServer::start(Mode::Unauthorized, MODEL);
-    let dir = temp("secrets-401");
+    let tmp = temp("secrets-401");
+    let dir = tmp.path();
     let token = "tok-preflight-1212121212";
     let password = "pw-preflight-3434";
     let user_pass = format!("u:{password}");
     let url = server.url(Some(&user_pass), Some("key=qk-preflight-5656"));
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"endpoints": [
             {"name": "bearer", "engine": "openai", "url": url, "api_key_env": "PLATEAU_TEST_KEY",
              "headers": [{"name": "Authorization", "value": format!("Bearer {token}")},
@@ -237,9 +239,10 @@ fn a_401_at_preflight_stops_the_run_without_printing_secrets() {
 
 #[test]
 fn secrets_stay_out_of_logs_and_files_with_the_simulator() {
-    let dir = temp("secrets");
+    let tmp = temp("secrets");
+    let dir = tmp.path();
     let config = tiny_config(
-        &dir,
+        dir,
         serde_json::json!({"endpoints": [{"name": "sim", "engine": "sim", "api_key_env": "PLATEAU_TEST_KEY",
             "headers": [{"name": "X-Api-Key", "value": HEADER_SECRET}],
             "sim": {"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}}]}),

@@ -11,7 +11,7 @@ use crate::common;
 async fn retry_after_holds_the_request_rate_near_n_per_second() {
     let mut sim = SimConfig::from_profile("fixed").unwrap();
     sim.faults.http_429_rate = 1.0;
-    let out = common::out_dir("backoff");
+    let (_tmp, out) = common::out_dir("backoff");
     let config = serde_json::json!({
         "endpoints": [{"name": "busy", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -36,5 +36,4 @@ async fn retry_after_holds_the_request_rate_near_n_per_second() {
     // Failing and waiting filled the slots' time; none of it was in flight.
     assert!(r.error_time_fraction.unwrap() > 0.9, "{r:?}");
     assert_eq!(s.metrics.concurrency.mean, 0.0);
-    std::fs::remove_dir_all(out).unwrap();
 }

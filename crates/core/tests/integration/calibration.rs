@@ -10,7 +10,7 @@ async fn fixed_profile_is_measured_exactly_at_1_16_256() {
     let mut sim = SimConfig::from_profile("fixed").unwrap();
     sim.fixed.ttft_ms = 100.0;
     sim.fixed.itl_ms = 20.0;
-    let out = common::out_dir("calibration");
+    let (_tmp, out) = common::out_dir("calibration");
     let config = serde_json::json!({
         "endpoints": [{"name": "fixed", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -48,5 +48,4 @@ async fn fixed_profile_is_measured_exactly_at_1_16_256() {
             Some(&m.requests.measured_ok)
         );
     }
-    std::fs::remove_dir_all(out).unwrap();
 }

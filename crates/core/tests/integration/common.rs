@@ -20,11 +20,16 @@ pub const PROMPT: &str = "Say something about closed-loop benchmarks.";
 struct Quiet;
 impl Observer for Quiet {}
 
-/// A fresh results directory under the system temp dir.
-pub fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-it-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A results directory not yet made, inside a fresh temp directory (`plateau-it-<name>-XXXXXX`)
+/// removed with everything in it when the guard is dropped: `(guard, results dir)`; keep the
+/// guard bound until the test ends.
+pub fn out_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("plateau-it-{name}-"))
+        .tempdir()
+        .unwrap();
+    let out = tmp.path().join("results");
+    (tmp, out)
 }
 
 /// Starts `sim`, runs `config` (JSON; endpoints are pointed at the simulator) with the

@@ -16,7 +16,7 @@ async fn failures_are_data_and_every_record_is_kept() {
     sim.faults.disconnect_rate = 0.15;
     sim.faults.stall_rate = 0.1;
     sim.faults.error_event_rate = 0.1;
-    let out = common::out_dir("faults");
+    let (_tmp, out) = common::out_dir("faults");
     let config = serde_json::json!({
         "endpoints": [{"name": "faulty", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -57,5 +57,4 @@ async fn failures_are_data_and_every_record_is_kept() {
             .iter()
             .any(|x| matches!(x.outcome, Outcome::HttpStatus { status: 500 }))
     );
-    std::fs::remove_dir_all(out).unwrap();
 }

@@ -19,7 +19,7 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 async fn poisson_arrivals_at_20_per_second_on_exact_timing() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let sim = SimConfig::from_profile("fixed").unwrap(); // TTFT 100 ms, ITL 20 ms
-    let out = common::out_dir("open-exact");
+    let (_tmp, out) = common::out_dir("open-exact");
     let config = serde_json::json!({
         "endpoints": [{"name": "exact", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -84,7 +84,7 @@ async fn the_capacity_search_lands_where_the_sweep_crosses_the_slo() {
     // 8 sequences in the batch, 32 tokens each at ~10 ms a step: about 25 req/s.
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 8;
-    let out = common::out_dir("open-capacity");
+    let (_tmp, out) = common::out_dir("open-capacity");
     let slo_ms = 250.0;
     let config = serde_json::json!({
         "endpoints": [{"name": "real", "engine": "sim", "url": "http://placeholder/v1"}],
@@ -174,7 +174,7 @@ async fn a_client_cap_queues_arrivals_into_the_latency() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 8;
-    let out = common::out_dir("open-cap");
+    let (_tmp, out) = common::out_dir("open-cap");
     let config = serde_json::json!({
         "endpoints": [{"name": "real", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],

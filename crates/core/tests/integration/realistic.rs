@@ -9,7 +9,7 @@ use crate::common;
 async fn throughput_saturates_and_ttft_grows_with_the_queue() {
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 32;
-    let out = common::out_dir("realistic");
+    let (_tmp, out) = common::out_dir("realistic");
     let config = serde_json::json!({
         "endpoints": [{"name": "real", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -52,5 +52,4 @@ async fn throughput_saturates_and_ttft_grows_with_the_queue() {
         ttft(32),
         ttft(96)
     );
-    std::fs::remove_dir_all(out).unwrap();
 }

@@ -51,7 +51,7 @@ fn checked_in_capacity_and_repeats_schemas_match_the_types() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_summary_validates_against_the_schema() {
-    let out = common::out_dir("schema");
+    let (_tmp, out) = common::out_dir("schema");
     let config = serde_json::json!({
         "endpoints": [{"name": "s", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -76,5 +76,4 @@ async fn real_summary_validates_against_the_schema() {
     broken.as_object_mut().unwrap().remove("ttft_ms");
     broken["cell"]["concurrency"] = serde_json::json!("two");
     assert!(!validator.is_valid(&broken));
-    std::fs::remove_dir_all(out).unwrap();
 }

@@ -16,7 +16,7 @@ const USD_PER_HOUR: f64 = 4.5;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hardware_labels_and_server_info_reach_the_results() {
-    let out = common::out_dir("server-info");
+    let (_tmp, out) = common::out_dir("server-info");
     let mut config = json!({
         "endpoints": [{
             "name": "s", "engine": "sim", "url": "http://placeholder/v1",
@@ -156,7 +156,6 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         9.0 / (tps * 3600.0) * 1e6,
         "USD per million after the price change",
     );
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 /// The simulator: fixed timing, TTFT 50 ms and 20 ms between tokens.

@@ -13,7 +13,7 @@ use crate::common;
 async fn running_and_waiting_match_what_plateau_holds() {
     let mut sim = SimConfig::default();
     sim.engine.max_num_seqs = 8;
-    let out = common::out_dir("server-metrics");
+    let (_tmp, out) = common::out_dir("server-metrics");
     let config = serde_json::json!({
         "endpoints": [{"name": "sim", "engine": "sim", "url": "http://placeholder/v1"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
@@ -98,5 +98,4 @@ async fn running_and_waiting_match_what_plateau_holds() {
             .keys()
             .any(|k| k.starts_with("vllm:time_to_first_token_seconds_bucket{"))
     );
-    std::fs::remove_dir_all(out).unwrap();
 }

@@ -34,11 +34,9 @@ async fn cell(name: &str, wire: Value, extra: Value) -> CellSummary {
     for (k, v) in extra.as_object().unwrap() {
         config[k] = v.clone();
     }
-    let out = common::out_dir(&format!("wire-{name}"));
+    let (_tmp, out) = common::out_dir(&format!("wire-{name}"));
     let report = common::run(sim, config, &out).await;
-    let s = common::at(&report, 2).clone();
-    std::fs::remove_dir_all(out).unwrap();
-    s
+    common::at(&report, 2).clone()
 }
 
 fn p50(d: &Option<plateau_core::metrics::Distribution>) -> f64 {

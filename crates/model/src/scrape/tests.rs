@@ -449,8 +449,11 @@ fn saturation_needs_a_queue_in_most_of_measure() {
 
 #[test]
 fn scrapes_round_trip_through_their_file() {
-    let dir = std::env::temp_dir().join(format!("plateau-scrape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let tmp = tempfile::Builder::new()
+        .prefix("plateau-scrape-")
+        .tempdir()
+        .expect("dir");
+    let dir = tmp.path();
     let path = dir.join(SERVER_METRICS_FILE);
     let scrapes = vec![
         scrape(1, &[("vllm:num_requests_running{engine=\"0\"}", 3.0)]),
@@ -458,7 +461,6 @@ fn scrapes_round_trip_through_their_file() {
     ];
     write(&path, &scrapes).expect("written");
     assert_eq!(read(&path).expect("read"), scrapes);
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }
 
 #[test]

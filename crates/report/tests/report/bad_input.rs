@@ -11,7 +11,8 @@ const CELL: &str = "vllm/llama-8b/A1/c2";
 
 #[test]
 fn a_missing_results_directory_is_named() {
-    let root = common::scratch("missing");
+    let tmp = common::scratch("missing");
+    let root = tmp.path();
     let missing = root.join("no-such-dir");
     let err = plateau_report::render(&Options::new(&missing, root.join("f"))).unwrap_err();
     assert!(matches!(err, ReportError::Results(_)), "{err:?}");
@@ -24,14 +25,15 @@ fn a_missing_results_directory_is_named() {
 
 #[test]
 fn a_directory_without_results_is_named() {
-    let root = common::scratch("empty");
-    let err = plateau_report::render(&Options::new(&root, root.join("f"))).unwrap_err();
+    let tmp = common::scratch("empty");
+    let root = tmp.path();
+    let err = plateau_report::render(&Options::new(root, root.join("f"))).unwrap_err();
     assert!(err.to_string().contains("no plateau results here"), "{err}");
 }
 
 #[test]
 fn a_corrupt_summary_is_named_and_the_rest_is_reported() {
-    let (results, figures) = common::fixture_copy("clean", "corrupt-summary");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "corrupt-summary");
     let bad = results.join(CELL).join("summary.json");
     fs::write(&bad, "{ \"schema_version\": 1, ").unwrap();
     let out = plateau_report::render(&Options::new(&results, &figures)).unwrap();
@@ -52,7 +54,7 @@ fn a_corrupt_summary_is_named_and_the_rest_is_reported() {
 
 #[test]
 fn a_requests_file_cut_short_is_named() {
-    let (results, figures) = common::fixture_copy("clean", "cut-gz");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "cut-gz");
     let gz = results.join(CELL).join("requests.jsonl.gz");
     let bytes = fs::read(&gz).unwrap();
     fs::write(&gz, &bytes[..bytes.len() / 2]).unwrap();
@@ -75,7 +77,7 @@ fn a_requests_file_cut_short_is_named() {
 
 #[test]
 fn every_summary_corrupt_is_an_error_naming_them() {
-    let (results, figures) = common::fixture_copy("unsteady", "all-corrupt");
+    let (_tmp, results, figures) = common::fixture_copy("unsteady", "all-corrupt");
     for n in [1, 4] {
         fs::write(
             results.join(format!("vllm/llama-8b/A1/c{n}/summary.json")),
@@ -94,7 +96,7 @@ fn every_summary_corrupt_is_an_error_naming_them() {
 
 #[test]
 fn a_comparison_concurrency_that_did_not_run_is_refused() {
-    let (results, figures) = common::fixture_copy("unsteady", "compare-at");
+    let (_tmp, results, figures) = common::fixture_copy("unsteady", "compare-at");
     let mut opts = Options::new(&results, &figures);
     opts.compare_at = Some(3);
     let err = plateau_report::render(&opts).unwrap_err();

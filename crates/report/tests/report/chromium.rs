@@ -81,7 +81,8 @@ fn report_opens_in_headless_chromium_without_errors() {
         return;
     };
     let (_, _, out) = common::clean();
-    let dir = common::scratch("chromium");
+    let tmp = common::scratch("chromium");
+    let dir = tmp.path();
 
     // The page as written: no console message at all, and a screenshot of the full size.
     let shot = dir.join("report.png");

@@ -1,5 +1,6 @@
-//! Shared by the tests: a fresh copy of a fixture in a temp directory (the report writes
-//! into its results directory), the clean and open fixtures rendered once each, a repeated
+//! Shared by the tests: a fresh copy of a fixture in a temp directory removed when the test
+//! ends (the report writes into its results directory), the clean and open fixtures
+//! rendered once each (under the target directory, for the whole test process), a repeated
 //! cell added to a copy, a cell's requests rewritten (and its summary with them), a
 //! section cut out of a page, and counts of an SVG's elements.
 
@@ -10,6 +11,7 @@ use std::sync::OnceLock;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use tempfile::TempDir;
 
 use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport, aggregate};
 use plateau_model::results::summary::CellSummary;
@@ -20,17 +22,25 @@ use plateau_report::{Options, Output};
 use crate::fixtures;
 use crate::tree::copy_tree;
 
-/// A fresh, empty directory for `test`.
-pub fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-report-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory for `test` (`plateau-report-<test>-XXXXXX`), removed with
+/// everything in it when the guard is dropped: keep it bound until the test ends.
+pub fn scratch(test: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-report-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
-/// A copy of fixture `name` for `test`: `(results dir, figures dir)`.
-pub fn fixture_copy(name: &str, test: &str) -> (PathBuf, PathBuf) {
+/// A copy of fixture `name` for `test`: `(guard, results dir, figures dir)`, in a
+/// [`scratch`] directory removed when the guard is dropped.
+pub fn fixture_copy(name: &str, test: &str) -> (TempDir, PathBuf, PathBuf) {
     let root = scratch(test);
+    let (results, figures) = copy_into(root.path(), name);
+    (root, results, figures)
+}
+
+/// Copies fixture `name` to `root/results`: `(results dir, figures dir)`.
+fn copy_into(root: &Path, name: &str) -> (PathBuf, PathBuf) {
     let results = root.join("results");
     copy_tree(&fixtures::path(name), &results);
     (results, root.join("figures"))
@@ -48,8 +58,13 @@ pub fn runs<const K: usize>(root: &Path, runs: [(&str, &str); K]) -> [PathBuf; K
 /// A fixture as rendered: `(results dir, figures dir, output)`.
 pub type Rendered = (PathBuf, PathBuf, Output);
 
+/// The copy is read by tests for the whole process, from a static that is never dropped,
+/// so it is not in a temp directory removed on drop: it goes under the target directory's
+/// `tmp/`, one directory a fixture, replaced by the next run.
 fn render(name: &str) -> Rendered {
-    let (results, figures) = fixture_copy(name, name);
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("plateau-report-{name}"));
+    let _ = fs::remove_dir_all(&root);
+    let (results, figures) = copy_into(&root, name);
     let out = plateau_report::render(&Options::new(&results, &figures)).unwrap();
     (results, figures, out)
 }

@@ -37,9 +37,10 @@ fn rows<'a>(c: &'a Comparison, place: &str) -> &'a [compare::analyze::Row] {
 
 #[test]
 fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
-    let root = scratch("compare-split");
-    let a = only(&root, "vllm-run", "vllm");
-    let b = only(&root, "sglang-run", "sglang");
+    let tmp = scratch("compare-split");
+    let root = tmp.path();
+    let a = only(root, "vllm-run", "vllm");
+    let b = only(root, "sglang-run", "sglang");
     fs::remove_dir_all(b.join("sglang/llama-8b/B2/c4")).unwrap();
     let out = run(vec![a.clone(), b.clone()], &root.join("cmp"));
     let c = &out.comparisons[0];
@@ -174,8 +175,9 @@ fn compare_reads_the_summaries_values_and_matches_by_scenario_and_load() {
 
 #[test]
 fn compare_of_a_run_against_its_copy_finds_no_difference() {
-    let root = scratch("compare-copy");
-    let [a, b] = runs(&root, [("first", "clean"), ("second", "clean")]);
+    let tmp = scratch("compare-copy");
+    let root = tmp.path();
+    let [a, b] = runs(root, [("first", "clean"), ("second", "clean")]);
     // A second repeat of vllm A1 N=1 on both sides, in the directory layout of `repeats`.
     for dir in [&a, &b] {
         add_repeat(dir);
@@ -208,8 +210,9 @@ fn compare_of_a_run_against_its_copy_finds_no_difference() {
 
 #[test]
 fn report_draws_several_directories_side_by_side() {
-    let root = scratch("report-several");
-    let [a, b] = runs(&root, [("run-a", "clean"), ("run-b", "clean")]);
+    let tmp = scratch("report-several");
+    let root = tmp.path();
+    let [a, b] = runs(root, [("run-a", "clean"), ("run-b", "clean")]);
     let mut opts = Options::new(&a, root.join("figures"));
     opts.more_dirs = vec![b.clone()];
     opts.out_dir = Some(root.join("out"));
@@ -243,10 +246,11 @@ fn report_draws_several_directories_side_by_side() {
 #[test]
 fn compare_orders_the_baseline_first_then_the_candidates_as_given() {
     // Named so that sorting by label would put the baseline last.
-    let root = scratch("compare-order");
-    let zeta = only(&root, "zeta", "vllm");
-    let beta = only(&root, "beta", "sglang");
-    let alpha = only(&root, "alpha", "vllm");
+    let tmp = scratch("compare-order");
+    let root = tmp.path();
+    let zeta = only(root, "zeta", "vllm");
+    let beta = only(root, "beta", "sglang");
+    let alpha = only(root, "alpha", "vllm");
     let dirs = vec![zeta.clone(), beta.clone(), alpha.clone()];
     let out = run(dirs.clone(), &root.join("cmp"));
     let candidates: Vec<&str> = out

@@ -97,7 +97,7 @@ fn the_cdf_figures_draw_a_line_per_cell() {
 /// N=1 and N=2 only, and summary.md lists the figure.
 #[test]
 fn multi_turn_cells_draw_ttft_against_prompt_length() {
-    let (results, _) = common::fixture_copy("clean", "prompt-ttft");
+    let (_tmp, results, _) = common::fixture_copy("clean", "prompt-ttft");
     // Figures inside the results directory (`plateau report`'s default): summary.md names
     // them relative to itself.
     let figures = results.join("figures");

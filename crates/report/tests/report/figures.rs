@@ -145,7 +145,7 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
     use plateau_model::results::summary::CellSummary;
     use plateau_model::scrape::{self, Scrape, engines};
 
-    let (results, figures) = common::fixture_copy("clean", "server-timeline");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "server-timeline");
     let cells = plateau_model::results::find_cells(&results).unwrap();
     let dir = &cells[0];
     let path = dir.join(plateau_model::results::SUMMARY_FILE);
@@ -244,7 +244,7 @@ fn small_sample_points_are_hollow() {
     let white = |svg: &str| svg.matches("fill=\"#FFFFFF\"").count();
     let hollow = white(&svg);
 
-    let (results, figures) = common::fixture_copy("clean", "no-small-sample");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "no-small-sample");
     for dir in plateau_model::results::find_cells(&results).unwrap() {
         let path = dir.join(plateau_model::results::SUMMARY_FILE);
         let mut v: serde_json::Value =

@@ -94,7 +94,7 @@ fn clean_cards_show_the_peak_and_say_what_is_missing() {
 /// is N=2.
 #[test]
 fn the_knee_is_the_smallest_n_reaching_ninety_percent_of_the_peak() {
-    let (results, _) = common::fixture_copy("clean", "headline-knee");
+    let (_tmp, results, _) = common::fixture_copy("clean", "headline-knee");
     set(&results, "vllm/llama-8b/A1/c4", 140.0, true);
     let cards = cards(&results);
     let (knee, why) = fact(&cards, "A1 · Same Short", Some("vllm"), "knee");
@@ -152,7 +152,7 @@ fn a_per_request_ttft_slo_is_judged_on_the_p99() {
     use plateau_model::results::RUN_FILE;
     use plateau_model::results::run_info::RunInfo;
 
-    let (results, _) = common::fixture_copy("clean", "headline-slo");
+    let (_tmp, results, _) = common::fixture_copy("clean", "headline-slo");
     let mut run: RunInfo = read_json(&results.join(RUN_FILE)).unwrap();
     run.config.slo = Some(SloConfig {
         ttft_ms: Some(30.0),
@@ -185,7 +185,7 @@ fn a_per_request_ttft_slo_is_judged_on_the_p99() {
 /// highest unsteady cell instead of showing it as sustained.
 #[test]
 fn unsteady_cells_are_not_a_peak() {
-    let (results, _) = common::fixture_copy("unsteady", "headline-unsteady");
+    let (_tmp, results, _) = common::fixture_copy("unsteady", "headline-unsteady");
     let cards = cards(&results);
     let a1 = "A1 · Same Short";
     assert_eq!(
@@ -218,7 +218,7 @@ fn unsteady_cells_are_not_a_peak() {
 /// no knee (it is over N), and the SLO is crossed at 8 req/s.
 #[test]
 fn an_open_loop_only_run_has_a_peak_rate_and_no_knee() {
-    let (results, _) = common::fixture_copy("open", "headline-open-only");
+    let (_tmp, results, _) = common::fixture_copy("open", "headline-open-only");
     for n in [1, 2, 4] {
         std::fs::remove_dir_all(results.join(format!("vllm/llama-8b/A1/c{n}"))).unwrap();
     }

@@ -21,7 +21,7 @@ const VLLM: &str = "#0072B2";
 /// vllm A1 is 5 of the scenario's 146 measured requests (25 + 45 + 76).
 #[test]
 fn failed_requests_are_marked_on_their_timeline() {
-    let (results, figures) = common::fixture_copy("clean", "timeline-errors");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "timeline-errors");
     let cell = results.join("vllm/llama-8b/A1/c2");
     let summary = common::rewrite_requests(&cell, |samples| {
         let measured: Vec<usize> = (0..samples.len())
@@ -95,7 +95,7 @@ fn the_pareto_line_is_the_frontier() {
     };
     assert_eq!(lines(&svg(figures, NAME)), vec![2, 3, 3]);
 
-    let (results, figures) = common::fixture_copy("clean", "pareto-frontier");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "pareto-frontier");
     let path = results.join("vllm/llama-8b/A1/c4").join(SUMMARY_FILE);
     let mut s: CellSummary = read_json(&path).unwrap();
     s.metrics.throughput.server_direct_tps = 100.0;
@@ -122,7 +122,7 @@ fn pareto_points_from_too_few_samples_are_hollow() {
     // 12 points and the legend's swatch.
     assert_eq!(white(&small), 12 + 1);
 
-    let (results, figures) = common::fixture_copy("clean", "pareto-no-small");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "pareto-no-small");
     for dir in plateau_model::results::find_cells(&results).unwrap() {
         let path = dir.join(SUMMARY_FILE);
         let mut s: CellSummary = read_json(&path).unwrap();
@@ -179,7 +179,7 @@ fn the_comparison_claims_an_interval_only_where_one_is_drawn() {
     assert!(!two.contains("confidence interval"));
     assert_eq!(polylines(&two, "#1E1E1E", 2).len(), 0);
 
-    let (results, figures) = common::fixture_copy("clean", "compare-whisker");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "compare-whisker");
     let path = results.join("vllm/llama-8b/A1/c4").join(SUMMARY_FILE);
     let mut s: CellSummary = read_json(&path).unwrap();
     s.metrics.ttft_ms.as_mut().unwrap().p99_ci = Some([40.0, 48.0]);

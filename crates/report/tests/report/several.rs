@@ -32,15 +32,16 @@ fn labelled(text: &str, run: &str) -> String {
 
 #[test]
 fn several_directories_show_each_runs_capacity_and_repeats() {
-    let root = scratch("several-own-files");
+    let tmp = scratch("several-own-files");
+    let root = tmp.path();
     // run-a searched for capacity (the open fixture); run-b repeated a cell.
-    let [a, b] = runs(&root, [("run-a", "open"), ("run-b", "clean")]);
+    let [a, b] = runs(root, [("run-a", "open"), ("run-b", "clean")]);
     let repeats = add_repeat(&b);
     let (alone_a, alone_b) = (
-        read(&render(&[&a], &root, "alone-a")),
-        read(&render(&[&b], &root, "alone-b")),
+        read(&render(&[&a], root, "alone-a")),
+        read(&render(&[&b], root, "alone-b")),
     );
-    let both = render(&[&a, &b], &root, "both");
+    let both = render(&[&a, &b], root, "both");
     assert!(both.unreadable.is_empty(), "{:?}", both.unreadable);
     let (html, md) = read(&both);
 
@@ -84,11 +85,12 @@ fn several_directories_show_each_runs_capacity_and_repeats() {
 
 #[test]
 fn an_unreadable_capacity_file_of_one_run_is_named_and_the_others_shown() {
-    let root = scratch("several-bad-capacity");
-    let [a, b] = runs(&root, [("run-a", "open"), ("run-b", "open")]);
+    let tmp = scratch("several-bad-capacity");
+    let root = tmp.path();
+    let [a, b] = runs(root, [("run-a", "open"), ("run-b", "open")]);
     let bad = b.join("capacity.json");
     fs::write(&bad, "{\"slo\": ").unwrap();
-    let out = render(&[&a, &b], &root, "out");
+    let out = render(&[&a, &b], root, "out");
     assert_eq!(out.unreadable.len(), 1, "{:?}", out.unreadable);
     assert!(
         out.unreadable[0].contains(&bad.display().to_string()),

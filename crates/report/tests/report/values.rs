@@ -227,7 +227,7 @@ fn summary_md_has_a_table_per_scenario() {
 
 #[test]
 fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
-    let (results, figures) = common::fixture_copy("clean", "cost");
+    let (_tmp, results, figures) = common::fixture_copy("clean", "cost");
     // The vllm endpoint on 2 GPUs at 3 USD/h: each cost block by the core's formula on the
     // cell's own server throughput (what the driver writes).
     let mut with_cost = 0;

@@ -85,7 +85,8 @@ fn prompts_depend_on_seed_scenario_and_concurrency_only() {
 
 #[test]
 fn fetched_datasets_are_read() {
-    let dir = temp_dir("catalog-datasets");
+    let tmp = temp_dir("catalog-datasets");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("longbench")).unwrap();
     std::fs::create_dir_all(dir.join("oasst2")).unwrap();
     let mut f = std::fs::File::create(dir.join("longbench/contexts.jsonl")).unwrap();
@@ -172,7 +173,8 @@ fn fetched_datasets_are_read() {
 
 #[test]
 fn custom_scenarios_come_from_files() {
-    let dir = temp_dir("catalog-custom");
+    let tmp = temp_dir("catalog-custom");
+    let dir = tmp.path();
     std::fs::write(dir.join("faq.json"), r#"{"id": "faq", "name": "FAQ", "description": "d", "kind": "custom", "source": "jsonl", "file": "faq.jsonl"}"#).unwrap();
     std::fs::write(
         dir.join("faq.jsonl"),

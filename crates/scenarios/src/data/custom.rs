@@ -69,7 +69,8 @@ mod tests {
 
     #[test]
     fn reads_both_forms_and_names_bad_lines() {
-        let dir = temp_dir("custom");
+        let tmp = temp_dir("custom");
+        let dir = tmp.path();
         let file = dir.join("p.jsonl");
         std::fs::write(&file, "{\"prompt\": \"hello\"}\n\n{\"messages\": [{\"role\": \"system\", \"content\": \"be brief\"}, {\"role\": \"user\", \"content\": \"hi\"}]}\n").unwrap();
         let p = read(&file).unwrap();

@@ -412,15 +412,17 @@ mod tests {
 
     #[test]
     fn the_token_file_is_read_when_hf_token_is_not_set() {
-        let dir = std::env::temp_dir().join(format!("plateau-hub-token-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("plateau-hub-token-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         std::fs::write(dir.join("token"), "hf_from_file\n").unwrap();
         let home = dir.to_string_lossy().into_owned();
         let h = Hub::from_env(&env(&[("HF_HOME", home.as_str())]));
         assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_from_file"));
         let h = Hub::from_env(&env(&[("HF_HOME", home.as_str()), ("HF_TOKEN", "hf_env")]));
         assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_env"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

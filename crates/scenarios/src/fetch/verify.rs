@@ -75,16 +75,20 @@ fn hex(b: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    /// A cache-like layout: `snapshots/c/f` -> `blobs/<etag>`.
-    fn cached(name: &str, etag: &str, content: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("plateau-check-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// A cache-like layout: `snapshots/c/f` -> `blobs/<etag>`, in a temp directory removed
+    /// when the returned guard is dropped; the link is the second element.
+    fn cached(name: &str, etag: &str, content: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("plateau-check-{name}-"))
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("blobs")).unwrap();
         std::fs::create_dir_all(dir.join("snapshots/c")).unwrap();
         std::fs::write(dir.join("blobs").join(etag), content).unwrap();
         let link = dir.join("snapshots/c/f");
         std::os::unix::fs::symlink(format!("../../blobs/{etag}"), &link).unwrap();
-        link
+        (tmp, link)
     }
 
     #[test]
@@ -92,10 +96,12 @@ mod tests {
         // `printf 'hello\n' | git hash-object --stdin` and `sha256sum`.
         let git = "ce013625030ba8dba906f756967f9e9ca394464a";
         let sha = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
-        let c = check(&cached("git", git, b"hello\n")).unwrap();
+        let (_git_tmp, git_link) = cached("git", git, b"hello\n");
+        let c = check(&git_link).unwrap();
         assert_eq!((c.bytes, c.sha256.as_str(), c.matches), (6, sha, true));
-        assert!(check(&cached("sha", sha, b"hello\n")).unwrap().matches);
-        let bad = cached("bad", sha, b"hellO\n");
+        let (_sha_tmp, sha_link) = cached("sha", sha, b"hello\n");
+        assert!(check(&sha_link).unwrap().matches);
+        let (_bad_tmp, bad) = cached("bad", sha, b"hellO\n");
         assert!(!check(&bad).unwrap().matches);
         remove(&bad);
         assert!(!bad.exists() && !bad.parent().unwrap().join("../../blobs").join(sha).exists());

@@ -2,7 +2,7 @@
 //! plateau's own generated prose.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use plateau_core::tokens::TokenCounter;
@@ -17,6 +17,8 @@ use plateau_scenarios::text::words::{prose, sentence};
 mod testutil;
 pub use testutil::{cell, config, plan, temp_dir};
 
+use tempfile::TempDir;
+
 pub fn tokenizer() -> Arc<Tokenizer> {
     Arc::new(Tokenizer::embedded_cl100k())
 }
@@ -26,12 +28,13 @@ pub fn measured(t: &Tokenizer, p: &Prompt) -> usize {
     p.messages.iter().map(|m| t.count(&m.content)).sum()
 }
 
-/// `datasets/` with normalised LongBench and oasst2 files (own prose, upstream-like shapes).
-pub fn datasets(name: &str) -> PathBuf {
-    let dir = temp_dir(name);
-    write_longbench(&dir.join("longbench/contexts.jsonl"), 12);
-    write_oasst2(&dir.join("oasst2/trees.jsonl"), 200);
-    dir
+/// `datasets/` with normalised LongBench and oasst2 files (own prose, upstream-like shapes),
+/// in a temp directory removed when the guard is dropped.
+pub fn datasets(name: &str) -> TempDir {
+    let tmp = temp_dir(name);
+    write_longbench(&tmp.path().join("longbench/contexts.jsonl"), 12);
+    write_oasst2(&tmp.path().join("oasst2/trees.jsonl"), 200);
+    tmp
 }
 
 fn write_longbench(path: &Path, records: u64) {

@@ -84,9 +84,10 @@ fn files() -> HashMap<String, Vec<u8>> {
 #[tokio::test]
 async fn downloads_and_normalises_the_upstream_formats() {
     let (base, fixture) = serve(files(), Behaviour::default()).await;
-    let dir = temp_dir("fetch-ok");
+    let tmp = temp_dir("fetch-ok");
+    let dir = tmp.path();
     let log = Messages::default();
-    let lb = fetch(Dataset::Longbench, &options(&dir, &base, 3), &log)
+    let lb = fetch(Dataset::Longbench, &options(dir, &base, 3), &log)
         .await
         .unwrap();
     assert!(lb.downloaded);
@@ -108,7 +109,7 @@ async fn downloads_and_normalises_the_upstream_formats() {
         "contexts are trimmed"
     );
     assert!(dir.join("longbench/manifest.json").is_file());
-    assert!(with_suffix(&blobs(&dir, Dataset::Longbench), ".part").is_empty());
+    assert!(with_suffix(&blobs(dir, Dataset::Longbench), ".part").is_empty());
     assert_eq!(
         std::fs::read(
             dir.join("hf/datasets--THUDM--LongBench-v2/snapshots")
@@ -120,7 +121,7 @@ async fn downloads_and_normalises_the_upstream_formats() {
         "the file is in the standard cache layout under the commit the hub named"
     );
 
-    let oa = fetch(Dataset::Oasst2, &options(&dir, &base, 3), &log)
+    let oa = fetch(Dataset::Oasst2, &options(dir, &base, 3), &log)
         .await
         .unwrap();
     assert_eq!(oa.manifest.records, 2, "the aborted tree is left out");
@@ -137,13 +138,13 @@ async fn downloads_and_normalises_the_upstream_formats() {
             == (s.path.starts_with("/datasets/") || s.range.as_deref() == Some("bytes=0-0"))),
         "{seen:?}"
     );
-    let again = fetch(Dataset::Longbench, &options(&dir, &base, 3), &log)
+    let again = fetch(Dataset::Longbench, &options(dir, &base, 3), &log)
         .await
         .unwrap();
     assert!(!again.downloaded);
     assert_eq!(again.manifest.sha256, lb.manifest.sha256);
     assert_eq!(fixture.seen.lock().unwrap().len(), seen.len());
-    let mut offline = options(&dir, &dead_endpoint(), 1);
+    let mut offline = options(dir, &dead_endpoint(), 1);
     offline.hub.offline = true;
     let cached = fetch(Dataset::Oasst2, &offline, &log).await.unwrap();
     assert_eq!((cached.downloaded, cached.manifest.records), (false, 2));
@@ -172,9 +173,10 @@ async fn an_interrupted_transfer_resumes_on_the_next_run() {
         ..Behaviour::default()
     };
     let (base, fixture) = serve(files(), behaviour).await;
-    let dir = temp_dir("fetch-resume");
+    let tmp = temp_dir("fetch-resume");
+    let dir = tmp.path();
     let log = Messages::default();
-    let err = fetch(Dataset::Longbench, &options(&dir, &base, 1), &log)
+    let err = fetch(Dataset::Longbench, &options(dir, &base, 1), &log)
         .await
         .unwrap_err()
         .to_string();
@@ -184,7 +186,7 @@ async fn an_interrupted_transfer_resumes_on_the_next_run() {
         "{err}"
     );
     let size = fixture.files["data.json"].len() as u64;
-    let parts = with_suffix(&blobs(&dir, Dataset::Longbench), ".part");
+    let parts = with_suffix(&blobs(dir, Dataset::Longbench), ".part");
     assert_eq!(parts.len(), 1, "{parts:?}");
     let part = std::fs::metadata(&parts[0]).unwrap().len();
     assert_eq!(part, size / 2);
@@ -193,7 +195,7 @@ async fn an_interrupted_transfer_resumes_on_the_next_run() {
         "{err}"
     );
 
-    let done = fetch(Dataset::Longbench, &options(&dir, &base, 1), &log)
+    let done = fetch(Dataset::Longbench, &options(dir, &base, 1), &log)
         .await
         .unwrap();
     assert_eq!(done.resumed_from, part);
@@ -220,9 +222,10 @@ async fn a_server_that_ignores_the_range_gets_a_clean_restart() {
         ..Behaviour::default()
     };
     let (base, fixture) = serve(files(), behaviour).await;
-    let dir = temp_dir("fetch-restart");
+    let tmp = temp_dir("fetch-restart");
+    let dir = tmp.path();
     let log = Messages::default();
-    let done = fetch(Dataset::Oasst2, &options(&dir, &base, 2), &log)
+    let done = fetch(Dataset::Oasst2, &options(dir, &base, 2), &log)
         .await
         .unwrap();
     assert_eq!(
@@ -243,10 +246,11 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
         },
     )
     .await;
-    let dir = temp_dir("fetch-sha");
+    let tmp = temp_dir("fetch-sha");
+    let dir = tmp.path();
     let err = fetch(
         Dataset::Longbench,
-        &options(&dir, &base, 1),
+        &options(dir, &base, 1),
         &Messages::default(),
     )
     .await
@@ -257,13 +261,13 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
         "{err}"
     );
     assert!(
-        std::fs::read_dir(blobs(&dir, Dataset::Longbench))
+        std::fs::read_dir(blobs(dir, Dataset::Longbench))
             .unwrap()
             .all(|e| e.unwrap().path().extension().is_some_and(|x| x == "lock")),
         "the damaged copy is removed"
     );
 
-    let mut opts = options(&dir, &base, 1);
+    let mut opts = options(dir, &base, 1);
     opts.hub.token = Some(Secret::new("hf_wrong_token_456"));
     let err = fetch(Dataset::Longbench, &opts, &Messages::default())
         .await
@@ -281,10 +285,11 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
 #[tokio::test]
 async fn an_unreachable_hub_names_the_url_and_what_to_check() {
     let base = dead_endpoint();
-    let dir = temp_dir("fetch-unreachable");
+    let tmp = temp_dir("fetch-unreachable");
+    let dir = tmp.path();
     let err = fetch(
         Dataset::Oasst2,
-        &options(&dir, &base, 3),
+        &options(dir, &base, 3),
         &Messages::default(),
     )
     .await
@@ -299,7 +304,7 @@ async fn an_unreachable_hub_names_the_url_and_what_to_check() {
     );
     assert!(!err.contains(TOKEN));
 
-    let mut offline = options(&dir, &base, 1);
+    let mut offline = options(dir, &base, 1);
     offline.hub.offline = true;
     let err = fetch(Dataset::Oasst2, &offline, &Messages::default())
         .await

@@ -46,7 +46,8 @@ fn fixture() -> HashMap<String, Vec<u8>> {
 #[tokio::test]
 async fn a_model_id_downloads_counts_exactly_and_is_served_from_the_cache() {
     let (base, hub) = serve(fixture(), Behaviour::default()).await;
-    let cache = temp_dir("tok-hub").join("hf");
+    let tmp = temp_dir("tok-hub");
+    let cache = tmp.path().join("hf");
     let t = load("open/tiny", &env(&base, &cache)).await.unwrap();
     assert_eq!(t.name(), format!("open/tiny@{COMMIT}"));
     // Whitespace splits `hello world, the fox jumps` into 6 words; `,` and `jumps` are
@@ -98,7 +99,8 @@ async fn a_model_id_downloads_counts_exactly_and_is_served_from_the_cache() {
 #[tokio::test]
 async fn a_gated_model_needs_hf_token_which_never_shows() {
     let (base, hub) = serve(fixture(), Behaviour::default()).await;
-    let cache = temp_dir("tok-gated").join("hf");
+    let tmp = temp_dir("tok-gated");
+    let cache = tmp.path().join("hf");
     let err = load("gated/tiny", &env(&base, &cache))
         .await
         .unwrap_err()
@@ -131,9 +133,11 @@ async fn a_gated_model_needs_hf_token_which_never_shows() {
     assert!(hub.seen.lock().unwrap().iter().any(|s| s.authorized));
 
     // The token file `hf auth login` writes works as well as HF_TOKEN.
-    let home = temp_dir("tok-home");
+    let home_tmp = temp_dir("tok-home");
+    let home = home_tmp.path();
     std::fs::write(home.join("token"), format!("{TOKEN}\n")).unwrap();
-    let mut from_file = env(&base, &temp_dir("tok-gated-file").join("hf"));
+    let file_tmp = temp_dir("tok-gated-file");
+    let mut from_file = env(&base, &file_tmp.path().join("hf"));
     from_file.retain(|(k, _)| *k != "HF_HOME");
     from_file.push(("HF_HOME", home.to_string_lossy().into_owned()));
     assert_eq!(
@@ -145,7 +149,8 @@ async fn a_gated_model_needs_hf_token_which_never_shows() {
 #[tokio::test]
 async fn offline_mode_reads_only_the_cache() {
     let (base, hub) = serve(fixture(), Behaviour::default()).await;
-    let cache = temp_dir("tok-offline").join("hf");
+    let tmp = temp_dir("tok-offline");
+    let cache = tmp.path().join("hf");
     let mut offline = env(&base, &cache);
     offline.push(("HF_HUB_OFFLINE", "1".into()));
     let err = load("open/tiny", &offline).await.unwrap_err().to_string();
@@ -166,7 +171,8 @@ async fn offline_mode_reads_only_the_cache() {
 #[tokio::test]
 async fn a_missing_tokenizer_or_an_unreachable_hub_says_what_to_do() {
     let (base, _) = serve(HashMap::new(), Behaviour::default()).await;
-    let cache = temp_dir("tok-missing").join("hf");
+    let tmp = temp_dir("tok-missing");
+    let cache = tmp.path().join("hf");
     let err = load("open/no-tokenizer", &env(&base, &cache))
         .await
         .unwrap_err()
@@ -205,7 +211,8 @@ async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
             held.push(sock);
         }
     });
-    let cache = temp_dir("tok-stall").join("hf");
+    let tmp = temp_dir("tok-stall");
+    let cache = tmp.path().join("hf");
     let mut vars = env(&endpoint, &cache);
     vars.push(("HF_HUB_DOWNLOAD_TIMEOUT", "1".into()));
     let started = std::time::Instant::now();

@@ -186,8 +186,9 @@ fn write_sharegpt(dir: &std::path::Path, n: u64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s_asks_for_each_sharegpt_answers_length() {
-    let dir = temp_dir("lengths-sharegpt");
-    write_sharegpt(&dir, 300);
+    let tmp = temp_dir("lengths-sharegpt");
+    let dir = tmp.path();
+    write_sharegpt(dir, 300);
     let mut extra = phases();
     extra["datasets_dir"] = json!(dir);
     let cfg = config(&["S"], extra);
@@ -216,7 +217,7 @@ async fn s_asks_for_each_sharegpt_answers_length() {
     );
     // Known truth: the answer's length in tokens of the run's tokenizer, per question.
     let t = tokenizer();
-    let truth: HashMap<String, u32> = sharegpt::read(&sharegpt::path(&dir))
+    let truth: HashMap<String, u32> = sharegpt::read(&sharegpt::path(dir))
         .unwrap()
         .into_iter()
         .map(|p| (p.prompt, t.count(&p.reply) as u32))

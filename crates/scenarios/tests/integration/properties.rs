@@ -79,7 +79,8 @@ fn a1_a2_send_identical_prompts() {
 
 #[test]
 fn b1_b2_prompts_never_share_their_first_16_tokens() {
-    let dir = datasets("props-b");
+    let tmp = datasets("props-b");
+    let dir = tmp.path();
     for (id, extra, synthetic) in [
         ("B1", json!({}), false),
         ("B2", json!({"datasets_dir": dir}), false),
@@ -163,7 +164,8 @@ fn check_history(id: &str, prompts: &[(u32, Prompt, String)], server_replies: bo
 
 #[test]
 fn d_turns_resend_the_history_and_the_reply() {
-    let dir = datasets("props-d");
+    let tmp = datasets("props-d");
+    let dir = tmp.path();
     let (prompts, synthetic) = generate(json!({"datasets_dir": dir}), "D");
     assert!(!synthetic);
     check_history("D", &prompts, true);

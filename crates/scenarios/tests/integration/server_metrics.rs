@@ -24,16 +24,18 @@ async fn hit_rate(scenario: &str) -> f64 {
         .await
         .unwrap();
     let url = format!("http://{}/v1", server.addr());
+    let data = datasets(&format!("server-metrics-{scenario}"));
     let mut cfg = config(
         &[scenario],
         json!({
             "endpoints": [{"name": "sim", "engine": "sim", "url": url}],
-            "datasets_dir": datasets(&format!("server-metrics-{scenario}")),
+            "datasets_dir": data.path(),
             "fill_seconds": 1, "stabilize_seconds": 1, "measure_seconds": 3, "drain_seconds": 5,
             "max_tokens": 16,
         }),
     );
-    cfg.output_dir = temp_dir(&format!("server-metrics-{scenario}"));
+    let out = temp_dir(&format!("server-metrics-{scenario}"));
+    cfg.output_dir = out.path().to_path_buf();
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
     let report = driver::run_plan(
         &plan,
@@ -53,7 +55,6 @@ async fn hit_rate(scenario: &str) -> f64 {
     .await
     .unwrap();
     server.shutdown().await;
-    let _ = std::fs::remove_dir_all(&cfg.output_dir);
     let server = report.summaries[0].server.clone().expect("scraped");
     println!(
         "{scenario}: Measure prefix-cache hit rate {:?} over {} scrapes, prompt {:?} tok/s",

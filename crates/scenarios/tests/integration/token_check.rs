@@ -21,11 +21,12 @@ async fn the_simulator_counts_every_scenario_as_plateau_and_its_template_exactly
         .unwrap();
     let url = format!("http://{}/v1", sim.addr());
     let scenarios = ["A1", "A2", "B1", "B2", "C", "D"];
+    let data = datasets("token-check");
     let cfg = config(
         &scenarios,
         json!({
             "endpoints": [{"name": "sim", "engine": "sim", "url": url}],
-            "datasets_dir": datasets("token-check"),
+            "datasets_dir": data.path(),
         }),
     );
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));

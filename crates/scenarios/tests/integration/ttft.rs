@@ -82,7 +82,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ttft_order_follows_the_caching_potential() {
-    let dir = datasets("ttft");
+    let tmp = datasets("ttft");
+    let dir = tmp.path();
     let cfg = config(
         &["A2", "B2", "C", "D"],
         json!({

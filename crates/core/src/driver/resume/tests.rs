@@ -42,21 +42,23 @@ fn fingerprint(max_tokens: u32) -> Fingerprint {
     }
 }
 
-/// A cell directory holding `summary` (none: an empty directory).
-fn cell(name: &str, summary: Option<Value>) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-resume-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A temp cell directory holding `summary` (none: an empty directory), removed when the
+/// guard is dropped.
+fn cell(name: &str, summary: Option<Value>) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("plateau-resume-{name}-"))
+        .tempdir()
+        .unwrap();
     if let Some(s) = summary {
-        std::fs::write(dir.join(SUMMARY_FILE), s.to_string()).unwrap();
+        std::fs::write(dir.path().join(SUMMARY_FILE), s.to_string()).unwrap();
     }
     dir
 }
 
 fn redo_reason(name: &str, summary: Option<Value>, now: &Fingerprint) -> String {
     let dir = cell(name, summary);
-    let verdict = check(&dir, now);
-    std::fs::remove_dir_all(&dir).unwrap();
+    let verdict = check(dir.path(), now);
+    drop(dir);
     match verdict {
         Verdict::Redo(reason) => reason,
         other => panic!("{name}: expected a redo, got {other:?}"),
@@ -65,7 +67,11 @@ fn redo_reason(name: &str, summary: Option<Value>, now: &Fingerprint) -> String 
 
 #[test]
 fn a_cell_never_started_is_fresh() {
-    let dir = std::env::temp_dir().join(format!("plateau-resume-{}-none", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("plateau-resume-none-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().join("none");
     assert!(matches!(check(&dir, &fingerprint(8)), Verdict::Fresh));
 }
 
@@ -119,10 +125,10 @@ fn each_reason_to_redo_is_named() {
 
 #[test]
 fn a_summary_that_is_not_json_is_redone() {
-    let dir = cell("garbage", None);
+    let tmp = cell("garbage", None);
+    let dir = tmp.path();
     std::fs::write(dir.join(SUMMARY_FILE), "{ half").unwrap();
-    let verdict = check(&dir, &fingerprint(8));
-    std::fs::remove_dir_all(&dir).unwrap();
+    let verdict = check(dir, &fingerprint(8));
     assert!(
         matches!(&verdict, Verdict::Redo(r) if r.starts_with("unreadable summary.json")),
         "{verdict:?}"
@@ -132,17 +138,17 @@ fn a_summary_that_is_not_json_is_redone() {
 #[test]
 fn the_reason_is_logged_into_the_cell_entry() {
     let old = serde_json::to_value(fingerprint(16)).unwrap();
-    let dir = cell(
+    let tmp = cell(
         "entry",
         Some(json!({"schema_version": 1, "status": "complete", "fingerprint": old})),
     );
+    let dir = tmp.path();
     let mut entry = CellEntry {
         path: "sim/m/A1/c2".into(),
         state: crate::results::run_info::CellState::Pending,
         redone: None,
         reason: None,
     };
-    assert!(reuse(&dir, &fingerprint(32), &mut entry).is_none());
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(reuse(dir, &fingerprint(32), &mut entry).is_none());
     assert_eq!(entry.redone.as_deref(), Some("max_tokens 16 -> 32"));
 }

@@ -5,17 +5,21 @@ use serde_json::json;
 use super::*;
 use crate::results::run_info::Launch;
 
-fn file(name: &str, content: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-runjson-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.json");
+/// `run.json` holding `content`, in a temp directory removed when the guard is dropped:
+/// `(guard, path)`.
+fn file(name: &str, content: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("plateau-runjson-{name}-"))
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("run.json");
     std::fs::write(&path, content).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
 fn invocations_are_read_back() {
-    let path = file(
+    let (_tmp, path) = file(
         "list",
         &json!({"config": {"unknown_to_this_version": 1}, "invocations": [
             {"started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T01:00:00Z",
@@ -35,7 +39,7 @@ fn invocations_are_read_back() {
 
 #[test]
 fn a_run_json_without_invocations_gives_its_own_span() {
-    let path = file(
+    let (_tmp, path) = file(
         "old",
         r#"{"status": "interrupted", "started_at": "2026-01-01T00:00:00Z",
             "ended_at": "2026-01-01T00:10:00Z"}"#,
@@ -45,7 +49,8 @@ fn a_run_json_without_invocations_gives_its_own_span() {
     assert_eq!(got[0].status, RunStatus::Interrupted);
     assert_eq!(got[0].launch, Launch::default());
     assert!(earlier_invocations(&path.with_file_name("absent.json")).is_empty());
-    assert!(earlier_invocations(&file("bad", "{ nope")).is_empty());
+    let (_bad_tmp, bad) = file("bad", "{ nope");
+    assert!(earlier_invocations(&bad).is_empty());
 }
 
 #[test]

@@ -116,11 +116,12 @@ fn options_override_and_are_checked_per_kind() {
 
 #[test]
 fn files_add_and_override_scenarios() {
-    let dir = temp_dir("defs-add");
+    let tmp = temp_dir("defs-add");
+    let dir = tmp.path();
     std::fs::write(dir.join("A1.json"), r#"{"id": "A1", "name": "Same Short", "description": "x", "kind": "identical", "input_tokens": 64}"#).unwrap();
     std::fs::write(dir.join("mine.json"), r#"{"id": "mine", "name": "Mine", "description": "y", "kind": "custom", "source": "jsonl", "file": "mine.jsonl"}"#).unwrap();
     std::fs::write(dir.join("notes.txt"), "not a definition").unwrap();
-    let d = load(&dir, &BTreeMap::new()).unwrap();
+    let d = load(dir, &BTreeMap::new()).unwrap();
     assert!(d.warnings.is_empty(), "{:?}", d.warnings);
     assert_eq!(d.scenarios["A1"].spec, Spec::Identical { input_tokens: 64 });
     assert_eq!(d.scenarios["mine"].header.kind, Kind::Custom);
@@ -168,9 +169,10 @@ fn bad_files_name_the_file_and_the_field() {
         ),
     ];
     for (i, (name, text, expected)) in cases.into_iter().enumerate() {
-        let dir = temp_dir(&format!("defs-bad-{i}"));
+        let tmp = temp_dir(&format!("defs-bad-{i}"));
+        let dir = tmp.path();
         std::fs::write(dir.join(name), text).unwrap();
-        let err = load(&dir, &BTreeMap::new()).unwrap_err().to_string();
+        let err = load(dir, &BTreeMap::new()).unwrap_err().to_string();
         let prefix = format!("{}: {expected}", dir.join(name).display());
         assert!(err.starts_with(&prefix), "{err}\n  expected: {prefix}");
     }

@@ -31,7 +31,8 @@ const UPSTREAM: &str = r#"[
 
 #[test]
 fn keeps_each_first_question_and_its_answer() {
-    let dir = temp_dir("sharegpt-normalise");
+    let tmp = temp_dir("sharegpt-normalise");
+    let dir = tmp.path();
     let raw = dir.join("ShareGPT_V3_unfiltered_cleaned_split.json");
     std::fs::write(&raw, UPSTREAM).unwrap();
     let out = dir.join(sharegpt::FILE);
@@ -57,7 +58,8 @@ fn keeps_each_first_question_and_its_answer() {
 
 #[test]
 fn a_file_that_is_not_sharegpt_is_an_error_naming_it() {
-    let dir = temp_dir("sharegpt-bad");
+    let tmp = temp_dir("sharegpt-bad");
+    let dir = tmp.path();
     let out = dir.join(sharegpt::FILE);
     for (name, text, want) in [
         (

@@ -15,10 +15,15 @@ fn texts(suffix: &str) -> Vec<Text> {
         .collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("plateau-cache-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A cache directory not yet made, inside a temp directory removed when the guard is
+/// dropped: keep the guard bound until the test ends.
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("plateau-cache-{name}-"))
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().join("cache");
+    (tmp, dir)
 }
 
 /// Everything a corpus answers, for comparing two of them.
@@ -32,7 +37,7 @@ fn answers(c: &Corpus) -> (Vec<Window>, Vec<String>, Vec<u32>, Option<Window>) {
 
 #[test]
 fn a_corpus_read_from_the_cache_answers_exactly_as_the_one_built() {
-    let dir = scratch("same");
+    let (_tmp, dir) = scratch("same");
     let t = Arc::new(Tokenizer::embedded_cl100k());
     let suffix = "\n\nQuestion: which canal?";
     let built = Corpus::new(t.clone(), texts(suffix));
@@ -52,7 +57,6 @@ fn a_corpus_read_from_the_cache_answers_exactly_as_the_one_built() {
     let second = Corpus::cached(t, texts(suffix), Some(&dir));
     assert_eq!(answers(&first), answers(&built));
     assert_eq!(answers(&second), answers(&built));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -82,7 +86,7 @@ fn other_texts_another_tokenizer_or_another_plateau_are_another_file() {
 
 #[test]
 fn a_damaged_or_foreign_file_is_a_miss_and_is_rebuilt() {
-    let dir = scratch("damaged");
+    let (_tmp, dir) = scratch("damaged");
     let t = Arc::new(Tokenizer::embedded_cl100k());
     let good = answers(&Corpus::new(t.clone(), texts("")));
     let path = path(&dir, "cl100k_base", &texts(""));
@@ -104,7 +108,6 @@ fn a_damaged_or_foreign_file_is_a_miss_and_is_rebuilt() {
         assert_eq!(answers(&rebuilt), good, "{what}");
         assert_eq!(std::fs::read(&path).unwrap(), whole, "{what}: rewritten");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -136,7 +139,7 @@ fn the_folder_comes_from_plateau_cache_dir_then_xdg_then_home() {
 
 #[test]
 fn writers_filling_one_entry_at_once_leave_one_whole_file() {
-    let dir = scratch("racing");
+    let (_tmp, dir) = scratch("racing");
     let t = Arc::new(Tokenizer::embedded_cl100k());
     let built = Corpus::new(t.clone(), texts(""));
     std::thread::scope(|s| {
@@ -152,5 +155,4 @@ fn writers_filling_one_entry_at_once_leave_one_whole_file() {
     let path = path(&dir, "cl100k_base", &texts(""));
     let (docs, _) = read(&path, texts("")).map_err(|(_, why)| why).unwrap();
     assert!(docs.iter().zip(&built.docs).all(|(d, b)| d.ids == b.ids));
-    let _ = std::fs::remove_dir_all(&dir);
 }
