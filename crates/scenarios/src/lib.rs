@@ -18,8 +18,8 @@
 //! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
 //!   that gives prompts of a target length in tokens of the configured tokenizer.
 //! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2, oasst2 and ShareGPT from the Hugging Face
-//!   hub through the `hf-hub` crate and the standard hub cache (resumable, verified, offline
-//!   from the cache) and normalise them into the compact files under `datasets/` that
+//!   hub into the standard hub cache (resumable, verified, offline from the cache, the token
+//!   sent to the hub's host only) and normalise them into the compact files under `datasets/` that
 //!   [`data`] reads; [`fetch::hub`] also serves the [`tokenizer`] of a hub model.
 
 pub mod catalog;

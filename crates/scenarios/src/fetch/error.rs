@@ -1,13 +1,12 @@
 //! [`FetchError`]: why a file could not be fetched from the hub, naming the URL or file and
-//! what to do, and the mapping of hf-hub's errors (with the hub's `X-Error-Code`) onto it.
-//! URLs are the hub URLs the user can check (never a redirect's signed URL) and no error
-//! ever contains the token (hf-hub's errors are mapped here, never shown as they are).
+//! what to do, and the mapping of the exchanges' failures (with the hub's `X-Error-Code`)
+//! onto it. URLs are the hub URLs the user can check (never a redirect's signed URL) and no
+//! error ever contains the token.
 
 use std::path::PathBuf;
 
-use hf_hub::api::sync::ApiError;
-
-use super::hub::{Hub, Kind, Relay, RepoFile};
+use super::hub::{Hub, Kind, RepoFile};
+use super::transfer::Failure;
 
 /// Why a fetch failed.
 #[derive(Debug, thiserror::Error)]
@@ -107,59 +106,35 @@ impl FetchError {
     }
 }
 
-/// The user's error for hf-hub's `e` while `hub` fetched `f` from `url`; `relay` says how
-/// far the transfer got.
-pub(super) fn from_hf(
-    hub: &Hub,
-    url: &str,
-    f: &RepoFile,
-    e: ApiError,
-    relay: &Relay,
-) -> FetchError {
-    let protocol = |message: String| FetchError::Protocol {
-        url: url.into(),
-        message,
-    };
-    match e {
-        ApiError::TooManyRetries(inner) => from_hf(hub, url, f, *inner, relay),
-        ApiError::RequestError(e) => match *e {
-            ureq::Error::Status(status, response) => FetchError::Status {
-                url: url.into(),
-                status,
-                hint: status_hint(
-                    status,
-                    response.header("x-error-code"),
-                    hub.token.is_some(),
-                    f,
-                ),
-            },
-            ureq::Error::Transport(t) => FetchError::Unreachable {
-                url: url.into(),
-                reason: root_cause(&t),
-                cache: hub.cache.clone(),
-            },
+/// The user's error for `failure` while `hub` fetched `f` from `url` (the hub URL, never a
+/// redirect's signed one).
+pub(super) fn from_failure(hub: &Hub, url: &str, f: &RepoFile, failure: Failure) -> FetchError {
+    let url = url.to_owned();
+    match failure {
+        Failure::Status(status, code) => FetchError::Status {
+            hint: status_hint(status, code.as_deref(), hub.token.is_some(), f),
+            url,
+            status,
         },
-        ApiError::IoError(e) if relay.total.is_some() => FetchError::Interrupted {
-            url: url.into(),
-            got: relay.resumed_from.unwrap_or(0) + relay.received,
-            total: relay.total,
-            reason: e.to_string(),
+        Failure::Transport(reason) => FetchError::Unreachable {
+            url,
+            reason,
+            cache: hub.cache.clone(),
         },
-        ApiError::IoError(e) => FetchError::io(&hub.cache, e),
-        ApiError::MissingHeader(h) | ApiError::InvalidHeader(h) => protocol(format!(
-            "the answer has no valid `{h}` header; is HF_ENDPOINT a Hugging Face hub?"
-        )),
-        ApiError::ParseIntError(_) => {
-            protocol("the answer's Content-Range has no valid size".into())
-        }
-        ApiError::InvalidResume => protocol(format!(
-            "a partial download in {} is longer than the file; delete its `.part` file",
-            hub.cache.display()
-        )),
-        ApiError::LockAcquisition(lock) => protocol(format!(
-            "another process is downloading this file (lock {}); wait for it, or delete the lock if none is",
-            lock.display()
-        )),
+        Failure::Interrupted { got, total, reason } => FetchError::Interrupted {
+            url,
+            got,
+            total: Some(total),
+            reason,
+        },
+        Failure::Header(h) => FetchError::Protocol {
+            url,
+            message: format!(
+                "the answer has no valid `{h}` header; is HF_ENDPOINT a Hugging Face hub?"
+            ),
+        },
+        Failure::Protocol(message) => FetchError::Protocol { url, message },
+        Failure::Local(path, source) => FetchError::Io { path, source },
     }
 }
 

@@ -1,20 +1,21 @@
-//! The Hugging Face hub through the `hf-hub` crate (its blocking `ureq` API, rustls):
-//! [`Hub`] holds what the environment says (`HF_ENDPOINT`, `HF_TOKEN` or the token file,
-//! `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and [`Hub::get`] returns one file of a
-//! repository at a revision from the standard cache (`~/.cache/huggingface/hub`), downloading
-//! it first when it is not there. hf-hub does the requests, redirects, resume of a partial
-//! download and the cache layout; this file adds the integrity check against the hub's ETag,
-//! offline use, and errors that say what to do.
+//! The Hugging Face hub: [`Hub`] holds what the environment says (`HF_ENDPOINT`, `HF_TOKEN`
+//! or the token file, `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and [`Hub::get`]
+//! returns one file of a repository at a revision from the standard cache
+//! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not
+//! there (`transfer`: the token to the hub's host only, resume of a partial file),
+//! retrying what may pass, checking it against the hub's ETag ([`super::verify`]), and with
+//! errors that say what to do.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use hf_hub::api::sync::ApiBuilder;
-use hf_hub::{Cache, Repo, RepoType};
 use plateau_core::secret::Secret;
+use url::Url;
 
+use super::layout::RepoCache;
+use super::transfer::{Client, Failure};
 use super::verify::{self, Check};
 use super::{FetchError, error};
 
@@ -35,8 +36,8 @@ pub struct Hub {
     /// `HF_HUB_OFFLINE=1`: never ask the hub, serve from the cache only.
     pub offline: bool,
     /// A download that reports nothing for this long is given up
-    /// (`HF_HUB_DOWNLOAD_TIMEOUT` seconds, default [`STALL`]): hf-hub's own client has no
-    /// read timeout, so a stalled server or proxy would hang it.
+    /// (`HF_HUB_DOWNLOAD_TIMEOUT` seconds, default [`STALL`]); twice this is each
+    /// connection's connect and read timeout.
     pub stall: Duration,
 }
 
@@ -150,15 +151,17 @@ impl Hub {
         format!(
             "{}/{}/resolve/{}/{}",
             self.endpoint,
-            repo(f).url(),
+            match f.kind {
+                Kind::Model => f.repo.to_owned(),
+                Kind::Dataset => format!("datasets/{}", f.repo),
+            },
             f.revision.replace('/', "%2F"),
             f.file
         )
     }
 
     /// [`Hub::get`] on a thread of its own, bounded in time: given up when it reports
-    /// nothing (no byte, no stage) for [`Hub::stall`], and a panic inside hf-hub returned
-    /// as an error. A given-up download's thread is left to end with the process.
+    /// nothing (no byte, no stage) for [`Hub::stall`], and a panic returned as an error. A given-up download's thread is left to end with the process.
     pub fn get_bounded(
         &self,
         f: &RepoFile,
@@ -179,7 +182,7 @@ impl Hub {
         let (repo, revision, file) = (f.repo.to_owned(), f.revision.to_owned(), f.file.to_owned());
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
-            .name("hf-hub".into())
+            .name("hub-download".into())
             .spawn(move || {
                 let f = RepoFile {
                     repo: &repo,
@@ -196,7 +199,7 @@ impl Hub {
                 let _ = tx.send(Msg::Done(got.unwrap_or_else(|_| {
                     Err(FetchError::Protocol {
                         url: hub.url(&f),
-                        message: "the hf-hub client panicked on the hub's answer".into(),
+                        message: "the download panicked on the hub's answer".into(),
                     })
                 })));
             })
@@ -220,9 +223,9 @@ impl Hub {
     }
 
     /// `f` from the cache, downloaded first when it is not there (or when `force`), with
-    /// up to `attempts` tries that each resume the last. The file is checked against the
-    /// hub's ETag (sha256 or git blob id); a mismatch removes it and downloads it once more
-    /// from zero. Blocks: call it from a blocking thread.
+    /// up to `attempts` tries at each step, each resuming the last. The file is checked
+    /// against the hub's ETag (sha256 or git blob id); a mismatch removes it and downloads
+    /// it once more from zero. Blocks: call it from a blocking thread.
     pub fn get(
         &self,
         f: &RepoFile,
@@ -231,8 +234,8 @@ impl Hub {
         events: &dyn Fn(Event),
     ) -> Result<Got, FetchError> {
         let url = self.url(f);
-        let cached = Cache::new(self.cache.clone()).repo(repo(f));
-        if !force && let Some(path) = cached.get(f.file) {
+        let repo = RepoCache::new(&self.cache, f);
+        if !force && let Some(path) = repo.lookup(f.file) {
             let check = verify::check(&path)?;
             if check.matches {
                 return Ok(got(path, check, false, 0));
@@ -249,31 +252,34 @@ impl Hub {
                 cache: self.cache.clone(),
             });
         }
-        let api = ApiBuilder::from_cache(Cache::new(self.cache.clone()))
-            .with_endpoint(self.endpoint.clone())
-            .with_token(self.token.as_ref().map(|t| t.expose().to_owned()))
-            .with_progress(false)
-            .with_retries(attempts.max(1) as usize - 1)
-            .with_user_agent("plateau", env!("CARGO_PKG_VERSION"))
-            .build()
-            .map_err(|e| error::from_hf(self, &url, f, e, &Relay::default()))?
-            .repo(repo(f));
+        let failed = |e: Failure| error::from_failure(self, &url, f, e);
+        let protocol = |message: String| FetchError::Protocol {
+            url: url.clone(),
+            message,
+        };
+        let parsed = Url::parse(&url)
+            .map_err(|e| protocol(format!("HF_ENDPOINT does not make a valid URL ({e})")))?;
+        let client = Client::new(self, &parsed);
+        let meta = retrying(attempts, events, || client.metadata(&parsed)).map_err(failed)?;
+        let blob = repo.blob(&meta.etag);
+        let dir = blob.parent().unwrap_or(&self.cache);
+        std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
+        let _lock = lock(&blob).map_err(protocol)?;
+        let part = super::part_path(&blob);
+        let first = Cell::new(None);
         let mut restarted = false;
         loop {
-            let state = RefCell::new(Relay::default());
-            let path = api
-                .download_with_progress(
-                    f.file,
-                    Relayed {
-                        state: &state,
-                        events,
-                    },
-                )
-                .map_err(|e| error::from_hf(self, &url, f, e, &state.borrow()))?;
+            retrying(attempts, events, || {
+                client.download(&meta, &part, &first, events)
+            })
+            .map_err(failed)?;
+            std::fs::rename(&part, &blob).map_err(|e| FetchError::io(&blob, e))?;
+            let path = repo
+                .publish(&blob, &meta.commit, f.file)
+                .map_err(|e| FetchError::io(&self.cache, e))?;
             let check = verify::check(&path)?;
             if check.matches {
-                let resumed = state.borrow().resumed_from.unwrap_or(0);
-                return Ok(got(path, check, true, resumed));
+                return Ok(got(path, check, true, first.get().unwrap_or(0)));
             }
             verify::remove(&path);
             if restarted {
@@ -284,6 +290,7 @@ impl Hub {
                 });
             }
             restarted = true;
+            first.set(Some(0));
             events(Event::Message(format!(
                 "{url}: the file does not match the hub's checksum; the damaged copy was removed, restarting from zero"
             )));
@@ -291,15 +298,53 @@ impl Hub {
     }
 }
 
-/// The hf-hub repository of `f`.
-fn repo(f: &RepoFile) -> Repo {
-    let kind = match f.kind {
-        Kind::Model => RepoType::Model,
-        Kind::Dataset => RepoType::Dataset,
-    };
-    Repo::with_revision(f.repo.to_owned(), kind, f.revision.to_owned())
+/// `attempt` up to `attempts` times while it fails in a way another try may fix, waiting
+/// 0.3 s, 0.6 s, 1.2 s ... (at most 10 s) in between.
+fn retrying<T>(
+    attempts: u32,
+    events: &dyn Fn(Event),
+    mut attempt: impl FnMut() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mut wait = Duration::from_millis(300);
+    let mut left = attempts.max(1);
+    loop {
+        left -= 1;
+        match attempt() {
+            Err(e) if left > 0 && e.is_transient() => {
+                events(Event::Message(format!(
+                    "{}; trying again in {:.1} s",
+                    e.brief(),
+                    wait.as_secs_f64()
+                )));
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(Duration::from_secs(10));
+            }
+            done => return done,
+        }
+    }
 }
 
+/// An exclusive lock on `<blob>.lock` (the file stays, as other clients leave theirs), so
+/// two processes never append to one partial file; `Err` says who to wait for.
+fn lock(blob: &Path) -> Result<std::fs::File, String> {
+    let path = blob.with_extension("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot create the lock {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another process is downloading this file (lock {}); wait for it to finish",
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+/// A [`Got`] for `path`, as `check` found it.
 fn got(path: PathBuf, check: Check, downloaded: bool, resumed_from: u64) -> Got {
     Got {
         commit: commit_of(&path),
@@ -317,62 +362,6 @@ fn commit_of(path: &Path) -> Option<String> {
     let mut parts = path.components().map(|c| c.as_os_str().to_string_lossy());
     parts.find(|c| c == "snapshots")?;
     parts.next().map(|c| c.into_owned())
-}
-
-/// What the progress callbacks have seen of one download.
-#[derive(Debug, Default)]
-pub(super) struct Relay {
-    /// The file's size, once hf-hub has started the transfer.
-    pub(super) total: Option<u64>,
-    /// The offset of the first request: bytes reused from a partial file.
-    pub(super) resumed_from: Option<u64>,
-    /// Bytes received in this call.
-    pub(super) received: u64,
-    /// The next `update` is the offset hf-hub starts from, not bytes received.
-    next_is_offset: bool,
-}
-
-/// hf-hub's progress callbacks, turned into [`Event`]s.
-///
-/// hf-hub 0.4 calls `init(size)` and then `update(offset)` once before each request (the
-/// first time and after each retry), then `update(n)` per read: the first `update` after an
-/// `init` is where the transfer starts, not data.
-struct Relayed<'a> {
-    state: &'a RefCell<Relay>,
-    events: &'a dyn Fn(Event),
-}
-
-impl hf_hub::api::Progress for Relayed<'_> {
-    fn init(&mut self, size: usize, _filename: &str) {
-        let mut s = self.state.borrow_mut();
-        s.total = Some(size as u64);
-        s.next_is_offset = true;
-    }
-
-    fn update(&mut self, size: usize) {
-        let mut s = self.state.borrow_mut();
-        let n = size as u64;
-        if s.next_is_offset {
-            s.next_is_offset = false;
-            if s.resumed_from.is_none() {
-                s.resumed_from = Some(n);
-            }
-            if n > 0 {
-                (self.events)(Event::Message(format!("resuming at {n} bytes")));
-            }
-            (self.events)(Event::Start {
-                total: s.total.unwrap_or(0),
-                done: n,
-            });
-        } else {
-            s.received += n;
-            (self.events)(Event::Advance(n));
-        }
-    }
-
-    fn finish(&mut self) {
-        (self.events)(Event::Finish);
-    }
 }
 
 #[cfg(test)]

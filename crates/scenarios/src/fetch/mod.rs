@@ -1,16 +1,18 @@
 //! `fetch-datasets`: get a dataset file from the Hugging Face hub at a pinned revision
-//! through the `hf-hub` crate and the standard hub cache ([`hub`]: resume, offline use,
-//! errors; [`verify`]: size and checksum), normalise it into the compact file the workloads
-//! read ([`longbench`], [`oasst2`], [`sharegpt`]), and record what was fetched in a
-//! [`manifest::Manifest`]. The binary (`plateau fetch-datasets`) only adds the command line
-//! and a progress bar through [`Progress`].
+//! into the standard hub cache ([`hub`]: resume, offline use, errors; `transfer`: the
+//! requests; `layout`: the cache's folders; [`verify`]: size and checksum), normalise it
+//! into the compact file the workloads read ([`longbench`], [`oasst2`], [`sharegpt`]), and
+//! record what was fetched in a [`manifest::Manifest`]. The binary (`plateau
+//! fetch-datasets`) only adds the command line and a progress bar through [`Progress`].
 
 pub mod error;
 pub mod hub;
+mod layout;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
 pub mod sharegpt;
+mod transfer;
 pub mod verify;
 
 use std::io::{BufWriter, Write};

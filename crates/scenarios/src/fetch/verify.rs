@@ -1,4 +1,4 @@
-//! The integrity check of a downloaded file, which hf-hub does not do: its size and sha256,
+//! The integrity check of a downloaded file: its size and sha256,
 //! compared with the hub's ETag (the sha256 of a large LFS file, the git blob id of a small
 //! one), and the removal of a damaged copy from the cache.
 

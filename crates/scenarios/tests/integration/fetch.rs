@@ -1,4 +1,4 @@
-//! The fetch code (on hf-hub) against a local hub on 127.0.0.1 serving fixtures in the
+//! The fetch code against a local hub on 127.0.0.1 serving fixtures in the
 //! exact upstream formats (LongBench-v2 `data.json`, oasst2 `*.trees.jsonl.gz`) the way the
 //! hub does (a redirect carrying `X-Repo-Commit` and `X-Linked-Etag`, then the file from a
 //! CDN host): download into a fresh hub cache and normalise, serve the cache again and
@@ -129,13 +129,12 @@ async fn downloads_and_normalises_the_upstream_formats() {
     assert!(!trees.contains("deleted"), "deleted messages are left out");
     assert_eq!(trees.lines().next().unwrap().matches("\"text\"").count(), 5);
 
-    // The token went to the hub's host; the data transfers from the CDN host went without it
-    // (hf-hub's one-byte size probe of the CDN, `bytes=0-0`, carries it). A second run
-    // downloads nothing, and works offline with the hub gone.
+    // The token went to the hub's host and never to the CDN host. A second run downloads
+    // nothing, and works offline with the hub gone.
     let seen = fixture.seen.lock().unwrap().clone();
     assert!(
-        seen.iter().all(|s| s.authorized
-            == (s.path.starts_with("/datasets/") || s.range.as_deref() == Some("bytes=0-0"))),
+        seen.iter()
+            .all(|s| s.authorized == s.path.starts_with("/datasets/")),
         "{seen:?}"
     );
     let again = fetch(Dataset::Longbench, &options(dir, &base, 3), &log)
@@ -163,6 +162,44 @@ async fn downloads_and_normalises_the_upstream_formats() {
             .any(|w| w.contains("not found at")),
         "{:?}",
         catalog.warnings()
+    );
+}
+
+/// Without `X-Linked-Size` the client asks the CDN host for the size (`bytes=0-0`): that
+/// probe, like the transfer, goes without the token. (hf-hub 0.4 sent it there.)
+#[tokio::test]
+async fn the_size_probe_of_the_cdn_host_goes_without_the_token() {
+    let behaviour = Behaviour {
+        no_linked_size: true,
+        ..Behaviour::default()
+    };
+    let (base, fixture) = serve(files(), behaviour).await;
+    let tmp = temp_dir("fetch-probe");
+    let dir = tmp.path();
+    let done = fetch(
+        Dataset::Longbench,
+        &options(dir, &base, 1),
+        &Messages::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
+    let seen = fixture.seen.lock().unwrap().clone();
+    let cdn: Vec<_> = seen
+        .iter()
+        .filter(|s| s.path.starts_with("/cdn/"))
+        .collect();
+    assert_eq!(
+        cdn.iter().map(|s| s.range.as_deref()).collect::<Vec<_>>(),
+        [Some("bytes=0-0"), Some("bytes=0-")],
+        "{seen:?}"
+    );
+    assert!(cdn.iter().all(|s| !s.authorized), "{seen:?}");
+    assert!(
+        seen.iter()
+            .filter(|s| s.path.starts_with("/datasets/"))
+            .all(|s| s.authorized),
+        "{seen:?}"
     );
 }
 
@@ -232,8 +269,57 @@ async fn a_server_that_ignores_the_range_gets_a_clean_restart() {
         done.manifest.sha256,
         sha256(&fixture.files[Dataset::Oasst2.file()])
     );
-    assert!(log.all().contains("restarting from zero"), "{}", log.all());
+    // The whole file answering a resume is seen and the partial file emptied, not appended
+    // to and caught later by the checksum.
+    assert!(
+        log.all()
+            .contains("ignored the resume and sent the whole file; restarting from zero"),
+        "{}",
+        log.all()
+    );
+    assert!(!log.all().contains("checksum"), "{}", log.all());
     assert_eq!(done.manifest.records, 2);
+}
+
+/// A download another process holds the lock of is refused, naming the lock, and nothing
+/// is written beside it.
+#[tokio::test]
+async fn a_download_another_process_holds_is_not_written_twice() {
+    let (base, fixture) = serve(files(), Behaviour::default()).await;
+    let tmp = temp_dir("fetch-locked");
+    let dir = tmp.path();
+    let blobs = blobs(dir, Dataset::Longbench);
+    std::fs::create_dir_all(&blobs).unwrap();
+    let lock = blobs.join(format!("{}.lock", sha256(&fixture.files["data.json"])));
+    let held = std::fs::File::create(&lock).unwrap();
+    held.try_lock().unwrap();
+    let err = fetch(
+        Dataset::Longbench,
+        &options(dir, &base, 1),
+        &Messages::default(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("another process is downloading this file")
+            && err.contains(&lock.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&blobs).unwrap().count(),
+        1,
+        "only the lock"
+    );
+    drop(held);
+    let done = fetch(
+        Dataset::Longbench,
+        &options(dir, &base, 1),
+        &Messages::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
-//! A local stand-in for the Hugging Face hub on 127.0.0.1, answering what `hf-hub` asks the
-//! way the hub does: raw HTTP/1.1 over TCP, so a test can cut a body mid-way.
+//! A local stand-in for the Hugging Face hub on 127.0.0.1, answering what a hub client asks
+//! the way the hub does: raw HTTP/1.1 over TCP, so a test can cut a body mid-way.
 //!
 //! - `/datasets/<repo>/resolve/<rev>/<file>` (a large LFS file) checks the bearer token and
 //!   redirects with `X-Repo-Commit`, `X-Linked-Etag` (the sha256) and `X-Linked-Size` to
@@ -9,7 +9,9 @@
 //!   (the git blob id) and `X-Repo-Commit`; owner `gated` wants the token (401 with
 //!   `X-Error-Code: GatedRepo` without it);
 //! - file answers honour `Range: bytes=a-` and `bytes=a-b` with 206 and `Content-Range`
-//!   (hf-hub first asks for `bytes=0-0` to learn the size), unless told to ignore a resume.
+//!   (a client first asks for `bytes=0-0` to learn the size), unless told to ignore a resume;
+//! - told to, the redirect leaves out `X-Linked-Size`, so the client must ask the CDN host
+//!   for the size.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -45,6 +47,8 @@ pub struct Behaviour {
     pub ignore_range: bool,
     /// Announce a wrong checksum.
     pub wrong_etag: bool,
+    /// Redirect without `X-Linked-Size`.
+    pub no_linked_size: bool,
 }
 
 pub struct Fixture {
@@ -133,9 +137,13 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     };
     if is_dataset {
         let port = socket.local_addr().map(|a| a.port()).unwrap_or_default();
+        let size = if f.behaviour.no_linked_size {
+            String::new()
+        } else {
+            format!("x-linked-size: {}\r\n", body.len())
+        };
         let reply = format!(
-            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{etag}\"\r\nx-linked-size: {}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-            body.len()
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
         );
         let _ = socket.write_all(reply.as_bytes()).await;
         return;

@@ -197,8 +197,7 @@ async fn a_missing_tokenizer_or_an_unreachable_hub_says_what_to_do() {
 }
 
 /// A hub that takes the request and never answers: the download is given up after
-/// `HF_HUB_DOWNLOAD_TIMEOUT` without progress (hf-hub's client has no read timeout),
-/// instead of hanging the run's start.
+/// `HF_HUB_DOWNLOAD_TIMEOUT` without progress, instead of hanging the run's start.
 #[tokio::test]
 async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -220,6 +219,6 @@ async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
     let took = started.elapsed();
     assert!(err.contains("no progress for 1 s"), "{err}");
     assert!(err.contains("open/tiny"), "{err}");
-    // One second of silence, not hf-hub's unbounded wait (allowance for a busy machine).
+    // One second of silence, not an unbounded wait (allowance for a busy machine).
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");
 }

@@ -1,0 +1,342 @@
+//! The hub's HTTP side, over `ureq` (rustls). [`Client::metadata`] asks for the first byte
+//! of a file without following redirects, so it reads the hub's own answer: the commit
+//! (`X-Repo-Commit`), the ETag and the size. [`Client::download`] appends the rest to the
+//! cache's partial file, resuming where an earlier attempt or run stopped.
+//!
+//! The token goes to the hub's own host only. A redirect to the same host (a renamed
+//! repository) is followed with it. A redirect to another host (the CDN's signed URL) is
+//! followed without it, as the Python `huggingface_hub` does. hf-hub 0.4, which did this
+//! before, sent the token to that host on its size probe.
+
+use std::cell::Cell;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use ureq::{Agent, AgentBuilder, Response};
+use url::Url;
+
+use super::error::root_cause;
+use super::hub::{Event, Hub};
+
+/// Redirects followed on the hub's host before giving up.
+const MAX_HOPS: usize = 10;
+
+/// What the hub says of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Meta {
+    /// The commit the revision resolved to.
+    pub commit: String,
+    /// The file's ETag, unquoted: its sha256 (LFS) or git blob id.
+    pub etag: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Where the bytes are.
+    pub location: Url,
+    /// Whether `location` is on the hub's host, so the token goes with the request.
+    pub on_hub: bool,
+}
+
+/// Why an exchange failed, before it is put in the user's terms (`error::from_failure`).
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// An error status, with the hub's `X-Error-Code`.
+    Status(u16, Option<String>),
+    /// No answer: the innermost cause.
+    Transport(String),
+    /// The body broke off: bytes on disk, the file's size, why.
+    Interrupted {
+        got: u64,
+        total: u64,
+        reason: String,
+    },
+    /// A header the hub always sends is missing or unreadable.
+    Header(&'static str),
+    /// Anything else wrong with the answer.
+    Protocol(String),
+    /// A local file could not be read or written.
+    Local(PathBuf, std::io::Error),
+}
+
+impl Failure {
+    /// Whether another attempt may do better.
+    pub(super) fn is_transient(&self) -> bool {
+        match self {
+            Failure::Status(s, _) => *s == 429 || *s >= 500,
+            Failure::Transport(_) | Failure::Interrupted { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// A few words for a progress message (never the token: no failure holds it).
+    pub(super) fn brief(&self) -> String {
+        match self {
+            Failure::Status(s, _) => format!("HTTP {s}"),
+            Failure::Transport(reason) => reason.clone(),
+            Failure::Interrupted { got, total, reason } => {
+                format!("interrupted after {got} of {total} bytes ({reason})")
+            }
+            Failure::Header(h) => format!("no valid `{h}` header"),
+            Failure::Protocol(m) => m.clone(),
+            Failure::Local(path, e) => format!("{}: {e}", path.display()),
+        }
+    }
+}
+
+fn failure(e: ureq::Error) -> Failure {
+    match e {
+        ureq::Error::Status(status, r) => {
+            Failure::Status(status, r.header("x-error-code").map(str::to_owned))
+        }
+        ureq::Error::Transport(t) => Failure::Transport(root_cause(&t)),
+    }
+}
+
+/// One hub's HTTP client.
+pub(super) struct Client<'a> {
+    hub: &'a Hub,
+    origin: url::Origin,
+    /// Follows no redirect: [`Client::metadata`] walks them itself.
+    asks: Agent,
+    /// Follows redirects, never with the token (ureq's default).
+    fetches: Agent,
+}
+
+impl<'a> Client<'a> {
+    /// A client of `hub`, whose endpoint is `endpoint` (parsed).
+    pub(super) fn new(hub: &'a Hub, endpoint: &Url) -> Client<'a> {
+        let agent = |redirects| {
+            AgentBuilder::new()
+                .try_proxy_from_env(true)
+                .redirects(redirects)
+                // Past the stall limit, at which `Hub::get_bounded` has given up already:
+                // a thread it left ends by itself.
+                .timeout_connect(hub.stall * 2)
+                .timeout_read(hub.stall * 2)
+                .user_agent(concat!("plateau/", env!("CARGO_PKG_VERSION")))
+                .build()
+        };
+        Client {
+            hub,
+            origin: endpoint.origin(),
+            asks: agent(0),
+            fetches: agent(MAX_HOPS as u32),
+        }
+    }
+
+    fn get(&self, agent: &Agent, url: &Url, range: &str) -> Result<Response, Failure> {
+        let mut request = agent.request_url("GET", url).set("Range", range);
+        if url.origin() == self.origin
+            && let Some(token) = &self.hub.token
+        {
+            request = request.set("Authorization", &format!("Bearer {}", token.expose()));
+        }
+        request.call().map_err(failure)
+    }
+
+    /// The commit, ETag, size and location of the file at `url`.
+    pub(super) fn metadata(&self, url: &Url) -> Result<Meta, Failure> {
+        let mut at = url.clone();
+        for _ in 0..MAX_HOPS {
+            let answer = self.get(&self.asks, &at, "bytes=0-0")?;
+            if !(300..400).contains(&answer.status()) {
+                let size = linked_size(&answer)
+                    .or_else(|| range_total(&answer))
+                    .or_else(|| {
+                        (answer.status() == 200)
+                            .then(|| answer.header("content-length")?.parse().ok())
+                            .flatten()
+                    })
+                    .ok_or(Failure::Header("Content-Range"))?;
+                return meta(&answer, size, at, true);
+            }
+            let to = answer
+                .header("location")
+                .and_then(|l| at.join(l).ok())
+                .ok_or(Failure::Header("Location"))?;
+            if to.origin() == self.origin {
+                at = to;
+                continue;
+            }
+            // Another host: this answer is the hub's last word, and the bytes are at `to`.
+            let size = match linked_size(&answer) {
+                Some(size) => size,
+                None => range_total(&self.get(&self.fetches, &to, "bytes=0-0")?)
+                    .ok_or(Failure::Header("Content-Range"))?,
+            };
+            return meta(&answer, size, to, false);
+        }
+        Err(Failure::Protocol(format!(
+            "more than {MAX_HOPS} redirects on the hub's host"
+        )))
+    }
+
+    /// Appends the file's bytes from where `part` ends. `first` keeps the offset of the
+    /// first request of this download (bytes an earlier run left). A server that answers
+    /// a resume with the whole file restarts it from zero.
+    pub(super) fn download(
+        &self,
+        meta: &Meta,
+        part: &Path,
+        first: &Cell<Option<u64>>,
+        events: &dyn Fn(Event),
+    ) -> Result<(), Failure> {
+        let local = |e| Failure::Local(part.to_owned(), e);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(part)
+            .map_err(local)?;
+        let mut done = file.metadata().map_err(local)?.len();
+        if done > meta.size {
+            events(Event::Message(format!(
+                "the partial download ({done} bytes) is longer than the file ({} bytes); restarting from zero",
+                meta.size
+            )));
+            file.set_len(0).map_err(local)?;
+            done = 0;
+        }
+        first.set(first.get().or(Some(done)));
+        if done > 0 {
+            events(Event::Message(format!("resuming at {done} bytes")));
+        }
+        if done < meta.size {
+            let agent = if meta.on_hub {
+                &self.asks
+            } else {
+                &self.fetches
+            };
+            let answer = self.get(agent, &meta.location, &format!("bytes={done}-"))?;
+            match (answer.status(), range_start(&answer)) {
+                (206, Some(start)) if start == done => {}
+                (200, _) if done > 0 => {
+                    events(Event::Message(format!(
+                        "{}: the server ignored the resume and sent the whole file; restarting from zero",
+                        meta.location.host_str().unwrap_or("the server")
+                    )));
+                    file.set_len(0).map_err(local)?;
+                    done = 0;
+                    first.set(Some(0));
+                }
+                (200, _) => {}
+                (status, _) => {
+                    return Err(Failure::Protocol(format!(
+                        "asked for bytes {done}- of the file, got HTTP {status} with Content-Range {:?}",
+                        answer.header("content-range").unwrap_or("")
+                    )));
+                }
+            }
+            events(Event::Start {
+                total: meta.size,
+                done,
+            });
+            done = copy(
+                answer.into_reader(),
+                &mut file,
+                done,
+                meta.size,
+                part,
+                events,
+            )?;
+        }
+        file.sync_all().map_err(local)?;
+        events(Event::Finish);
+        if done == meta.size {
+            Ok(())
+        } else {
+            Err(Failure::Interrupted {
+                got: done,
+                total: meta.size,
+                reason: "the server closed the connection early".into(),
+            })
+        }
+    }
+}
+
+/// Copies `body` into `file`, which holds `done` bytes of `total`; returns the new count.
+fn copy(
+    mut body: impl Read,
+    file: &mut File,
+    mut done: u64,
+    total: u64,
+    part: &Path,
+    events: &dyn Fn(Event),
+) -> Result<u64, Failure> {
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match body.read(&mut buf) {
+            Ok(0) => return Ok(done),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Failure::Interrupted {
+                    got: done,
+                    total,
+                    reason: e.to_string(),
+                });
+            }
+        };
+        if done + n as u64 > total {
+            return Err(Failure::Protocol(format!(
+                "the server sent more than the {total} bytes it announced"
+            )));
+        }
+        file.write_all(&buf[..n])
+            .map_err(|e| Failure::Local(part.to_owned(), e))?;
+        done += n as u64;
+        events(Event::Advance(n as u64));
+    }
+}
+
+fn meta(answer: &Response, size: u64, location: Url, on_hub: bool) -> Result<Meta, Failure> {
+    let etag = answer
+        .header("x-linked-etag")
+        .or_else(|| answer.header("etag"))
+        .map(|e| {
+            e.trim()
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .to_owned()
+        })
+        .filter(|e| !e.is_empty() && !e.contains(['/', '\\']) && e != "." && e != "..")
+        .ok_or(Failure::Header("ETag"))?;
+    let commit = answer
+        .header("x-repo-commit")
+        .map(|c| c.trim().to_owned())
+        .filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphanumeric()))
+        .ok_or(Failure::Header("X-Repo-Commit"))?;
+    Ok(Meta {
+        commit,
+        etag,
+        size,
+        location,
+        on_hub,
+    })
+}
+
+/// `X-Linked-Size`: the hub's size of a file it redirects for.
+fn linked_size(answer: &Response) -> Option<u64> {
+    answer.header("x-linked-size")?.trim().parse().ok()
+}
+
+/// The total of `Content-Range: bytes a-b/total`.
+fn range_total(answer: &Response) -> Option<u64> {
+    answer
+        .header("content-range")?
+        .rsplit('/')
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The first byte of `Content-Range: bytes a-b/total`.
+fn range_start(answer: &Response) -> Option<u64> {
+    let r = answer.header("content-range")?.trim();
+    r.strip_prefix("bytes")?
+        .trim()
+        .split('-')
+        .next()?
+        .parse()
+        .ok()
+}
