@@ -340,3 +340,51 @@ fn range_start(answer: &Response) -> Option<u64> {
         .parse()
         .ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(head: &str) -> Response {
+        format!("HTTP/1.1 206 Partial Content\r\n{head}\r\n\r\n")
+            .parse()
+            .unwrap()
+    }
+
+    #[test]
+    fn sizes_offsets_and_ids_are_read_from_the_hub_headers() {
+        let a = answer("content-range: bytes 5-9/1234\r\nx-linked-size: 99");
+        assert_eq!(range_total(&a), Some(1234));
+        assert_eq!(range_start(&a), Some(5));
+        assert_eq!(linked_size(&a), Some(99));
+        assert_eq!(range_total(&answer("content-range: bytes 0-0/*")), None);
+
+        let url = Url::parse("http://127.0.0.1:9/o/m/resolve/main/f").unwrap();
+        let m = meta(
+            &answer("etag: W/\"abc123\"\r\nx-repo-commit: 0123abcd"),
+            7,
+            url.clone(),
+            true,
+        )
+        .unwrap();
+        assert_eq!((m.etag.as_str(), m.commit.as_str()), ("abc123", "0123abcd"));
+        // The linked ETag (an LFS file's sha256) wins over the pointer's own.
+        let m = meta(
+            &answer("etag: \"git\"\r\nx-linked-etag: \"sha\"\r\nx-repo-commit: c0"),
+            7,
+            url.clone(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(m.etag, "sha");
+        // An ETag that would leave `blobs/` or a commit that would leave `snapshots/` is refused.
+        for bad in [
+            "etag: \"../x\"\r\nx-repo-commit: c0",
+            "etag: \"..\"\r\nx-repo-commit: c0",
+            "etag: \"e\"\r\nx-repo-commit: ../c0",
+            "etag: \"e\"",
+        ] {
+            assert!(meta(&answer(bad), 7, url.clone(), true).is_err(), "{bad}");
+        }
+    }
+}
