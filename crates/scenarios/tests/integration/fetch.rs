@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicUsize;
 
 use plateau_core::secret::Secret;
 use plateau_scenarios::Catalog;
-use plateau_scenarios::fetch::{Dataset, FetchOptions, Progress, fetch};
+use plateau_scenarios::fetch::{Dataset, FetchError, FetchOptions, Fetched, Progress, fetch};
 use serde_json::json;
 
 use crate::common::{config, temp_dir, tokenizer};
@@ -72,6 +72,16 @@ fn with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 fn dead_endpoint() -> String {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
+}
+
+/// LongBench fetched with one attempt and no progress display.
+async fn longbench_once(dir: &Path, base: &str) -> Result<Fetched, FetchError> {
+    fetch(
+        Dataset::Longbench,
+        &options(dir, base, 1),
+        &Messages::default(),
+    )
+    .await
 }
 
 fn files() -> HashMap<String, Vec<u8>> {
@@ -176,13 +186,7 @@ async fn the_size_probe_of_the_cdn_host_goes_without_the_token() {
     let (base, fixture) = serve(files(), behaviour).await;
     let tmp = temp_dir("fetch-probe");
     let dir = tmp.path();
-    let done = fetch(
-        Dataset::Longbench,
-        &options(dir, &base, 1),
-        &Messages::default(),
-    )
-    .await
-    .unwrap();
+    let done = longbench_once(dir, &base).await.unwrap();
     assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
     let seen = fixture.seen.lock().unwrap().clone();
     let cdn: Vec<_> = seen
@@ -293,14 +297,7 @@ async fn a_download_another_process_holds_is_not_written_twice() {
     let lock = blobs.join(format!("{}.lock", sha256(&fixture.files["data.json"])));
     let held = std::fs::File::create(&lock).unwrap();
     held.try_lock().unwrap();
-    let err = fetch(
-        Dataset::Longbench,
-        &options(dir, &base, 1),
-        &Messages::default(),
-    )
-    .await
-    .unwrap_err()
-    .to_string();
+    let err = longbench_once(dir, &base).await.unwrap_err().to_string();
     assert!(
         err.contains("another process is downloading this file")
             && err.contains(&lock.display().to_string()),
@@ -312,13 +309,7 @@ async fn a_download_another_process_holds_is_not_written_twice() {
         "only the lock"
     );
     drop(held);
-    let done = fetch(
-        Dataset::Longbench,
-        &options(dir, &base, 1),
-        &Messages::default(),
-    )
-    .await
-    .unwrap();
+    let done = longbench_once(dir, &base).await.unwrap();
     assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
 }
 
@@ -334,14 +325,7 @@ async fn a_wrong_checksum_or_status_is_reported_without_the_token() {
     .await;
     let tmp = temp_dir("fetch-sha");
     let dir = tmp.path();
-    let err = fetch(
-        Dataset::Longbench,
-        &options(dir, &base, 1),
-        &Messages::default(),
-    )
-    .await
-    .unwrap_err()
-    .to_string();
+    let err = longbench_once(dir, &base).await.unwrap_err().to_string();
     assert!(
         err.contains("twice did not match the hub's ETag") && err.contains(&"f".repeat(64)),
         "{err}"
