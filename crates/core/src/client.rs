@@ -113,62 +113,53 @@ impl Client {
         drop(body);
         let sent = self.send(&origin, &request, &mut ex, clock, &bounds).await;
         drop(request);
-        let Sent {
-            head,
-            mut conn,
-            t_us,
-        } = match sent {
+        let sent = match sent {
             Ok(sent) => sent,
             Err((outcome, msg)) => return end(ex, clock, outcome, msg),
         };
-        let status = head.status;
+        let status = sent.head.status;
         if !status.is_success() {
-            ex.retry_after = head
+            ex.retry_after = sent
+                .head
                 .headers
                 .get(RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| crate::backoff::parse_retry_after(v, std::time::SystemTime::now()));
         }
-        let is_sse = head
+        let is_sse = sent
+            .head
             .headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
-        let framing = match head.body(&parts.method) {
-            Ok(b) => b,
-            Err(e) => return end(ex, clock, Outcome::Stream, Some(e.to_string())),
-        };
         let mut reader = if is_sse && status.is_success() {
             Reader::Sse(SseState::default())
         } else {
             Reader::Whole(Vec::new())
         };
-        let ended = body::read(
-            &mut conn,
-            framing,
-            t_us,
-            clock,
-            &bounds,
-            &mut |data, t_us, read| match &mut reader {
-                Reader::Sse(state) => {
-                    state
-                        .feed(wire, data, t_us, read, &mut ex)
-                        .map_err(|e| (Outcome::Decode, Some(e)))?;
-                    match state.failure.take() {
-                        Some((outcome, msg)) => Err((outcome, Some(msg))),
-                        None => Ok(()),
+        let ended = self
+            .read_body(
+                &origin,
+                &parts.method,
+                sent,
+                clock,
+                &bounds,
+                &mut |data, t_us, read| match &mut reader {
+                    Reader::Sse(state) => {
+                        state
+                            .feed(wire, data, t_us, read, &mut ex)
+                            .map_err(|e| (Outcome::Decode, Some(e)))?;
+                        match state.failure.take() {
+                            Some((outcome, msg)) => Err((outcome, Some(msg))),
+                            None => Ok(()),
+                        }
                     }
-                }
-                Reader::Whole(buf) => whole(buf, data),
-            },
-        )
-        .await;
-        match ended {
-            // The response was read to its end: the connection can serve another request,
-            // unless either side says otherwise.
-            Ok(closed) if !closed && head.keeps_alive() => self.pool.checkin(&origin, conn),
-            Ok(_) => {}
-            Err((outcome, msg)) => return end(ex, clock, outcome, msg),
+                    Reader::Whole(buf) => whole(buf, data),
+                },
+            )
+            .await;
+        if let Err((outcome, msg)) = ended {
+            return end(ex, clock, outcome, msg);
         }
         let t_end = clock.now_us();
         match reader {
@@ -298,5 +289,5 @@ mod pool;
 mod send;
 mod stream;
 
-use send::{Bounds, Sent};
+use send::Bounds;
 use stream::SseState;

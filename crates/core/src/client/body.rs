@@ -6,14 +6,47 @@ use std::pin::pin;
 
 use tokio::time::sleep_until;
 
+use http::Method;
+
+use super::Client;
 use super::conn::Conn;
 use super::http1::Body;
-use super::send::Bounds;
+use super::pool::Origin;
+use super::send::{Bounds, Sent};
 use crate::clock::Clock;
 use crate::sample::Outcome;
 
 /// Why reading stopped early: the outcome and its message.
 pub(super) type Stop = (Outcome, Option<String>);
+
+impl Client {
+    /// Reads the body of `sent`, the answer to a `method` request to `origin`, to its end
+    /// through `sink` ([`read`]), then gives the connection back to the pool when neither
+    /// side said it ends with this response.
+    pub(super) async fn read_body(
+        &self,
+        origin: &Origin,
+        method: &Method,
+        sent: Sent,
+        clock: &Clock,
+        bounds: &Bounds<'_>,
+        sink: &mut impl FnMut(&[u8], u64, u64) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        let Sent {
+            head,
+            mut conn,
+            t_us,
+        } = sent;
+        let framing = head
+            .body(method)
+            .map_err(|e| (Outcome::Stream, Some(e.to_string())))?;
+        let closed = read(&mut conn, framing, t_us, clock, bounds, sink).await?;
+        if !closed && head.keeps_alive() {
+            self.pool.checkin(origin, conn);
+        }
+        Ok(())
+    }
+}
 
 /// Reads the body framed as `body` from `conn` to its end. Bytes already unread (they
 /// came with the head) arrived at `t_us`. `sink` gets each run of body bytes with the

@@ -9,7 +9,7 @@ use tokio::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::pool::Origin;
-use super::send::{Bounds, Sent};
+use super::send::Bounds;
 use super::{Client, ClientError, body, http1, post, whole};
 use crate::clock::Clock;
 use crate::exchange::Exchange;
@@ -111,31 +111,22 @@ impl Client {
             _ => ClientError::Transport(msg.unwrap_or_else(|| format!("{outcome:?}"))),
         };
         let mut ex = Exchange::new(0);
-        let Sent {
-            head,
-            mut conn,
-            t_us,
-        } = self
+        let sent = self
             .send(&origin, &request, &mut ex, &clock, &bounds)
             .await
             .map_err(failed)?;
-        let framing = head
-            .body(&parts.method)
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let status = sent.head.status;
         let mut buf = Vec::new();
-        let closed = body::read(
-            &mut conn,
-            framing,
-            t_us,
+        self.read_body(
+            &origin,
+            &parts.method,
+            sent,
             &clock,
             &bounds,
             &mut |data, _, _| whole(&mut buf, data),
         )
         .await
         .map_err(failed)?;
-        if !closed && head.keeps_alive() {
-            self.pool.checkin(&origin, conn);
-        }
-        Ok((head.status, Bytes::from(buf)))
+        Ok((status, Bytes::from(buf)))
     }
 }

@@ -47,14 +47,16 @@ pub enum FetchError {
     },
     /// The transfer broke off; the partial file is kept in the cache for the next run to
     /// resume.
-    #[error("the download of {url} was interrupted after {got} of {} bytes ({reason}); run the command again to resume it", total.map_or("?".to_owned(), |t| t.to_string()))]
+    #[error(
+        "the download of {url} was interrupted after {got} of {total} bytes ({reason}); run the command again to resume it"
+    )]
     Interrupted {
         /// The URL.
         url: String,
         /// Bytes on disk.
         got: u64,
         /// Bytes expected.
-        total: Option<u64>,
+        total: u64,
         /// What happened.
         reason: String,
     },
@@ -124,7 +126,7 @@ pub(super) fn from_failure(hub: &Hub, url: &str, f: &RepoFile, failure: Failure)
         Failure::Interrupted { got, total, reason } => FetchError::Interrupted {
             url,
             got,
-            total: Some(total),
+            total,
             reason,
         },
         Failure::Header(h) => FetchError::Protocol {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use plateau_core::secret::Secret;
 use url::Url;
 
-use super::layout::RepoCache;
+use super::layout::{self, RepoCache};
 use super::transfer::{Client, Failure};
 use super::verify::{self, Check};
 use super::{FetchError, error};
@@ -264,7 +264,7 @@ impl Hub {
         let blob = repo.blob(&meta.etag);
         let dir = blob.parent().unwrap_or(&self.cache);
         std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
-        let _lock = lock(&blob).map_err(protocol)?;
+        let _lock = layout::lock(&blob).map_err(protocol)?;
         let part = super::part_path(&blob);
         let first = Cell::new(None);
         let mut restarted = false;
@@ -321,26 +321,6 @@ fn retrying<T>(
             }
             done => return done,
         }
-    }
-}
-
-/// An exclusive lock on `<blob>.lock` (the file stays, as other clients leave theirs), so
-/// two processes never append to one partial file; `Err` says who to wait for.
-fn lock(blob: &Path) -> Result<std::fs::File, String> {
-    let path = blob.with_extension("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot create the lock {}: {e}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another process is downloading this file (lock {}); wait for it to finish",
-            path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
     }
 }
 

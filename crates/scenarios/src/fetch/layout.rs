@@ -1,7 +1,7 @@
 //! The standard hub cache's layout, shared with the Python `huggingface_hub` and hf-hub:
 //! `<cache>/<models|datasets>--<owner>--<name>/` holds `blobs/<etag>` (the bytes),
 //! `snapshots/<commit>/<file>` (a relative link to the blob) and `refs/<revision>` (the
-//! commit a branch or tag resolved to).
+//! commit a branch or tag resolved to); a download holds `blobs/<etag>.lock`.
 
 use std::path::{Path, PathBuf};
 
@@ -80,6 +80,26 @@ impl RepoCache {
     fn ref_path(&self) -> PathBuf {
         // A revision like `refs/pr/1` is a folder path here, as in the other clients.
         self.root.join("refs").join(&self.revision)
+    }
+}
+
+/// An exclusive lock on `<blob>.lock` (the file stays, as other clients leave theirs), so
+/// two processes never append to one partial file; `Err` says who to wait for.
+pub(super) fn lock(blob: &Path) -> Result<std::fs::File, String> {
+    let path = blob.with_extension("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot create the lock {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another process is downloading this file (lock {}); wait for it to finish",
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
     }
 }
 

@@ -31,10 +31,8 @@ pub(super) struct Meta {
     pub etag: String,
     /// Size in bytes.
     pub size: u64,
-    /// Where the bytes are.
+    /// Where the bytes are (the token goes there only on the hub's host).
     pub location: Url,
-    /// Whether `location` is on the hub's host, so the token goes with the request.
-    pub on_hub: bool,
 }
 
 /// Why an exchange failed, before it is put in the user's terms (`error::from_failure`).
@@ -148,7 +146,7 @@ impl<'a> Client<'a> {
                             .flatten()
                     })
                     .ok_or(Failure::Header("Content-Range"))?;
-                return meta(&answer, size, at, true);
+                return meta(&answer, size, at);
             }
             let to = answer
                 .header("location")
@@ -164,7 +162,7 @@ impl<'a> Client<'a> {
                 None => range_total(&self.get(&self.fetches, &to, "bytes=0-0")?)
                     .ok_or(Failure::Header("Content-Range"))?,
             };
-            return meta(&answer, size, to, false);
+            return meta(&answer, size, to);
         }
         Err(Failure::Protocol(format!(
             "more than {MAX_HOPS} redirects on the hub's host"
@@ -201,12 +199,7 @@ impl<'a> Client<'a> {
             events(Event::Message(format!("resuming at {done} bytes")));
         }
         if done < meta.size {
-            let agent = if meta.on_hub {
-                &self.asks
-            } else {
-                &self.fetches
-            };
-            let answer = self.get(agent, &meta.location, &format!("bytes={done}-"))?;
+            let answer = self.get(&self.fetches, &meta.location, &format!("bytes={done}-"))?;
             match (answer.status(), range_start(&answer)) {
                 (206, Some(start)) if start == done => {}
                 (200, _) if done > 0 => {
@@ -288,7 +281,7 @@ fn copy(
     }
 }
 
-fn meta(answer: &Response, size: u64, location: Url, on_hub: bool) -> Result<Meta, Failure> {
+fn meta(answer: &Response, size: u64, location: Url) -> Result<Meta, Failure> {
     let etag = answer
         .header("x-linked-etag")
         .or_else(|| answer.header("etag"))
@@ -310,7 +303,6 @@ fn meta(answer: &Response, size: u64, location: Url, on_hub: bool) -> Result<Met
         etag,
         size,
         location,
-        on_hub,
     })
 }
 
@@ -364,7 +356,6 @@ mod tests {
             &answer("etag: W/\"abc123\"\r\nx-repo-commit: 0123abcd"),
             7,
             url.clone(),
-            true,
         )
         .unwrap();
         assert_eq!((m.etag.as_str(), m.commit.as_str()), ("abc123", "0123abcd"));
@@ -373,7 +364,6 @@ mod tests {
             &answer("etag: \"git\"\r\nx-linked-etag: \"sha\"\r\nx-repo-commit: c0"),
             7,
             url.clone(),
-            false,
         )
         .unwrap();
         assert_eq!(m.etag, "sha");
@@ -384,7 +374,7 @@ mod tests {
             "etag: \"e\"\r\nx-repo-commit: ../c0",
             "etag: \"e\"",
         ] {
-            assert!(meta(&answer(bad), 7, url.clone(), true).is_err(), "{bad}");
+            assert!(meta(&answer(bad), 7, url.clone()).is_err(), "{bad}");
         }
     }
 }
