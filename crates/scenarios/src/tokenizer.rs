@@ -131,17 +131,22 @@ impl Tokenizer {
             )),
             Source::Embedded(_) => Ok(Tokenizer::embedded_cl100k()),
             Source::File(path) => Tokenizer::from_file(path),
-            Source::Hub { repo, revision } => Tokenizer::from_hub(
-                repo,
-                revision,
-                &Hub::from_env(env),
-            )
-            .map_err(|message| TokenizerError {
-                path: config.map(|p| p.display().to_string()).unwrap_or_default(),
-                message: format!(
-                    "read as a Hugging Face model id (no file of that name exists): {message}"
-                ),
-            }),
+            Source::Hub { repo, revision } => {
+                Tokenizer::from_hub(repo, revision, &Hub::from_env(env), &|e| match e {
+                    hub::Event::Message(m) => tracing::warn!("tokenizer {repo}: {m}"),
+                    hub::Event::Start { total, done } => tracing::info!(
+                        "tokenizer {repo}: downloading tokenizer.json ({} of {total} bytes to go)",
+                        total.saturating_sub(done)
+                    ),
+                    hub::Event::Advance(_) | hub::Event::Finish => {}
+                })
+                .map_err(|message| TokenizerError {
+                    path: config.map(|p| p.display().to_string()).unwrap_or_default(),
+                    message: format!(
+                        "read as a Hugging Face model id (no file of that name exists): {message}"
+                    ),
+                })
+            }
         }
     }
 
@@ -197,8 +202,15 @@ impl Tokenizer {
     }
 
     /// The `tokenizer.json` of hub model `repo` at `revision` (default branch if `None`),
-    /// from `hub`'s cache or downloaded into it; named `repo@commit`.
-    pub fn from_hub(repo: &str, revision: Option<&str>, hub: &Hub) -> Result<Tokenizer, String> {
+    /// from `hub`'s cache or downloaded into it ([`Hub::get`]: a branch or tag is checked
+    /// for a newer commit first); named `repo@commit`. `events` hears what the download
+    /// and the check report.
+    pub fn from_hub(
+        repo: &str,
+        revision: Option<&str>,
+        hub: &Hub,
+        events: &dyn Fn(hub::Event),
+    ) -> Result<Tokenizer, String> {
         let file = RepoFile {
             repo,
             kind: hub::Kind::Model,
@@ -206,7 +218,7 @@ impl Tokenizer {
             file: "tokenizer.json",
         };
         let got = hub
-            .get_bounded(&file, false, 3, &|_| {})
+            .get_bounded(&file, false, 3, events)
             .map_err(|e| e.to_string())?;
         let inner = tokenizers::Tokenizer::from_file(&got.path)
             .map_err(|e| format!("{} is not a valid tokenizer.json: {e}", got.path.display()))?;

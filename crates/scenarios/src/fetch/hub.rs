@@ -4,7 +4,9 @@
 //! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not
 //! there (`transfer`: the token to the hub's host only, resume of a partial file),
 //! retrying what may pass, checking it against the hub's ETag ([`super::verify`]), and with
-//! errors that say what to do.
+//! errors that say what to do. A file cached at a branch or tag is checked against the
+//! hub's current commit first, as `huggingface_hub` does, and used as it is when the hub
+//! cannot say.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -39,10 +41,17 @@ pub struct Hub {
     /// (`HF_HUB_DOWNLOAD_TIMEOUT` seconds, default [`STALL`]); twice this is each
     /// connection's connect and read timeout.
     pub stall: Duration,
+    /// How long asking whether a cached branch or tag moved may take before the cached
+    /// copy is used (`HF_HUB_ETAG_TIMEOUT` seconds, default [`ETAG_TIMEOUT`]).
+    pub etag_timeout: Duration,
 }
 
 /// How long a download may go without progress by default.
 pub const STALL: Duration = Duration::from_secs(60);
+
+/// How long the check of a cached branch or tag may take by default (as
+/// `huggingface_hub`'s `HF_HUB_ETAG_TIMEOUT`).
+pub const ETAG_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One file of a hub repository at a revision.
 #[derive(Clone, Copy, Debug)]
@@ -139,10 +148,8 @@ impl Hub {
                     "1" | "true" | "yes" | "on"
                 )
             }),
-            stall: set("HF_HUB_DOWNLOAD_TIMEOUT")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s > 0.0)
-                .map_or(STALL, Duration::from_secs_f64),
+            stall: seconds(set("HF_HUB_DOWNLOAD_TIMEOUT")).unwrap_or(STALL),
+            etag_timeout: seconds(set("HF_HUB_ETAG_TIMEOUT")).unwrap_or(ETAG_TIMEOUT),
         }
     }
 
@@ -225,7 +232,10 @@ impl Hub {
     /// `f` from the cache, downloaded first when it is not there (or when `force`), with
     /// up to `attempts` tries at each step, each resuming the last. The file is checked
     /// against the hub's ETag (sha256 or git blob id); a mismatch removes it and downloads
-    /// it once more from zero. Blocks: call it from a blocking thread.
+    /// it once more from zero. A copy cached at a branch or tag is used once the hub says
+    /// the revision still has it (one request, bounded by [`Hub::etag_timeout`]), and also
+    /// when the hub cannot be asked, with a message saying so; a copy at a commit, or
+    /// offline, is used without asking. Blocks: call it from a blocking thread.
     pub fn get(
         &self,
         f: &RepoFile,
@@ -235,16 +245,14 @@ impl Hub {
     ) -> Result<Got, FetchError> {
         let url = self.url(f);
         let repo = RepoCache::new(&self.cache, f);
-        if !force && let Some(path) = repo.lookup(f.file) {
-            let check = verify::check(&path)?;
-            if check.matches {
-                return Ok(got(path, check, false, 0));
-            }
-            events(Event::Message(format!(
-                "{} in the cache is damaged; downloading it again",
-                path.display()
-            )));
-            verify::remove(&path);
+        let cached = match force {
+            true => None,
+            false => cached(&repo, f.file, events)?,
+        };
+        if let Some((path, check)) = &cached
+            && (self.offline || layout::is_commit(f.revision))
+        {
+            return Ok(got(path.clone(), check.clone(), false, 0));
         }
         if self.offline {
             return Err(FetchError::NotCached {
@@ -259,12 +267,52 @@ impl Hub {
         };
         let parsed = Url::parse(&url)
             .map_err(|e| protocol(format!("HF_ENDPOINT does not make a valid URL ({e})")))?;
-        let client = Client::new(self, &parsed);
-        let meta = retrying(attempts, events, || client.metadata(&parsed)).map_err(failed)?;
+        // Past the stall limit, at which `Hub::get_bounded` has given up already: a thread
+        // it left ends by itself.
+        let client = Client::new(self, &parsed, self.stall * 2);
+        let meta = match cached {
+            None => retrying(attempts, events, || client.metadata(&parsed)).map_err(failed)?,
+            Some((path, check)) => {
+                let commit = commit_of(&path).unwrap_or_default();
+                match Client::new(self, &parsed, self.etag_timeout).metadata(&parsed) {
+                    Ok(meta)
+                        if meta.commit == commit && check.etag.as_ref() == Some(&meta.etag) =>
+                    {
+                        return Ok(got(path, check, false, 0));
+                    }
+                    Ok(meta) => meta,
+                    // The hub says the file is gone from this revision: the cached copy is
+                    // not what the revision holds (`huggingface_hub` fails here too).
+                    Err(e @ Failure::Status(404, _)) if e.is_entry_not_found() => {
+                        return Err(failed(e));
+                    }
+                    Err(e) => {
+                        events(Event::Message(format!(
+                            "could not ask {url} whether `{}` moved ({}); using the copy cached at commit {commit}",
+                            f.revision,
+                            e.brief()
+                        )));
+                        return Ok(got(path, check, false, 0));
+                    }
+                }
+            }
+        };
         let blob = repo.blob(&meta.etag);
         let dir = blob.parent().unwrap_or(&self.cache);
         std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
         let _lock = layout::lock(&blob).map_err(protocol)?;
+        // The revision moved to a commit whose file the cache already holds (a new commit
+        // that left this file as it was): linked, not downloaded.
+        if blob.is_file() {
+            let path = repo
+                .publish(&blob, &meta.commit, f.file)
+                .map_err(|e| FetchError::io(&self.cache, e))?;
+            let check = verify::check(&path)?;
+            if check.matches {
+                return Ok(got(path, check, false, 0));
+            }
+            verify::remove(&path);
+        }
         let part = super::part_path(&blob);
         let first = Cell::new(None);
         let mut restarted = false;
@@ -296,6 +344,35 @@ impl Hub {
             )));
         }
     }
+}
+
+/// `file` from `repo` when the cache holds a sound copy; a damaged one is removed, with a
+/// message.
+fn cached(
+    repo: &RepoCache,
+    file: &str,
+    events: &dyn Fn(Event),
+) -> Result<Option<(PathBuf, Check)>, FetchError> {
+    let Some(path) = repo.lookup(file) else {
+        return Ok(None);
+    };
+    let check = verify::check(&path)?;
+    if check.matches {
+        return Ok(Some((path, check)));
+    }
+    events(Event::Message(format!(
+        "{} in the cache is damaged; downloading it again",
+        path.display()
+    )));
+    verify::remove(&path);
+    Ok(None)
+}
+
+/// A positive number of seconds.
+fn seconds(v: Option<String>) -> Option<Duration> {
+    v.and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
 }
 
 /// `attempt` up to `attempts` times while it fails in a way another try may fix, waiting
@@ -362,6 +439,19 @@ mod tests {
         assert_eq!(h.endpoint, DEFAULT_ENDPOINT);
         assert_eq!(h.cache, Path::new("/home/u/.cache/huggingface/hub"));
         assert!(h.token.is_none() && !h.offline);
+        assert_eq!((h.stall, h.etag_timeout), (STALL, ETAG_TIMEOUT));
+        let h = Hub::from_env(&env(&[
+            ("HF_HUB_DOWNLOAD_TIMEOUT", "2.5"),
+            ("HF_HUB_ETAG_TIMEOUT", " 0.5 "),
+        ]));
+        assert_eq!(
+            (h.stall, h.etag_timeout),
+            (Duration::from_millis(2500), Duration::from_millis(500))
+        );
+        for bad in ["-1", "0", "soon", "inf", "1e300"] {
+            let h = Hub::from_env(&env(&[("HF_HUB_ETAG_TIMEOUT", bad)]));
+            assert_eq!(h.etag_timeout, ETAG_TIMEOUT, "{bad}");
+        }
         let h = Hub::from_env(&env(&[
             ("HOME", "/home/u"),
             ("HF_HOME", "/hf"),

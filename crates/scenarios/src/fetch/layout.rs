@@ -104,7 +104,7 @@ pub(super) fn lock(blob: &Path) -> Result<std::fs::File, String> {
 }
 
 /// A 40-digit hex commit id.
-fn is_commit(revision: &str) -> bool {
+pub(super) fn is_commit(revision: &str) -> bool {
     revision.len() == 40 && revision.chars().all(|c| c.is_ascii_hexdigit())
 }
 

@@ -12,6 +12,7 @@ use std::cell::Cell;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use ureq::{Agent, AgentBuilder, Response};
 use url::Url;
@@ -66,6 +67,11 @@ impl Failure {
         }
     }
 
+    /// Whether the hub said the revision has no such file (its `X-Error-Code`).
+    pub(super) fn is_entry_not_found(&self) -> bool {
+        matches!(self, Failure::Status(404, Some(code)) if code == "EntryNotFound")
+    }
+
     /// A few words for a progress message (never the token: no failure holds it).
     pub(super) fn brief(&self) -> String {
         match self {
@@ -101,16 +107,15 @@ pub(super) struct Client<'a> {
 }
 
 impl<'a> Client<'a> {
-    /// A client of `hub`, whose endpoint is `endpoint` (parsed).
-    pub(super) fn new(hub: &'a Hub, endpoint: &Url) -> Client<'a> {
+    /// A client of `hub`, whose endpoint is `endpoint` (parsed), that gives up connecting,
+    /// or waiting for a read, after `timeout`.
+    pub(super) fn new(hub: &'a Hub, endpoint: &Url, timeout: Duration) -> Client<'a> {
         let agent = |redirects| {
             AgentBuilder::new()
                 .try_proxy_from_env(true)
                 .redirects(redirects)
-                // Past the stall limit, at which `Hub::get_bounded` has given up already:
-                // a thread it left ends by itself.
-                .timeout_connect(hub.stall * 2)
-                .timeout_read(hub.stall * 2)
+                .timeout_connect(timeout)
+                .timeout_read(timeout)
                 .user_agent(concat!("plateau/", env!("CARGO_PKG_VERSION")))
                 .build()
         };

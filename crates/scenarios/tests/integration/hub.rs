@@ -11,7 +11,8 @@
 //! - file answers honour `Range: bytes=a-` and `bytes=a-b` with 206 and `Content-Range`
 //!   (a client first asks for `bytes=0-0` to learn the size), unless told to ignore a resume;
 //! - told to, the redirect leaves out `X-Linked-Size`, so the client must ask the CDN host
-//!   for the size.
+//!   for the size;
+//! - told to, it says a revision resolved to another commit (a branch that moved).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -49,6 +50,8 @@ pub struct Behaviour {
     pub wrong_etag: bool,
     /// Redirect without `X-Linked-Size`.
     pub no_linked_size: bool,
+    /// The commit a revision resolved to, when not [`COMMIT`].
+    pub commit: Option<&'static str>,
 }
 
 pub struct Fixture {
@@ -130,6 +133,7 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
             .await;
         return;
     }
+    let commit = f.behaviour.commit.unwrap_or(COMMIT);
     let etag = match (f.behaviour.wrong_etag, is_dataset || is_cdn) {
         (true, _) => "f".repeat(64),
         (false, true) => sha256(body),
@@ -143,7 +147,7 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
             format!("x-linked-size: {}\r\n", body.len())
         };
         let reply = format!(
-            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {COMMIT}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {commit}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
         );
         let _ = socket.write_all(reply.as_bytes()).await;
         return;
@@ -163,7 +167,7 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     let commit = if is_cdn {
         String::new()
     } else {
-        format!("x-repo-commit: {COMMIT}\r\n")
+        format!("x-repo-commit: {commit}\r\n")
     };
     let reply = format!(
         "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{etag}\"\r\n{commit}connection: close\r\n\r\n",
@@ -268,12 +272,20 @@ pub fn oasst2_gz() -> Vec<u8> {
 /// A small real `tokenizer.json`: a WordLevel vocabulary behind the `Whitespace`
 /// pre-tokenizer (`\w+|[^\w\s]+`), unknown words as `[UNK]` (id 0).
 pub fn tokenizer_json() -> Vec<u8> {
+    word_level(&["hello", "world", "the", "fox"])
+}
+
+/// A WordLevel `tokenizer.json` of `words` (ids from 1; `[UNK]` is 0).
+pub fn word_level(words: &[&str]) -> Vec<u8> {
+    let mut vocab = serde_json::Map::from_iter([("[UNK]".to_owned(), json!(0))]);
+    for (i, w) in words.iter().enumerate() {
+        vocab.insert((*w).to_owned(), json!(i + 1));
+    }
     serde_json::to_vec_pretty(&json!({
         "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
         "normalizer": null, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
         "decoder": null,
-        "model": {"type": "WordLevel", "unk_token": "[UNK]",
-                  "vocab": {"[UNK]": 0, "hello": 1, "world": 2, "the": 3, "fox": 4}}
+        "model": {"type": "WordLevel", "unk_token": "[UNK]", "vocab": vocab}
     }))
     .unwrap()
 }

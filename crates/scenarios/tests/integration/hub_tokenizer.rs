@@ -1,17 +1,19 @@
 //! A tokenizer named by a Hugging Face model id, against the local hub of [`crate::hub`]:
 //! downloaded into a fresh hub cache then counting exactly, served from the cache with the
 //! hub gone, a gated model refused without `HF_TOKEN` (the token never in the error) and
-//! loaded with it, offline mode, a pinned revision, and errors naming the id.
+//! loaded with it, offline mode, a pinned revision, a cached branch checked for a newer
+//! commit, and errors naming the id.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use plateau_core::tokens::TokenCounter;
 use plateau_scenarios::Tokenizer;
+use plateau_scenarios::fetch::hub::{Event, Hub};
 use plateau_scenarios::tokenizer::TokenizerError;
 
 use crate::common::temp_dir;
-use crate::hub::{Behaviour, COMMIT, TOKEN, git_blob_id, serve, tokenizer_json};
+use crate::hub::{Behaviour, COMMIT, TOKEN, git_blob_id, serve, tokenizer_json, word_level};
 
 /// Loads `id` on a blocking thread (it blocks while downloading, and the fixture hub runs
 /// on this test's runtime) with the given environment.
@@ -221,4 +223,156 @@ async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
     assert!(err.contains("open/tiny"), "{err}");
     // One second of silence, not an unbounded wait (allowance for a busy machine).
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}
+
+/// What [`Tokenizer::from_hub`] reported, with the tokenizer (run on a blocking thread).
+async fn load_hearing(
+    repo: &'static str,
+    revision: Option<&'static str>,
+    vars: &[(&'static str, String)],
+) -> (Result<Tokenizer, String>, Vec<String>) {
+    let vars = vars.to_vec();
+    tokio::task::spawn_blocking(move || {
+        let env = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        let heard = std::sync::Mutex::new(Vec::new());
+        let t = Tokenizer::from_hub(repo, revision, &Hub::from_env(&env), &|e| {
+            if let Event::Message(m) = e {
+                heard.lock().unwrap().push(m);
+            }
+        });
+        (t, heard.into_inner().unwrap())
+    })
+    .await
+    .unwrap()
+}
+
+const MOVED: &str = "1111111111111111111111111111111111111111";
+const REWRITTEN: &str = "2222222222222222222222222222222222222222";
+
+/// A branch is asked for its commit on every load, one `bytes=0-0` request: unchanged, the
+/// cache serves it; moved with the file unchanged, the new commit links the cached blob;
+/// moved with a new file, that file is downloaded. A commit is never asked for.
+#[tokio::test]
+async fn a_cached_branch_follows_the_hub_when_it_moves() {
+    let tmp = temp_dir("tok-moved");
+    let cache = tmp.path().join("hf");
+    let models = cache.join("models--open--tiny");
+    let (base, hub) = serve(fixture(), Behaviour::default()).await;
+    let (first, _) = load_hearing("open/tiny", None, &env(&base, &cache)).await;
+    assert_eq!(first.unwrap().name(), format!("open/tiny@{COMMIT}"));
+
+    let n = hub.seen.lock().unwrap().len();
+    let (again, heard) = load_hearing("open/tiny", None, &env(&base, &cache)).await;
+    assert_eq!(again.unwrap().name(), format!("open/tiny@{COMMIT}"));
+    let asked: Vec<_> = hub.seen.lock().unwrap()[n..]
+        .iter()
+        .map(|s| s.range.clone())
+        .collect();
+    assert_eq!(
+        asked,
+        [Some("bytes=0-0".to_owned())],
+        "one check, no download"
+    );
+    assert!(heard.is_empty(), "{heard:?}");
+
+    // The branch moved; tokenizer.json did not change.
+    let moved = Behaviour {
+        commit: Some(MOVED),
+        ..Behaviour::default()
+    };
+    let (base, hub) = serve(fixture(), moved).await;
+    let (t, _) = load_hearing("open/tiny", Some("main"), &env(&base, &cache)).await;
+    assert_eq!(t.unwrap().name(), format!("open/tiny@{MOVED}"));
+    assert_eq!(hub.seen.lock().unwrap().len(), 1, "linked, not downloaded");
+    assert_eq!(
+        std::fs::read_to_string(models.join("refs/main")).unwrap(),
+        MOVED
+    );
+    let blob = format!("../../blobs/{}", git_blob_id(&tokenizer_json()));
+    for commit in [COMMIT, MOVED] {
+        let link = models.join("snapshots").join(commit).join("tokenizer.json");
+        assert_eq!(std::fs::read_link(link).unwrap().to_str(), Some(&*blob));
+    }
+
+    // The branch moved again, to a commit with another vocabulary.
+    let words = word_level(&["fox", "the", "jumps"]);
+    let rewritten = Behaviour {
+        commit: Some(REWRITTEN),
+        ..Behaviour::default()
+    };
+    let files = HashMap::from([("tokenizer.json".to_owned(), words.clone())]);
+    let (base, hub) = serve(files, rewritten).await;
+    let (t, _) = load_hearing("open/tiny", None, &env(&base, &cache)).await;
+    let t = t.unwrap();
+    assert_eq!(t.name(), format!("open/tiny@{REWRITTEN}"));
+    assert_eq!(t.encode("the fox jumps hello"), [2, 1, 3, 0]);
+    assert!(
+        models.join("blobs").join(git_blob_id(&words)).is_file(),
+        "downloaded under its own ETag"
+    );
+    assert_eq!(hub.seen.lock().unwrap().len(), 2, "a check, then the bytes");
+
+    // A commit names fixed bytes: served from the cache without a request.
+    let n = hub.seen.lock().unwrap().len();
+    let (pinned, _) = load_hearing("open/tiny", Some(COMMIT), &env(&base, &cache)).await;
+    let pinned = pinned.unwrap();
+    assert_eq!(pinned.name(), format!("open/tiny@{COMMIT}"));
+    assert_eq!(pinned.encode("hello fox"), [1, 4]);
+    assert_eq!(hub.seen.lock().unwrap().len(), n);
+}
+
+/// A hub that cannot be asked (gone, or silent past `HF_HUB_ETAG_TIMEOUT`) leaves the cached
+/// copy in use, with a message naming the commit; a hub that says the file is gone from
+/// the revision is an error, as in `huggingface_hub`.
+#[tokio::test]
+async fn a_cached_branch_is_used_when_the_hub_cannot_say_and_refused_when_it_says_gone() {
+    let tmp = temp_dir("tok-check");
+    let cache = tmp.path().join("hf");
+    let (base, _hub) = serve(fixture(), Behaviour::default()).await;
+    load_hearing("open/tiny", None, &env(&base, &cache))
+        .await
+        .0
+        .unwrap();
+
+    let dead = dead_endpoint();
+    let (t, heard) = load_hearing("open/tiny", None, &env(&dead, &cache)).await;
+    assert_eq!(t.unwrap().name(), format!("open/tiny@{COMMIT}"));
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert!(
+        heard[0].starts_with(&format!(
+            "could not ask {dead}/open/tiny/resolve/main/tokenizer.json whether `main` moved ("
+        )) && heard[0].ends_with(&format!("); using the copy cached at commit {COMMIT}")),
+        "{heard:?}"
+    );
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent = format!("http://{}", listener.local_addr().unwrap());
+    // Holds every connection open, silent, for at most 30 s.
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Ok(Ok((sock, _))) = tokio::time::timeout_at(until, listener.accept()).await {
+            held.push(sock);
+        }
+    });
+    let mut vars = env(&silent, &cache);
+    vars.push(("HF_HUB_ETAG_TIMEOUT", "0.5".into()));
+    let started = std::time::Instant::now();
+    let (t, heard) = load_hearing("open/tiny", None, &vars).await;
+    let took = started.elapsed();
+    assert_eq!(t.unwrap().name(), format!("open/tiny@{COMMIT}"));
+    assert!(
+        heard.len() == 1 && heard[0].contains("using the copy cached at commit"),
+        "{heard:?}"
+    );
+    // Half a second of silence, not the 60 s download limit (allowance for a busy machine).
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+
+    let (empty, _) = serve(HashMap::new(), Behaviour::default()).await;
+    let (t, _) = load_hearing("open/tiny", None, &env(&empty, &cache)).await;
+    let err = t.unwrap_err();
+    assert!(
+        err.ends_with("answered HTTP 404: open/tiny has no tokenizer.json at revision main"),
+        "{err}"
+    );
 }
