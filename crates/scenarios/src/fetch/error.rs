@@ -118,6 +118,13 @@ pub(super) fn from_failure(hub: &Hub, url: &str, f: &RepoFile, failure: Failure)
             url,
             status,
         },
+        Failure::Storage(status, host) => FetchError::Status {
+            hint: format!(
+                ": that is the answer of {host}, where the hub sent the download, not of the hub (no token goes there); run the command again for a fresh URL"
+            ),
+            url,
+            status,
+        },
         Failure::Transport(reason) => FetchError::Unreachable {
             url,
             reason,

@@ -316,8 +316,15 @@ impl Hub {
         let part = super::part_path(&blob);
         let first = Cell::new(None);
         let mut restarted = false;
+        let mut meta = meta;
+        let mut asked = false;
         loop {
             retrying(attempts, events, || {
+                // Every try after the first asks where the bytes are again: a CDN's URL is
+                // signed for a while only.
+                if std::mem::replace(&mut asked, true) {
+                    meta.location = client.relocate(&parsed, &meta)?;
+                }
                 client.download(&meta, &part, &first, events)
             })
             .map_err(failed)?;

@@ -41,6 +41,8 @@ pub(super) struct Meta {
 pub(super) enum Failure {
     /// An error status, with the hub's `X-Error-Code`.
     Status(u16, Option<String>),
+    /// An error status from the host the hub sent the bytes to (its CDN), named.
+    Storage(u16, String),
     /// No answer: the innermost cause.
     Transport(String),
     /// The body broke off: bytes on disk, the file's size, why.
@@ -62,6 +64,9 @@ impl Failure {
     pub(super) fn is_transient(&self) -> bool {
         match self {
             Failure::Status(s, _) => *s == 429 || *s >= 500,
+            // A retry asks the hub for a fresh URL (`Client::relocate`): an expired
+            // signature (403) is fixed by that.
+            Failure::Storage(s, _) => *s == 403 || *s == 429 || *s >= 500,
             Failure::Transport(_) | Failure::Interrupted { .. } => true,
             _ => false,
         }
@@ -76,6 +81,7 @@ impl Failure {
     pub(super) fn brief(&self) -> String {
         match self {
             Failure::Status(s, _) => format!("HTTP {s}"),
+            Failure::Storage(s, host) => format!("HTTP {s} from {host}"),
             Failure::Transport(reason) => reason.clone(),
             Failure::Interrupted { got, total, reason } => {
                 format!("interrupted after {got} of {total} bytes ({reason})")
@@ -129,12 +135,16 @@ impl<'a> Client<'a> {
 
     fn get(&self, agent: &Agent, url: &Url, range: &str) -> Result<Response, Failure> {
         let mut request = agent.request_url("GET", url).set("Range", range);
-        if url.origin() == self.origin
-            && let Some(token) = &self.hub.token
-        {
+        let on_hub = url.origin() == self.origin;
+        if on_hub && let Some(token) = &self.hub.token {
             request = request.set("Authorization", &format!("Bearer {}", token.expose()));
         }
-        request.call().map_err(failure)
+        request.call().map_err(|e| match failure(e) {
+            Failure::Status(status, _) if !on_hub => {
+                Failure::Storage(status, url.host_str().unwrap_or_default().to_owned())
+            }
+            other => other,
+        })
     }
 
     /// The commit, ETag, size and location of the file at `url`.
@@ -172,6 +182,19 @@ impl<'a> Client<'a> {
         Err(Failure::Protocol(format!(
             "more than {MAX_HOPS} redirects on the hub's host"
         )))
+    }
+
+    /// Where the bytes of the file at `url`, described by `meta`, are now (a CDN's signed
+    /// URL expires); a file that changed meanwhile is a failure no retry fixes.
+    pub(super) fn relocate(&self, url: &Url, meta: &Meta) -> Result<Url, Failure> {
+        let now = self.metadata(url)?;
+        if now.etag != meta.etag || now.size != meta.size {
+            return Err(Failure::Protocol(format!(
+                "the file changed on the hub during the download (ETag {} of {} bytes, now {} of {} bytes); run again for the new one",
+                meta.etag, meta.size, now.etag, now.size
+            )));
+        }
+        Ok(now.location)
     }
 
     /// Appends the file's bytes from where `part` ends. `first` keeps the offset of the

@@ -255,6 +255,79 @@ async fn an_interrupted_transfer_resumes_on_the_next_run() {
     assert!(!format!("{err}{}", log.all()).contains(TOKEN));
 }
 
+/// A retry asks the hub for the file's location again: the CDN URL of the first attempt is
+/// signed for a while only, and here it is refused once used.
+#[tokio::test]
+async fn a_retry_asks_for_a_fresh_cdn_url() {
+    let behaviour = Behaviour {
+        drop_bodies: AtomicUsize::new(1),
+        signed_once: true,
+        ..Behaviour::default()
+    };
+    let (base, fixture) = serve(files(), behaviour).await;
+    let tmp = temp_dir("fetch-signed");
+    let dir = tmp.path();
+    let log = Messages::default();
+    let done = fetch(Dataset::Longbench, &options(dir, &base, 2), &log)
+        .await
+        .unwrap();
+    let size = fixture.files["data.json"].len();
+    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
+    assert_eq!(done.resumed_from, 0);
+    let cdn: Vec<_> = fixture
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.path.starts_with("/cdn/"))
+        .map(|s| (s.path.clone(), s.range.clone()))
+        .collect();
+    assert_eq!(
+        cdn,
+        [
+            (
+                "/cdn/data.json?sig=0".to_owned(),
+                Some("bytes=0-".to_owned())
+            ),
+            (
+                "/cdn/data.json?sig=1".to_owned(),
+                Some(format!("bytes={}-", size / 2))
+            ),
+        ],
+        "{}",
+        log.all()
+    );
+
+    // Here every URL is used up by the size probe (no `X-Linked-Size`): the CDN's refusal
+    // is retried, then reported as the CDN's, not as a refused token.
+    let behaviour = Behaviour {
+        signed_once: true,
+        no_linked_size: true,
+        ..Behaviour::default()
+    };
+    let (base, _) = serve(files(), behaviour).await;
+    let tmp = temp_dir("fetch-expired");
+    let log = Messages::default();
+    let err = fetch(Dataset::Longbench, &options(tmp.path(), &base, 2), &log)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(
+            "data.json answered HTTP 403: that is the answer of localhost, where the hub sent \
+             the download, not of the hub (no token goes there); run the command again for a \
+             fresh URL"
+        ),
+        "{err}"
+    );
+    assert!(
+        log.all()
+            .contains("HTTP 403 from localhost; trying again in 0.3 s"),
+        "{}",
+        log.all()
+    );
+}
+
 #[tokio::test]
 async fn a_server_that_ignores_the_range_gets_a_clean_restart() {
     let behaviour = Behaviour {

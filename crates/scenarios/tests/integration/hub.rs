@@ -12,7 +12,9 @@
 //!   (a client first asks for `bytes=0-0` to learn the size), unless told to ignore a resume;
 //! - told to, the redirect leaves out `X-Linked-Size`, so the client must ask the CDN host
 //!   for the size;
-//! - told to, it says a revision resolved to another commit (a branch that moved).
+//! - told to, it says a revision resolved to another commit (a branch that moved);
+//! - told to, each redirect's CDN URL is signed for one request (`?sig=<n>`), as a signed
+//!   URL that has expired by the time a download is retried: asked again it answers 403.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -52,12 +54,17 @@ pub struct Behaviour {
     pub no_linked_size: bool,
     /// The commit a revision resolved to, when not [`COMMIT`].
     pub commit: Option<&'static str>,
+    /// Sign each CDN URL for one request.
+    pub signed_once: bool,
 }
 
 pub struct Fixture {
     pub files: HashMap<String, Vec<u8>>,
     behaviour: Behaviour,
     pub seen: Mutex<Vec<Seen>>,
+    /// Signatures issued, and those already used.
+    signed: AtomicUsize,
+    used: Mutex<Vec<String>>,
 }
 
 /// Serves `files` (keyed by file name) as described in the module doc.
@@ -71,6 +78,8 @@ pub async fn serve(
         files,
         behaviour,
         seen: Mutex::new(Vec::new()),
+        signed: AtomicUsize::new(0),
+        used: Mutex::new(Vec::new()),
     });
     let f = fixture.clone();
     tokio::spawn(async move {
@@ -116,7 +125,8 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
         range: header("range"),
         authorized,
     });
-    let file = path.rsplit('/').next().unwrap_or_default().to_owned();
+    let (route, query) = path.split_once('?').unwrap_or((&path, ""));
+    let file = route.rsplit('/').next().unwrap_or_default().to_owned();
     let Some(body) = f.files.get(&file) else {
         let _ = socket
             .write_all(b"HTTP/1.1 404 Not Found\r\nx-error-code: EntryNotFound\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
@@ -125,6 +135,22 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     };
     let is_dataset = path.starts_with("/datasets/");
     let is_cdn = path.starts_with("/cdn/");
+    if is_cdn && f.behaviour.signed_once {
+        let fresh = {
+            let mut used = f.used.lock().unwrap();
+            let fresh = !query.is_empty() && !used.iter().any(|q| q == query);
+            used.push(query.to_owned());
+            fresh
+        };
+        if !fresh {
+            let _ = socket
+                .write_all(
+                    b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .await;
+            return;
+        }
+    }
     if (is_dataset || path.starts_with("/gated/")) && !authorized {
         let _ = socket
             .write_all(
@@ -146,8 +172,13 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
         } else {
             format!("x-linked-size: {}\r\n", body.len())
         };
+        let sig = if f.behaviour.signed_once {
+            format!("?sig={}", f.signed.fetch_add(1, Ordering::SeqCst))
+        } else {
+            String::new()
+        };
         let reply = format!(
-            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}\r\nx-repo-commit: {commit}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}{sig}\r\nx-repo-commit: {commit}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
         );
         let _ = socket.write_all(reply.as_bytes()).await;
         return;
