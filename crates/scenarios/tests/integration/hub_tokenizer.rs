@@ -41,6 +41,20 @@ fn dead_endpoint() -> String {
     format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
 }
 
+/// A hub that takes every connection and never answers (for at most 30 s).
+async fn silent_hub() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Ok(Ok((sock, _))) = tokio::time::timeout_at(until, listener.accept()).await {
+            held.push(sock);
+        }
+    });
+    endpoint
+}
+
 fn fixture() -> HashMap<String, Vec<u8>> {
     HashMap::from([("tokenizer.json".to_owned(), tokenizer_json())])
 }
@@ -202,16 +216,7 @@ async fn a_missing_tokenizer_or_an_unreachable_hub_says_what_to_do() {
 /// `HF_HUB_DOWNLOAD_TIMEOUT` without progress, instead of hanging the run's start.
 #[tokio::test]
 async fn a_hub_that_never_answers_is_given_up_after_the_download_timeout() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let endpoint = format!("http://{}", listener.local_addr().unwrap());
-    // Holds every connection open, silent, for at most 30 s.
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while let Ok(Ok((sock, _))) = tokio::time::timeout_at(until, listener.accept()).await {
-            held.push(sock);
-        }
-    });
+    let endpoint = silent_hub().await;
     let tmp = temp_dir("tok-stall");
     let cache = tmp.path().join("hf");
     let mut vars = env(&endpoint, &cache);
@@ -345,16 +350,7 @@ async fn a_cached_branch_is_used_when_the_hub_cannot_say_and_refused_when_it_say
         "{heard:?}"
     );
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let silent = format!("http://{}", listener.local_addr().unwrap());
-    // Holds every connection open, silent, for at most 30 s.
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while let Ok(Ok((sock, _))) = tokio::time::timeout_at(until, listener.accept()).await {
-            held.push(sock);
-        }
-    });
+    let silent = silent_hub().await;
     let mut vars = env(&silent, &cache);
     vars.push(("HF_HUB_ETAG_TIMEOUT", "0.5".into()));
     let started = std::time::Instant::now();
