@@ -37,6 +37,11 @@ pub struct Args {
     /// before and after a change).
     #[arg(long)]
     pub plateau: Option<std::path::PathBuf>,
+    /// Distinct token texts the mock's replies draw from, Zipf-distributed as in natural
+    /// text (1: every token is ` hello`, which a client's memo of counted texts always
+    /// finds).
+    #[arg(long, default_value_t = 20_000)]
+    pub words: usize,
 }
 
 const TTFT_MS: u64 = 50;
@@ -104,11 +109,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for &n in &args.n {
         let itl = ITL_MS.max((u64::from(n) * 1000).div_ceil(u64::from(args.mock_rate.max(1))));
         eprintln!("N = {n}: ITL {itl} ms ...");
-        let point = one_point(&plateau, &release, &scratch, n, itl, args.measure_seconds);
+        let point = one_point(&plateau, &release, &scratch, n, itl, args);
         points.push(point?);
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    print_table(&points);
+    print_table(&points, args.words);
     Ok(())
 }
 
@@ -168,8 +173,9 @@ fn one_point(
     scratch: &Path,
     n: u32,
     itl_ms: u64,
-    measure_s: u32,
+    args: &Args,
 ) -> anyhow::Result<Point> {
+    let measure_s = args.measure_seconds;
     let mut mock = Command::new("taskset")
         .args(["-c", "0"])
         .arg(release.join("overhead-mock"))
@@ -180,6 +186,7 @@ fn one_point(
             &itl_ms.to_string(),
         ])
         .args(["--tokens", &TOKENS.to_string()])
+        .args(["--words", &args.words.to_string()])
         .args([
             "--window-from-ms",
             &(u64::from(FILL_S + STABILIZE_S) * 1000).to_string(),
@@ -304,11 +311,11 @@ fn unix_us() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
-fn print_table(points: &[Point]) {
+fn print_table(points: &[Point], words: usize) {
     let opt = |v: Option<f64>, prec: usize| v.map_or("-".to_owned(), |v| format!("{v:.prec$}"));
     println!(
         "client: release `plateau run`, pinned to core 1; mock: `overhead-mock`, pinned to core 0; \
-         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply"
+         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply, each drawn from {words} words (Zipf)"
     );
     println!(
         "| N | ITL truth | TTFT p50 error | ITL p99 | TTFT p50 error vs the wire | ITL p99 on the wire | client CPU per token (Measure) | in the kernel | client cores | \

@@ -2,6 +2,8 @@
 //! One thread, one task per connection, nothing computed per event: every reply streams
 //! `min(max_tokens, --tokens)` content chunks, the first `--ttft-ms` after the request was
 //! read and one every `--itl-ms` after it, each due instant an absolute deadline (no drift).
+//! Each chunk carries one token's text, drawn from `--words` words as natural text draws
+//! them (`words`), so a client that remembers what it counted sees a real hit rate.
 //! The last content chunk carries `finish_reason`, and goes out in one write with the usage
 //! chunk and `[DONE]`, so the client sees exactly one observed chunk per token.
 //!
@@ -21,6 +23,10 @@ use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, sleep_until};
+
+mod words;
+
+use words::Words;
 
 #[derive(Parser)]
 #[command(about = "exact-timing OpenAI chat mock for `cargo xtask bench overhead`")]
@@ -43,6 +49,10 @@ struct Args {
     /// timed.
     #[arg(long, default_value_t = u64::MAX)]
     window_ms: u64,
+    /// Distinct token texts the replies draw from, Zipf-distributed (1: every token is
+    /// ` hello`).
+    #[arg(long, default_value_t = 20_000)]
+    words: usize,
 }
 
 /// Width of one bucket of the histograms, us.
@@ -156,21 +166,23 @@ fn unix_us() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
-/// The byte frames a reply is made of, built once.
+/// The byte frames replies are made of, built once.
 struct Frames {
     head: Vec<u8>,
-    token: Vec<u8>,
+    /// One content chunk per word of `words`.
+    tokens: Vec<Vec<u8>>,
+    words: Words,
     /// The last content chunk, the usage chunk, `[DONE]` and the end of the body.
     last: Vec<u8>,
 }
 
 impl Frames {
-    fn new(tokens: u32) -> Frames {
-        let chunk = |finish: &str| {
+    fn new(tokens: u32, words: Words) -> Frames {
+        let chunk = |text: &str, finish: &str| {
             format!(
                 "data: {{\"id\":\"chatcmpl-0123456789abcdef\",\"object\":\"chat.completion.chunk\",\
                  \"created\":1700000000,\"model\":\"mock\",\"choices\":[{{\"index\":0,\
-                 \"delta\":{{\"content\":\" hello\"}},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
+                 \"delta\":{{\"content\":\"{text}\"}},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
             )
         };
         let usage = format!(
@@ -181,15 +193,25 @@ impl Frames {
             tokens + 50
         );
         let http_chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len()).into_bytes();
-        let mut last = http_chunk(&(chunk("\"length\"") + &usage));
+        let mut last = http_chunk(&(chunk(" hello", "\"length\"") + &usage));
         last.extend_from_slice(b"0\r\n\r\n");
         Frames {
             head: b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
                     cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
                 .to_vec(),
-            token: http_chunk(&chunk("null")),
+            tokens: words
+                .texts
+                .iter()
+                .map(|w| http_chunk(&chunk(w, "null")))
+                .collect(),
+            words,
             last,
         }
+    }
+
+    /// The frame of token `i` of the reply that starts at place `start` of the draws.
+    fn token(&self, start: usize, i: u32) -> &[u8] {
+        &self.tokens[self.words.at(start + i as usize)]
     }
 }
 
@@ -197,6 +219,7 @@ struct Mock {
     ttft: Duration,
     itl: Duration,
     tokens: u32,
+    frames: Frames,
     stats: Stats,
     started: Instant,
     window_from: Duration,
@@ -224,6 +247,7 @@ fn main() -> std::io::Result<()> {
         ttft: Duration::from_millis(args.ttft_ms),
         itl: Duration::from_millis(args.itl_ms),
         tokens: args.tokens,
+        frames: Frames::new(args.tokens, Words::new(args.words)),
         stats: Stats::new(),
         started: Instant::now(),
         window_from: Duration::from_millis(args.window_from_ms),
@@ -260,7 +284,7 @@ impl Drop for Active<'_> {
 
 async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
     sock.set_nodelay(true)?;
-    let frames = Frames::new(mock.tokens);
+    let frames = &mock.frames;
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
     loop {
         let head_end = loop {
@@ -316,7 +340,8 @@ async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
                     );
                 }
                 let timed = tokens > 1 && mock.in_window(t0);
-                stats.posts.fetch_add(1, Ordering::Relaxed);
+                // Each reply reads the draws from its own place.
+                let start = stats.posts.fetch_add(1, Ordering::Relaxed) as usize * 7_919;
                 stats.active.fetch_add(1, Ordering::Relaxed);
                 let _active = Active(&stats.active);
                 sock.write_all(&frames.head).await?;
@@ -328,7 +353,7 @@ async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
                     let frame = if i + 1 == tokens {
                         &frames.last
                     } else {
-                        &frames.token
+                        frames.token(start, i)
                     };
                     sock.write_all(frame).await?;
                     let written = Instant::now();
@@ -395,12 +420,14 @@ mod tests {
 
     use super::*;
 
-    /// The body of a reply of `tokens` tokens as plateau reads it: HTTP chunk framing
-    /// removed, SSE events decoded by plateau's own parser and wire.
-    fn decoded(tokens: u32) -> (u32, Text, Option<u32>, bool) {
-        let f = Frames::new(tokens);
+    /// The body of a reply of `tokens` tokens drawn from `words` words, starting at place
+    /// `start` of the draws, as plateau reads it: HTTP chunk framing removed, SSE events
+    /// decoded by plateau's own parser and wire.
+    fn decoded(tokens: u32, words: usize, start: usize) -> (u32, Text, Option<u32>, bool) {
+        let f = Frames::new(tokens, Words::new(words));
         let mut body = Vec::new();
-        for frame in std::iter::repeat_n(&f.token, tokens as usize - 1).chain([&f.last]) {
+        let content = (0..tokens - 1).map(|i| f.token(start, i));
+        for frame in content.chain([&f.last[..]]) {
             // `{len:x}\r\n{payload}\r\n`, and the last frame ends the body with `0\r\n\r\n`.
             let mut rest = &frame[..];
             while let Some(i) = rest.windows(2).position(|w| w == b"\r\n") {
@@ -427,11 +454,21 @@ mod tests {
 
     #[test]
     fn a_reply_is_one_content_event_per_token_then_usage_and_done() {
-        let (events, text, usage, done) = decoded(100);
+        let (events, text, usage, done) = decoded(100, 1, 0);
         assert_eq!(events, 100);
         assert_eq!(text.answer, " hello".repeat(100));
         assert_eq!(usage, Some(100));
         assert!(done);
+    }
+
+    #[test]
+    fn drawn_words_count_one_token_per_chunk_and_replies_differ() {
+        let bpe = tiktoken_rs::cl100k_base_singleton();
+        let (events, first, usage, done) = decoded(100, 20_000, 0);
+        assert_eq!((events, usage, done), (100, Some(100), true));
+        assert_eq!(bpe.encode_ordinary(&first.answer).len(), 100);
+        let (_, second, _, _) = decoded(100, 20_000, 7_919);
+        assert_ne!(first.answer, second.answer);
     }
 
     #[test]
@@ -482,6 +519,7 @@ mod tests {
             ttft: Duration::from_millis(50),
             itl: Duration::from_millis(10),
             tokens: 100,
+            frames: Frames::new(100, Words::new(1)),
             stats: Stats::new(),
             started: Instant::now(),
             window_from: Duration::from_secs(3),
