@@ -429,7 +429,7 @@ mod tests {
         let content = (0..tokens - 1).map(|i| f.token(start, i));
         for frame in content.chain([&f.last[..]]) {
             // `{len:x}\r\n{payload}\r\n`, and the last frame ends the body with `0\r\n\r\n`.
-            let mut rest = &frame[..];
+            let mut rest = frame;
             while let Some(i) = rest.windows(2).position(|w| w == b"\r\n") {
                 let len =
                     usize::from_str_radix(std::str::from_utf8(&rest[..i]).unwrap(), 16).unwrap();

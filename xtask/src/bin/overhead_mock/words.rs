@@ -43,7 +43,7 @@ impl Words {
             sum += 1.0 / r as f64;
             cumulative.push(sum);
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(0x776f_7264_73);
+        let mut rng = ChaCha8Rng::seed_from_u64(0x0077_6f72_6473);
         let draws = (0..DRAWS)
             .map(|_| {
                 let u = rng.random::<f64>() * sum;
