@@ -274,7 +274,10 @@ impl Hub {
             None => retrying(attempts, events, || client.metadata(&parsed)).map_err(failed)?,
             Some((path, check)) => {
                 let commit = commit_of(&path).unwrap_or_default();
-                match Client::new(self, &parsed, self.etag_timeout).metadata(&parsed) {
+                // Connecting and reading within the stall limit together, so `get_bounded`
+                // hears the answer.
+                let limit = self.etag_timeout.min(self.stall / 2);
+                match Client::new(self, &parsed, limit).metadata(&parsed) {
                     Ok(meta)
                         if meta.commit == commit && check.etag.as_ref() == Some(&meta.etag) =>
                     {
