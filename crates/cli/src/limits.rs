@@ -4,7 +4,13 @@
 //! limit that binds and the largest concurrency that would fit: a run past the limits does
 //! not fail loudly, it measures a lower concurrency than it reports.
 
+use std::path::Path;
+
 use plateau_core::plan::{Plan, Problem, Target};
+
+pub use cgroup::CgroupMemory;
+
+mod cgroup;
 
 /// Open files plateau holds besides its connections: stdio, the runtime's epoll and event
 /// fds, the simulator's listening socket, result files being written. Measured: 12 to 13
@@ -35,22 +41,49 @@ pub const BASE_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Machine {
     /// The hard open-file limit (plateau raises its soft limit up to it itself).
     pub open_files: Option<u64>,
-    /// Memory available to start new work (`MemAvailable`), bytes.
+    /// Memory available to start new work, bytes: `MemAvailable`, or what a cgroup limit
+    /// leaves where that is less.
     pub memory: Option<u64>,
+    /// Where [`Machine::memory`] comes from.
+    pub memory_from: MemoryFrom,
     /// Size of the ephemeral port range: every connection to one server takes its own port.
     pub local_ports: Option<u64>,
+}
+
+/// What bounds the memory plateau may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryFrom {
+    /// The kernel's estimate for the whole machine.
+    #[default]
+    MemAvailable,
+    /// A limit on the process's cgroup (a container's), which leaves less.
+    Cgroup(CgroupMemory),
 }
 
 impl Machine {
     /// This machine's limits, as far as they can be read.
     pub fn read() -> Machine {
         let read = |path: &str| std::fs::read_to_string(path).ok();
+        let (memory, memory_from) = tighter(
+            read("/proc/meminfo").and_then(|t| mem_available(&t)),
+            cgroup::memory(Path::new("/")),
+        );
         Machine {
             open_files: hard_open_files(),
-            memory: read("/proc/meminfo").and_then(|t| mem_available(&t)),
+            memory,
+            memory_from,
             local_ports: read("/proc/sys/net/ipv4/ip_local_port_range")
                 .and_then(|t| port_range(&t)),
         }
+    }
+}
+
+/// The memory available: `MemAvailable`, unless a cgroup leaves less.
+fn tighter(mem_available: Option<u64>, cgroup: Option<CgroupMemory>) -> (Option<u64>, MemoryFrom) {
+    match (mem_available, cgroup) {
+        (Some(m), Some(c)) if c.room() >= m => (Some(m), MemoryFrom::MemAvailable),
+        (_, Some(c)) => (Some(c.room()), MemoryFrom::Cgroup(c)),
+        (m, None) => (m, MemoryFrom::MemAvailable),
     }
 }
 
@@ -120,10 +153,19 @@ fn bounds(n: u64, machine: &Machine, per: PerRequest) -> Vec<Bound> {
     }
     if let Some(available) = machine.memory {
         let need = n.saturating_mul(per.bytes).saturating_add(BASE_BYTES);
+        let from = match machine.memory_from {
+            MemoryFrom::MemAvailable => "MemAvailable".to_owned(),
+            MemoryFrom::Cgroup(c) => format!(
+                "this process's cgroup limit, {}, is {} and {} of it is in use; MemAvailable is the host's",
+                c.file,
+                bytes(c.limit),
+                bytes(c.used)
+            ),
+        };
         out.push(Bound {
             fits: available.saturating_sub(BASE_BYTES) / per.bytes.max(1),
             what: format!(
-                "it needs about {} of memory ({} per in-flight request, plus {}) and {} is available (MemAvailable)",
+                "it needs about {} of memory ({} per in-flight request, plus {}) and {} is available ({from})",
                 bytes(need),
                 bytes(per.bytes),
                 bytes(BASE_BYTES),

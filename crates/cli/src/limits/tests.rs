@@ -8,6 +8,7 @@ fn machine(open_files: Option<u64>, memory: Option<u64>, local_ports: Option<u64
     Machine {
         open_files,
         memory,
+        memory_from: MemoryFrom::MemAvailable,
         local_ports,
     }
 }
@@ -112,6 +113,47 @@ fn check_names_each_batch_size_too_large() {
         problems[0].message.ends_with("at most 9,968 fit"),
         "{}",
         problems[0].message
+    );
+}
+
+/// In a container `MemAvailable` is the host's: a cgroup limit that leaves less binds, and
+/// the refusal says so.
+#[test]
+fn a_cgroup_limit_that_leaves_less_binds() {
+    let cg = CgroupMemory {
+        limit: 2 * GIB,
+        used: GIB,
+        file: "memory.max",
+    };
+    let roomy = CgroupMemory { used: 0, ..cg };
+    assert_eq!(
+        tighter(Some(22 * GIB), Some(cg)),
+        (Some(GIB), MemoryFrom::Cgroup(cg))
+    );
+    assert_eq!(
+        tighter(Some(GIB), Some(roomy)),
+        (Some(GIB), MemoryFrom::MemAvailable)
+    );
+    assert_eq!(tighter(None, Some(cg)), (Some(GIB), MemoryFrom::Cgroup(cg)));
+    assert_eq!(
+        tighter(Some(GIB), None),
+        (Some(GIB), MemoryFrom::MemAvailable)
+    );
+    assert_eq!(tighter(None, None), (None, MemoryFrom::MemAvailable));
+    let container = Machine {
+        memory: Some(GIB),
+        memory_from: MemoryFrom::Cgroup(cg),
+        ..machine(None, None, None)
+    };
+    assert_eq!(
+        verdict(10_000, &container, PerRequest::new(false)),
+        Err(
+            "concurrency 10,000 does not fit this machine: it needs about 1.3 GiB of memory \
+             (128 KiB per in-flight request, plus 64 MiB) and 1.0 GiB is available (this \
+             process's cgroup limit, memory.max, is 2.0 GiB and 1.0 GiB of it is in use; \
+             MemAvailable is the host's); at most 7,680 fit"
+                .to_owned()
+        )
     );
 }
 
