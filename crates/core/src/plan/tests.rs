@@ -490,6 +490,46 @@ fn extra_body_may_not_set_what_plateau_sends() {
 }
 
 #[test]
+fn extra_body_may_not_make_a_reply_more_than_one_measured_stream() {
+    let refused = [
+        (
+            "n",
+            serde_json::json!(2),
+            "got 2: several completions per request would be counted as one stream of all their tokens (TPOT, ITL and throughput all wrong); one slot is one completion, so raise the concurrency instead",
+        ),
+        (
+            "best_of",
+            serde_json::json!(4),
+            "got 4: the server would generate several completions and return one, working for more tokens than plateau sees; remove it",
+        ),
+        (
+            "echo",
+            serde_json::json!(true),
+            "got true: the prompt would come back as output and be counted as generated tokens; remove it",
+        ),
+    ];
+    for (key, value, want) in refused {
+        let mut v = base();
+        set(
+            &mut v,
+            "/endpoints/0/extra_body",
+            serde_json::json!({"temperature": 0, key: value}),
+        );
+        assert_eq!(
+            problems(v),
+            vec![format!("endpoints[0].extra_body.{key}: {want}")]
+        );
+    }
+    let mut v = base();
+    set(
+        &mut v,
+        "/endpoints/0/extra_body",
+        serde_json::json!({"n": 1, "best_of": 1, "echo": false}),
+    );
+    assert!(build(&v).is_ok(), "the harmless values pass");
+}
+
+#[test]
 fn every_key_the_wire_sends_is_owned() {
     use crate::workload::{Message, Prompt, Role};
     let plan = build(&base()).unwrap();

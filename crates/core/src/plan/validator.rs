@@ -51,6 +51,26 @@ pub(super) const OWNED_BODY_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Request-body keys whose other values make a reply something plateau cannot measure as
+/// one stream of generated tokens: the value that is harmless, and why any other is refused.
+pub(super) const MISMEASURING_BODY_KEYS: &[(&str, fn(&serde_json::Value) -> bool, &str)] = &[
+    (
+        "n",
+        |v| v.as_u64() == Some(1),
+        "several completions per request would be counted as one stream of all their tokens (TPOT, ITL and throughput all wrong); one slot is one completion, so raise the concurrency instead",
+    ),
+    (
+        "best_of",
+        |v| v.as_u64() == Some(1),
+        "the server would generate several completions and return one, working for more tokens than plateau sees; remove it",
+    ),
+    (
+        "echo",
+        |v| v.as_bool() == Some(false),
+        "the prompt would come back as output and be counted as generated tokens; remove it",
+    ),
+];
+
 /// Shortest time between two scrapes of a server's `/metrics`: faster would load the server
 /// (vLLM renders every histogram per scrape) for no better picture of a cell.
 const MIN_SCRAPE_INTERVAL_MS: u64 = 50;
@@ -315,6 +335,16 @@ impl Validator {
                 self.problem(
                     format!("endpoints[{i}].extra_body.{key}"),
                     format!("is set by plateau; {instead}"),
+                );
+            }
+        }
+        for (key, harmless, why) in MISMEASURING_BODY_KEYS {
+            if let Some(v) = e.extra_body.get(*key)
+                && !harmless(v)
+            {
+                self.problem(
+                    format!("endpoints[{i}].extra_body.{key}"),
+                    format!("got {v}: {why}"),
                 );
             }
         }
