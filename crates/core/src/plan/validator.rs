@@ -51,9 +51,12 @@ pub(super) const OWNED_BODY_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Whether a request-body value is the harmless one.
+type Harmless = fn(&serde_json::Value) -> bool;
+
 /// Request-body keys whose other values make a reply something plateau cannot measure as
 /// one stream of generated tokens: the value that is harmless, and why any other is refused.
-pub(super) const MISMEASURING_BODY_KEYS: &[(&str, fn(&serde_json::Value) -> bool, &str)] = &[
+pub(super) const MISMEASURING_BODY_KEYS: &[(&str, Harmless, &str)] = &[
     (
         "n",
         |v| v.as_u64() == Some(1),
