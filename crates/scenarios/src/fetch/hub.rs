@@ -378,11 +378,13 @@ fn cached(
     Ok(None)
 }
 
-/// A positive number of seconds.
+/// A positive number of seconds, at most a year (a larger value means "wait", and a
+/// year keeps the arithmetic on it from overflowing).
 fn seconds(v: Option<String>) -> Option<Duration> {
+    const YEAR: f64 = 365.0 * 86_400.0;
     v.and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .map(|s| Duration::from_secs_f64(s.min(YEAR)))
 }
 
 /// `attempt` up to `attempts` times while it fails in a way another try may fix, waiting
@@ -458,10 +460,14 @@ mod tests {
             (h.stall, h.etag_timeout),
             (Duration::from_millis(2500), Duration::from_millis(500))
         );
-        for bad in ["-1", "0", "soon", "inf", "1e300"] {
+        for bad in ["-1", "0", "soon", "inf", "NaN"] {
             let h = Hub::from_env(&env(&[("HF_HUB_ETAG_TIMEOUT", bad)]));
             assert_eq!(h.etag_timeout, ETAG_TIMEOUT, "{bad}");
         }
+        // A huge value waits a year, not a panic on its first use.
+        let h = Hub::from_env(&env(&[("HF_HUB_DOWNLOAD_TIMEOUT", "1e300")]));
+        assert_eq!(h.stall, Duration::from_secs(365 * 86_400));
+        assert!(h.stall.checked_mul(2).is_some());
         let h = Hub::from_env(&env(&[
             ("HOME", "/home/u"),
             ("HF_HOME", "/hf"),
