@@ -286,7 +286,7 @@ impl Hub {
                     Ok(meta) => meta,
                     // The hub says the file is gone from this revision: the cached copy is
                     // not what the revision holds (`huggingface_hub` fails here too).
-                    Err(e @ Failure::Status(404, _)) if e.is_entry_not_found() => {
+                    Err(e) if e.is_entry_not_found() => {
                         return Err(failed(e));
                     }
                     Err(e) => {
