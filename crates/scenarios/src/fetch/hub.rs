@@ -1,4 +1,4 @@
-//! The Hugging Face hub: [`Hub`] holds what the environment says (`HF_ENDPOINT`, `HF_TOKEN`
+//! The Hugging Face hub: [`Hub`] holds what the environment says (`env`: `HF_ENDPOINT`, `HF_TOKEN`
 //! or the token file, `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and [`Hub::get`]
 //! returns one file of a repository at a revision from the standard cache
 //! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not
@@ -20,6 +20,8 @@ use super::layout::{self, RepoCache};
 use super::transfer::{Client, Failure};
 use super::verify::{self, Check};
 use super::{FetchError, error};
+
+mod env;
 
 /// The hub used when `HF_ENDPOINT` is not set.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
@@ -113,46 +115,6 @@ pub enum Event {
 }
 
 impl Hub {
-    /// Settings from `env` (`HF_ENDPOINT`, `HF_TOKEN`, `HF_TOKEN_PATH`, `HF_HOME`,
-    /// `HF_HUB_CACHE`, `XDG_CACHE_HOME`, `HOME`, `HF_HUB_OFFLINE`); reads the token file
-    /// when `HF_TOKEN` is not set.
-    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Hub {
-        let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let home = set("HF_HOME").map(PathBuf::from).unwrap_or_else(|| {
-            set("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| set("HOME").map(|h| Path::new(&h).join(".cache")))
-                .unwrap_or_else(|| PathBuf::from(".cache"))
-                .join("huggingface")
-        });
-        let token_file = set("HF_TOKEN_PATH").map_or_else(|| home.join("token"), PathBuf::from);
-        let token = set("HF_TOKEN")
-            .map(|t| t.trim().to_owned())
-            .or_else(|| {
-                std::fs::read_to_string(&token_file)
-                    .ok()
-                    .map(|t| t.trim().to_owned())
-                    .filter(|t| !t.is_empty())
-            })
-            .map(Secret::new);
-        Hub {
-            endpoint: set("HF_ENDPOINT").map_or_else(
-                || DEFAULT_ENDPOINT.to_owned(),
-                |e| e.trim().trim_end_matches('/').to_owned(),
-            ),
-            token,
-            cache: set("HF_HUB_CACHE").map_or_else(|| home.join("hub"), PathBuf::from),
-            offline: set("HF_HUB_OFFLINE").is_some_and(|v| {
-                matches!(
-                    v.trim().to_ascii_lowercase().as_str(),
-                    "1" | "true" | "yes" | "on"
-                )
-            }),
-            stall: seconds(set("HF_HUB_DOWNLOAD_TIMEOUT")).unwrap_or(STALL),
-            etag_timeout: seconds(set("HF_HUB_ETAG_TIMEOUT")).unwrap_or(ETAG_TIMEOUT),
-        }
-    }
-
     /// The URL of `f` on this hub (what the user can open to check).
     pub fn url(&self, f: &RepoFile) -> String {
         format!(
@@ -272,45 +234,19 @@ impl Hub {
         let client = Client::new(self, &parsed, self.stall * 2);
         let meta = match cached {
             None => retrying(attempts, events, || client.metadata(&parsed)).map_err(failed)?,
-            Some((path, check)) => {
-                let commit = commit_of(&path).unwrap_or_default();
-                // Connecting and reading within the stall limit together, so `get_bounded`
-                // hears the answer.
-                let limit = self.etag_timeout.min(self.stall / 2);
-                match Client::new(self, &parsed, limit).metadata(&parsed) {
-                    Ok(meta)
-                        if meta.commit == commit && check.etag.as_ref() == Some(&meta.etag) =>
-                    {
-                        return Ok(got(path, check, false, 0));
-                    }
-                    Ok(meta) => meta,
-                    // The hub says the file is gone from this revision: the cached copy is
-                    // not what the revision holds (`huggingface_hub` fails here too).
-                    Err(e) if e.is_entry_not_found() => {
-                        return Err(failed(e));
-                    }
-                    Err(e) => {
-                        events(Event::Message(format!(
-                            "could not ask {url} whether `{}` moved ({}); using the copy cached at commit {commit}",
-                            f.revision,
-                            e.brief()
-                        )));
-                        return Ok(got(path, check, false, 0));
-                    }
-                }
-            }
+            Some((path, check)) => match self.recheck(f, &parsed, &repo, path, check, events) {
+                Recheck::Current(got) => return got,
+                Recheck::Moved(meta) => meta,
+            },
         };
         let blob = repo.blob(&meta.etag);
         let dir = blob.parent().unwrap_or(&self.cache);
         std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
         let _lock = layout::lock(&blob).map_err(protocol)?;
-        // The revision moved to a commit whose file the cache already holds (a new commit
-        // that left this file as it was): linked, not downloaded.
+        // The revision moved to a file the cache still holds under another commit (it
+        // moved back): linked, not downloaded.
         if blob.is_file() {
-            let path = repo
-                .publish(&blob, &meta.commit, f.file)
-                .map_err(|e| FetchError::io(&self.cache, e))?;
-            let check = verify::check(&path)?;
+            let (path, check) = self.link(&repo, &blob, &meta.commit, f.file)?;
             if check.matches {
                 return Ok(got(path, check, false, 0));
             }
@@ -332,10 +268,7 @@ impl Hub {
             })
             .map_err(failed)?;
             std::fs::rename(&part, &blob).map_err(|e| FetchError::io(&blob, e))?;
-            let path = repo
-                .publish(&blob, &meta.commit, f.file)
-                .map_err(|e| FetchError::io(&self.cache, e))?;
-            let check = verify::check(&path)?;
+            let (path, check) = self.link(&repo, &blob, &meta.commit, f.file)?;
             if check.matches {
                 return Ok(got(path, check, true, first.get().unwrap_or(0)));
             }
@@ -354,6 +287,73 @@ impl Hub {
             )));
         }
     }
+
+    /// Asks the hub which commit and file `f`'s branch or tag holds now, for the sound
+    /// copy `path` cached at it: the copy while it is current (linked to the new commit
+    /// when only the commit moved) or the hub cannot say (with a message), an error when
+    /// the hub says the file is gone, else what to download.
+    fn recheck(
+        &self,
+        f: &RepoFile,
+        url: &Url,
+        repo: &RepoCache,
+        path: PathBuf,
+        check: Check,
+        events: &dyn Fn(Event),
+    ) -> Recheck {
+        let commit = commit_of(&path).unwrap_or_default();
+        // Connecting and reading within the stall limit together, so `get_bounded` hears
+        // the answer.
+        let limit = self.etag_timeout.min(self.stall / 2);
+        match Client::new(self, url, limit).metadata(url) {
+            Ok(meta) if meta.commit == commit && check.etag.as_ref() == Some(&meta.etag) => {
+                Recheck::Current(Ok(got(path, check, false, 0)))
+            }
+            // A new commit that left this file as it was: the checked blob is linked to it.
+            Ok(meta) if check.etag.as_ref() == Some(&meta.etag) => Recheck::Current(
+                repo.publish(&repo.blob(&meta.etag), &meta.commit, f.file)
+                    .map_err(|e| FetchError::io(&self.cache, e))
+                    .map(|path| got(path, check, false, 0)),
+            ),
+            Ok(meta) => Recheck::Moved(meta),
+            // The hub says the file is gone from this revision: the cached copy is not what
+            // the revision holds (`huggingface_hub` fails here too).
+            Err(e) if e.is_entry_not_found() => {
+                Recheck::Current(Err(error::from_failure(self, url.as_str(), f, e)))
+            }
+            Err(e) => {
+                events(Event::Message(format!(
+                    "could not ask {url} whether `{}` moved ({}); using the copy cached at commit {commit}",
+                    f.revision,
+                    e.brief()
+                )));
+                Recheck::Current(Ok(got(path, check, false, 0)))
+            }
+        }
+    }
+
+    /// Links `blob` as `file` at `commit` and checks it against its ETag.
+    fn link(
+        &self,
+        repo: &RepoCache,
+        blob: &Path,
+        commit: &str,
+        file: &str,
+    ) -> Result<(PathBuf, Check), FetchError> {
+        let path = repo
+            .publish(blob, commit, file)
+            .map_err(|e| FetchError::io(&self.cache, e))?;
+        let check = verify::check(&path)?;
+        Ok((path, check))
+    }
+}
+
+/// What the check of a copy cached at a branch or tag found.
+enum Recheck {
+    /// The answer: the cached copy (perhaps under a new commit), or an error.
+    Current(Result<Got, FetchError>),
+    /// The revision holds another file now.
+    Moved(super::transfer::Meta),
 }
 
 /// `file` from `repo` when the cache holds a sound copy; a damaged one is removed, with a
@@ -376,15 +376,6 @@ fn cached(
     )));
     verify::remove(&path);
     Ok(None)
-}
-
-/// A positive number of seconds, at most a year (a larger value means "wait", and a
-/// year keeps the arithmetic on it from overflowing).
-fn seconds(v: Option<String>) -> Option<Duration> {
-    const YEAR: f64 = 365.0 * 86_400.0;
-    v.and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(|s| Duration::from_secs_f64(s.min(YEAR)))
 }
 
 /// `attempt` up to `attempts` times while it fails in a way another try may fix, waiting
@@ -437,68 +428,7 @@ fn commit_of(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn env<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            vars.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
-
-    #[test]
-    fn settings_follow_the_environment_like_huggingface_hub() {
-        let h = Hub::from_env(&env(&[("HOME", "/home/u")]));
-        assert_eq!(h.endpoint, DEFAULT_ENDPOINT);
-        assert_eq!(h.cache, Path::new("/home/u/.cache/huggingface/hub"));
-        assert!(h.token.is_none() && !h.offline);
-        assert_eq!((h.stall, h.etag_timeout), (STALL, ETAG_TIMEOUT));
-        let h = Hub::from_env(&env(&[
-            ("HF_HUB_DOWNLOAD_TIMEOUT", "2.5"),
-            ("HF_HUB_ETAG_TIMEOUT", " 0.5 "),
-        ]));
-        assert_eq!(
-            (h.stall, h.etag_timeout),
-            (Duration::from_millis(2500), Duration::from_millis(500))
-        );
-        for bad in ["-1", "0", "soon", "inf", "NaN"] {
-            let h = Hub::from_env(&env(&[("HF_HUB_ETAG_TIMEOUT", bad)]));
-            assert_eq!(h.etag_timeout, ETAG_TIMEOUT, "{bad}");
-        }
-        // A huge value waits a year, not a panic on its first use.
-        let h = Hub::from_env(&env(&[("HF_HUB_DOWNLOAD_TIMEOUT", "1e300")]));
-        assert_eq!(h.stall, Duration::from_secs(365 * 86_400));
-        assert!(h.stall.checked_mul(2).is_some());
-        let h = Hub::from_env(&env(&[
-            ("HOME", "/home/u"),
-            ("HF_HOME", "/hf"),
-            ("HF_ENDPOINT", "http://127.0.0.1:9/"),
-            ("HF_TOKEN", " hf_abc "),
-            ("HF_HUB_OFFLINE", "1"),
-        ]));
-        assert_eq!(h.endpoint, "http://127.0.0.1:9");
-        assert_eq!(h.cache, Path::new("/hf/hub"));
-        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_abc"));
-        assert!(h.offline);
-        assert!(!format!("{h:?}").contains("hf_abc"));
-        let h = Hub::from_env(&env(&[("HF_HUB_CACHE", "/c"), ("HF_HUB_OFFLINE", "0")]));
-        assert_eq!(h.cache, Path::new("/c"));
-        assert!(!h.offline);
-    }
-
-    #[test]
-    fn the_token_file_is_read_when_hf_token_is_not_set() {
-        let tmp = tempfile::Builder::new()
-            .prefix("plateau-hub-token-")
-            .tempdir()
-            .unwrap();
-        let dir = tmp.path();
-        std::fs::write(dir.join("token"), "hf_from_file\n").unwrap();
-        let home = dir.to_string_lossy().into_owned();
-        let h = Hub::from_env(&env(&[("HF_HOME", home.as_str())]));
-        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_from_file"));
-        let h = Hub::from_env(&env(&[("HF_HOME", home.as_str()), ("HF_TOKEN", "hf_env")]));
-        assert_eq!(h.token.as_ref().map(Secret::expose), Some("hf_env"));
-    }
+    use super::env::tests::env;
 
     #[test]
     fn urls_commits_and_hints() {
