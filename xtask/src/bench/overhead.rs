@@ -6,7 +6,9 @@
 //! `summary.json`) and the share of it in the kernel (`/proc`), peak RSS and RSS per
 //! in-flight request, failed requests, start-up to the first request (the corpus cache
 //! warmed first by a dry run), and the mock's own CPU and lateness (so a mock out of CPU
-//! shows).
+//! shows). With `--floor`, each point runs again with `overhead-floor` in plateau's place
+//! ([`floor`]), which shows what reading each event costs on this machine before any client
+//! does its own work.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -16,6 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use plateau_core::results::summary::CellSummary;
 
+mod floor;
 mod watch;
 
 use watch::{Watch, mock_stats};
@@ -42,6 +45,10 @@ pub struct Args {
     /// finds).
     #[arg(long, default_value_t = 20_000)]
     pub words: usize,
+    /// Also run each point with `overhead-floor`, the cheapest client that reads each
+    /// event as it arrives, in plateau's place: what any such client pays here.
+    #[arg(long)]
+    pub floor: bool,
 }
 
 const TTFT_MS: u64 = 50;
@@ -85,7 +92,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // different feature sets and each build recompiles what the other just built.
     let plateau = match &args.plateau {
         Some(p) => {
-            build(&["-p", "xtask", "--bin", "overhead-mock"])?;
+            build(&[
+                "-p",
+                "xtask",
+                "--bin",
+                "overhead-mock",
+                "--bin",
+                "overhead-floor",
+            ])?;
             p.clone()
         }
         None => {
@@ -98,6 +112,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 "xtask",
                 "--bin",
                 "overhead-mock",
+                "--bin",
+                "overhead-floor",
             ])?;
             release.join("plateau")
         }
@@ -105,15 +121,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let scratch = std::env::temp_dir().join(format!("plateau-overhead-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     warm_corpus_cache(&plateau, &scratch)?;
-    let mut points = Vec::new();
+    let (mut points, mut floors) = (Vec::new(), Vec::new());
     for &n in &args.n {
         let itl = ITL_MS.max((u64::from(n) * 1000).div_ceil(u64::from(args.mock_rate.max(1))));
         eprintln!("N = {n}: ITL {itl} ms ...");
         let point = one_point(&plateau, &release, &scratch, n, itl, args);
         points.push(point?);
+        if args.floor {
+            eprintln!("N = {n}: the floor client ...");
+            floors.push(floor::point(&release, n, itl, args)?);
+        }
     }
     let _ = std::fs::remove_dir_all(&scratch);
     print_table(&points, args.words);
+    if args.floor {
+        floor::print_table(&floors);
+    }
     Ok(())
 }
 
@@ -176,42 +199,7 @@ fn one_point(
     args: &Args,
 ) -> anyhow::Result<Point> {
     let measure_s = args.measure_seconds;
-    let mut mock = Command::new("taskset")
-        .args(["-c", "0"])
-        .arg(release.join("overhead-mock"))
-        .args([
-            "--ttft-ms",
-            &TTFT_MS.to_string(),
-            "--itl-ms",
-            &itl_ms.to_string(),
-        ])
-        .args(["--tokens", &TOKENS.to_string()])
-        .args(["--words", &args.words.to_string()])
-        .args([
-            "--window-from-ms",
-            &(u64::from(FILL_S + STABILIZE_S) * 1000).to_string(),
-            "--window-ms",
-            &(u64::from(measure_s) * 1000).to_string(),
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting overhead-mock under taskset")?;
-    let stdout = mock.stdout.take().context("overhead-mock stdout")?;
-    let mock = Reaped(mock);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    let Some(url) = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .filter(|u| u.starts_with("http://"))
-    else {
-        bail!("unexpected first line from overhead-mock: {line:?}");
-    };
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/v1")
-        .to_owned();
+    let (mock, url, addr) = start_mock(release, itl_ms, args)?;
 
     let out = scratch.join(format!("c{n}"));
     let config = scratch.join(format!("c{n}.json"));
@@ -303,6 +291,53 @@ fn one_point(
         mock_late_p99_us: stats.late_p99_us,
         load,
     })
+}
+
+/// Starts `overhead-mock` on core 0 for one point: the child, its base URL and its
+/// host:port.
+fn start_mock(
+    release: &Path,
+    itl_ms: u64,
+    args: &Args,
+) -> anyhow::Result<(Reaped, String, String)> {
+    let mut mock = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(release.join("overhead-mock"))
+        .args([
+            "--ttft-ms",
+            &TTFT_MS.to_string(),
+            "--itl-ms",
+            &itl_ms.to_string(),
+        ])
+        .args(["--tokens", &TOKENS.to_string()])
+        .args(["--words", &args.words.to_string()])
+        .args([
+            "--window-from-ms",
+            &(u64::from(FILL_S + STABILIZE_S) * 1000).to_string(),
+            "--window-ms",
+            &(u64::from(args.measure_seconds) * 1000).to_string(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting overhead-mock under taskset")?;
+    let stdout = mock.stdout.take().context("overhead-mock stdout")?;
+    let mock = Reaped(mock);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let Some(url) = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://"))
+    else {
+        bail!("unexpected first line from overhead-mock: {line:?}");
+    };
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
+
+    Ok((mock, url.to_owned(), addr))
 }
 
 fn unix_us() -> u64 {

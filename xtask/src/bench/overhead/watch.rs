@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use anyhow::bail;
 
+use crate::proc_stat::{TICKS_PER_S, cpu_ticks};
+
 /// What the mock says about itself (`GET /stats`).
 #[derive(Debug, Default, serde::Deserialize)]
 pub(super) struct MockStats {
@@ -119,19 +121,4 @@ fn between<T: Copy>(
 ) -> Option<((Duration, T), (Duration, T))> {
     let at = |t: Duration| readings.iter().find(|(s, _)| *s >= t).copied();
     Some((at(from)?, at(to).or_else(|| readings.last().copied())?))
-}
-
-/// USER_HZ: the unit of /proc/PID/stat's CPU times on Linux.
-const TICKS_PER_S: f64 = 100.0;
-
-/// User and system CPU ticks of process `pid` so far.
-fn cpu_ticks(pid: u32) -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // utime and stime are fields 14 and 15, counted from the pid; the command name before
-    // them is parenthesised and may hold spaces.
-    let rest = stat.rsplit_once(')')?.1;
-    let mut fields = rest.split_whitespace().skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some((user, system))
 }
