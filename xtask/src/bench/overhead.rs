@@ -88,33 +88,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
     let release = target.join("release");
-    // One cargo invocation for both binaries: built apart, their dependencies resolve to
+    // One cargo invocation for all the binaries: built apart, their dependencies resolve to
     // different feature sets and each build recompiles what the other just built.
+    const HARNESS: [&str; 6] = [
+        "-p",
+        "xtask",
+        "--bin",
+        "overhead-mock",
+        "--bin",
+        "overhead-floor",
+    ];
     let plateau = match &args.plateau {
         Some(p) => {
-            build(&[
-                "-p",
-                "xtask",
-                "--bin",
-                "overhead-mock",
-                "--bin",
-                "overhead-floor",
-            ])?;
+            build(&HARNESS)?;
             p.clone()
         }
         None => {
-            build(&[
-                "-p",
-                "plateau",
-                "--bin",
-                "plateau",
-                "-p",
-                "xtask",
-                "--bin",
-                "overhead-mock",
-                "--bin",
-                "overhead-floor",
-            ])?;
+            build(&[&["-p", "plateau", "--bin", "plateau"][..], &HARNESS].concat())?;
             release.join("plateau")
         }
     };
