@@ -19,9 +19,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, sleep, sleep_until};
 
+#[path = "../histogram.rs"]
+mod histogram;
 #[path = "../proc_stat.rs"]
 mod proc_stat;
 
+use histogram::Histogram;
 use proc_stat::{TICKS_PER_S, cpu_ticks};
 
 #[derive(Parser)]
@@ -52,8 +55,7 @@ struct Args {
     delayed_acks: bool,
 }
 
-/// Width of one histogram bucket, us, and the buckets (up to 2 s; the last holds more).
-const BUCKET_US: u64 = 50;
+/// Buckets of the TTFT and ITL histograms (up to 2 s; the last holds more).
 const BUCKETS: usize = 40_000;
 
 /// What the streams count while the window is open.
@@ -61,26 +63,13 @@ struct Tally {
     measuring: bool,
     tokens: u64,
     reads: u64,
-    ttft: Vec<u64>,
-    itl: Vec<u64>,
-}
-
-impl Tally {
-    fn add(buckets: &mut [u64], d: Duration) {
-        let b = usize::try_from(d.as_micros() / u128::from(BUCKET_US)).unwrap_or(usize::MAX);
-        buckets[b.min(BUCKETS - 1)] += 1;
-    }
+    ttft: Histogram,
+    itl: Histogram,
 }
 
 /// The upper edge of the bucket holding quantile `q`, ms (none when empty).
-fn quantile_ms(buckets: &[u64], q: f64) -> Option<f64> {
-    let total: u64 = buckets.iter().sum();
-    let rank = ((q * total as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    buckets.iter().enumerate().find_map(|(i, c)| {
-        seen += c;
-        (total > 0 && seen >= rank).then(|| (i as u64 + 1) as f64 * BUCKET_US as f64 / 1e3)
-    })
+fn quantile_ms(h: &Histogram, q: f64) -> Option<f64> {
+    (h.count() > 0).then(|| h.quantile_us(q, 1.0) as f64 / 1e3)
 }
 
 /// TCP segments sent by the whole machine so far (`Tcp: OutSegs`).
@@ -113,8 +102,8 @@ fn main() -> anyhow::Result<()> {
         measuring: false,
         tokens: 0,
         reads: 0,
-        ttft: vec![0; BUCKETS],
-        itl: vec![0; BUCKETS],
+        ttft: Histogram::new(BUCKETS),
+        itl: Histogram::new(BUCKETS),
     }));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -190,10 +179,8 @@ async fn stream(
                 t.reads += 1;
                 t.tokens += tokens;
                 if tokens > 0 {
-                    match last {
-                        None => Tally::add(&mut t.ttft, at - sent),
-                        Some(prev) => Tally::add(&mut t.itl, at - prev),
-                    }
+                    let gaps = if last.is_some() { &t.itl } else { &t.ttft };
+                    gaps.add(at - last.unwrap_or(sent));
                 }
             }
             if tokens > 0 {
@@ -219,8 +206,8 @@ mod tests {
             measuring: true,
             tokens: 0,
             reads: 0,
-            ttft: vec![0; BUCKETS],
-            itl: vec![0; BUCKETS],
+            ttft: Histogram::new(BUCKETS),
+            itl: Histogram::new(BUCKETS),
         })
     }
 
@@ -268,20 +255,23 @@ mod tests {
         assert_eq!(ended.unwrap_err().kind(), std::io::ErrorKind::UnexpectedEof);
         let t = t.into_inner();
         assert_eq!(t.tokens, 6);
-        assert_eq!(t.ttft.iter().sum::<u64>(), 2);
-        assert_eq!(t.itl.iter().sum::<u64>(), 4);
+        assert_eq!(t.ttft.count(), 2);
+        assert_eq!(t.itl.count(), 4);
         // Every gap is at least the server's 100 ms.
-        let first = |h: &[u64]| h.iter().position(|&c| c > 0).unwrap() as u64 * BUCKET_US;
-        assert!(first(&t.itl) >= 99_950, "{}", first(&t.itl));
+        assert!(
+            t.itl.quantile_us(0.0, 0.0) >= 99_950,
+            "{}",
+            t.itl.quantile_us(0.0, 0.0)
+        );
         assert!(quantile_ms(&t.itl, 0.99).unwrap() >= 100.0);
     }
 
     #[test]
-    fn quantiles_are_bucket_upper_edges_and_none_when_empty() {
-        let mut h = vec![0; BUCKETS];
+    fn quantiles_are_bucket_upper_edges_in_ms_and_none_when_empty() {
+        let h = Histogram::new(BUCKETS);
         assert_eq!(quantile_ms(&h, 0.5), None);
-        Tally::add(&mut h, Duration::from_micros(120));
-        Tally::add(&mut h, Duration::from_secs(9));
+        h.add(Duration::from_micros(120));
+        h.add(Duration::from_secs(9));
         assert_eq!(quantile_ms(&h, 0.5), Some(0.15));
         assert_eq!(quantile_ms(&h, 0.99), Some(BUCKETS as f64 * 0.05));
     }

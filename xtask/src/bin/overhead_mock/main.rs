@@ -24,8 +24,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, sleep_until};
 
+#[path = "../../histogram.rs"]
+mod histogram;
+mod stats;
 mod words;
 
+use stats::Stats;
 use words::Words;
 
 #[derive(Parser)]
@@ -53,111 +57,6 @@ struct Args {
     /// ` hello`).
     #[arg(long, default_value_t = 20_000)]
     words: usize,
-}
-
-/// Width of one bucket of the histograms, us.
-const BUCKET_US: u64 = 50;
-/// Buckets of the lateness histogram; the last holds everything later.
-const BUCKETS: usize = 200;
-/// Buckets of the on-the-wire TTFT and ITL histograms (up to 2 s).
-const WIRE_BUCKETS: usize = 40_000;
-
-/// Counts of durations in [`BUCKET_US`] buckets; the last holds everything longer.
-struct Histogram(Vec<AtomicU64>);
-
-impl Histogram {
-    fn new(buckets: usize) -> Histogram {
-        Histogram((0..buckets).map(|_| AtomicU64::new(0)).collect())
-    }
-
-    fn add(&self, d: Duration) -> u64 {
-        let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-        let last = self.0.len() - 1;
-        let bucket = usize::try_from(us / BUCKET_US).map_or(last, |b| b.min(last));
-        self.0[bucket].fetch_add(1, Ordering::Relaxed);
-        us
-    }
-
-    /// Where in the bucket holding quantile `q` (`at`: 0.5 its middle, 1 its upper edge),
-    /// us (0 when empty).
-    fn quantile_us(&self, q: f64, at: f64) -> u64 {
-        let counts: Vec<u64> = self.0.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        let total: u64 = counts.iter().sum();
-        let rank = (q * total as f64).ceil() as u64;
-        let mut seen = 0;
-        for (i, c) in counts.iter().enumerate() {
-            seen += c;
-            if total > 0 && seen >= rank.max(1) {
-                return i as u64 * BUCKET_US + (BUCKET_US as f64 * at) as u64;
-            }
-        }
-        0
-    }
-
-    fn count(&self) -> u64 {
-        self.0.iter().map(|c| c.load(Ordering::Relaxed)).sum()
-    }
-}
-
-/// Counters since the start.
-struct Stats {
-    posts: AtomicU64,
-    active: AtomicU64,
-    events: AtomicU64,
-    /// Unix us of the first request of any kind but `/stats`, and of the first reply longer
-    /// than one token (a cell's request, not the preflight's); 0 before.
-    first_any_unix_us: AtomicU64,
-    first_long_unix_us: AtomicU64,
-    /// The same instant, ns after the mock started, plus one (0 before).
-    first_long_ns: AtomicU64,
-    late: Histogram,
-    late_max_us: AtomicU64,
-    /// Of the replies in the window: request read to first write returned, and write to
-    /// write, as they went out.
-    wire_ttft: Histogram,
-    wire_itl: Histogram,
-}
-
-impl Stats {
-    fn new() -> Stats {
-        Stats {
-            posts: AtomicU64::new(0),
-            active: AtomicU64::new(0),
-            events: AtomicU64::new(0),
-            first_any_unix_us: AtomicU64::new(0),
-            first_long_unix_us: AtomicU64::new(0),
-            first_long_ns: AtomicU64::new(0),
-            late: Histogram::new(BUCKETS),
-            late_max_us: AtomicU64::new(0),
-            wire_ttft: Histogram::new(WIRE_BUCKETS),
-            wire_itl: Histogram::new(WIRE_BUCKETS),
-        }
-    }
-
-    fn late_by(&self, late: Duration) {
-        let us = self.late.add(late);
-        self.late_max_us.fetch_max(us, Ordering::Relaxed);
-        self.events.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn json(&self) -> String {
-        format!(
-            "{{\"posts\":{},\"active\":{},\"events\":{},\"first_any_unix_us\":{},\
-             \"first_long_unix_us\":{},\"late_p50_us\":{},\"late_p99_us\":{},\"late_max_us\":{},\
-             \"wire_ttft_p50_us\":{},\"wire_itl_p99_us\":{},\"wire_gaps\":{}}}",
-            self.posts.load(Ordering::Relaxed),
-            self.active.load(Ordering::Relaxed),
-            self.events.load(Ordering::Relaxed),
-            self.first_any_unix_us.load(Ordering::Relaxed),
-            self.first_long_unix_us.load(Ordering::Relaxed),
-            self.late.quantile_us(0.5, 1.0),
-            self.late.quantile_us(0.99, 1.0),
-            self.late_max_us.load(Ordering::Relaxed),
-            self.wire_ttft.quantile_us(0.5, 0.5),
-            self.wire_itl.quantile_us(0.99, 0.5),
-            self.wire_itl.count(),
-        )
-    }
 }
 
 fn unix_us() -> u64 {
@@ -479,38 +378,6 @@ mod tests {
         );
         assert_eq!(max_tokens(br#"{"max_tokens": 1}"#), Some(1));
         assert_eq!(max_tokens(br#"{"model":"m"}"#), None);
-    }
-
-    #[test]
-    fn lateness_quantiles_are_bucket_upper_edges() {
-        let stats = Stats::new();
-        for us in [10, 20, 30, 40, 60, 70, 80, 90, 120, 15_000] {
-            stats.late_by(Duration::from_micros(us));
-        }
-        // 4 of 10 in [0, 50), 4 in [50, 100), 1 in [100, 150), 1 past the last bucket.
-        assert_eq!(stats.late.quantile_us(0.4, 1.0), 50);
-        assert_eq!(stats.late.quantile_us(0.5, 1.0), 100);
-        assert_eq!(stats.late.quantile_us(0.9, 1.0), 150);
-        assert_eq!(
-            stats.late.quantile_us(0.99, 1.0),
-            BUCKET_US * BUCKETS as u64
-        );
-        assert_eq!(stats.late_max_us.load(Ordering::Relaxed), 15_000);
-        assert_eq!(stats.events.load(Ordering::Relaxed), 10);
-    }
-
-    #[test]
-    fn wire_quantiles_are_bucket_middles_and_an_empty_histogram_is_zero() {
-        let h = Histogram::new(WIRE_BUCKETS);
-        assert_eq!(h.quantile_us(0.5, 0.5), 0);
-        for ms in [9.98, 10.0, 10.01, 10.02, 12.6] {
-            h.add(Duration::from_secs_f64(ms / 1e3));
-        }
-        // 9,980 us is in [9,950, 10,000); the rest but one in [10,000, 10,050).
-        assert_eq!(h.quantile_us(0.2, 0.5), 9_975);
-        assert_eq!(h.quantile_us(0.5, 0.5), 10_025);
-        assert_eq!(h.quantile_us(0.99, 0.5), 12_625);
-        assert_eq!(h.count(), 5);
     }
 
     #[test]
