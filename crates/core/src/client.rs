@@ -2,9 +2,10 @@
 //! `conn`: one connection and its read buffer, `send`: getting one, writing the request and
 //! reading the response head; TCP_NODELAY, https via rustls, reused while the server keeps
 //! them open), `http1`: the framing, and [`Client::exchange`], which sends one request and
-//! reads its body in its own task (`body`), stamping each socket read as it returns, before
-//! any parsing; `plain` holds the whole-body GETs and POSTs around a run (`/models`,
-//! `/metrics`, `/tokenize`).
+//! reads its body in its own task (`body`), stamping each socket read before any parsing
+//! with the kernel's receive time of its bytes on plain TCP under Linux (`stamped`), else
+//! with the time the read returned; `plain` holds the whole-body GETs and POSTs around a
+//! run (`/models`, `/metrics`, `/tokenize`).
 //!
 //! `t_sent` is stamped once a usable connection is in hand, so connection set-up is never
 //! part of TTFT; it is recorded as the request's `connect_us`. A request is resent, once and
@@ -287,6 +288,8 @@ mod http1;
 mod plain;
 mod pool;
 mod send;
+#[cfg(target_os = "linux")]
+mod stamped;
 mod stream;
 
 use send::Bounds;

@@ -1,6 +1,6 @@
-//! Reading a response body in the request's own task: each socket read is stamped as it
-//! returns, before any parsing, and its body bytes are decoded where they lie and handed
-//! on with that stamp and the read's number.
+//! Reading a response body in the request's own task: each socket read is stamped with
+//! its bytes' arrival ([`Conn::arrival_us`]) before any parsing, and its body bytes are
+//! decoded where they lie and handed on with that stamp and the read's number.
 
 use std::pin::pin;
 
@@ -50,7 +50,7 @@ impl Client {
 
 /// Reads the body framed as `body` from `conn` to its end. Bytes already unread (they
 /// came with the head) arrived at `t_us`. `sink` gets each run of body bytes with the
-/// time its read returned and the read's number, and may stop the reading. Returns
+/// arrival of its read and the read's number, and may stop the reading. Returns
 /// whether the server closed the connection (then it can carry no other request).
 pub(super) async fn read(
     conn: &mut Conn,
@@ -96,7 +96,7 @@ pub(super) async fn read(
                 Some(format!("response not complete within {:?}", bounds.timeout)),
             )),
         };
-        t_us = clock.now_us();
+        t_us = conn.arrival_us(clock, t_us);
         match got {
             Ok(0) => {
                 closed = true;

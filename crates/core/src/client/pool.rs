@@ -177,6 +177,8 @@ impl Pool {
             let tls = self.tls.connect(name, tcp).await?;
             Ok(Conn::new(Box::new(tls)))
         } else {
+            #[cfg(target_os = "linux")]
+            let tcp = super::stamped::StampedTcp::new(tcp)?;
             Ok(Conn::new(Box::new(tcp)))
         }
     }

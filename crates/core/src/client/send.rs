@@ -76,7 +76,7 @@ impl Client {
             ex.t_sent_us = clock.now_us();
             let attempt = bounded(
                 bounds,
-                exchange_head(&mut conn, request, clock),
+                exchange_head(&mut conn, request, clock, ex.t_sent_us),
                 "no response headers",
             )
             .await;
@@ -128,12 +128,13 @@ fn failure(f: Failed, bounds: &Bounds<'_>) -> (Outcome, Option<String>) {
     }
 }
 
-/// Writes `request` and reads until the response head is complete: the head and when
-/// its last read returned.
+/// Writes `request` (sent at `t_sent`) and reads until the response head is complete: the
+/// head and when the bytes of its last read arrived.
 async fn exchange_head(
     conn: &mut Conn,
     request: &[u8],
     clock: &Clock,
+    t_sent: u64,
 ) -> Result<(Head, u64), Failed> {
     let reads_before = conn.reads();
     if let Err(e) = conn.write(request).await {
@@ -161,7 +162,7 @@ async fn exchange_head(
             }
             Err(e) => return Err(Failed::Broken(super::error_chain(&e))),
         }
-        let t_us = clock.now_us();
+        let t_us = conn.arrival_us(clock, t_sent);
         match http1::parse_head(conn.unread()) {
             Ok(Some((head, n))) => {
                 conn.consume(n);

@@ -6,6 +6,7 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+mod arrival;
 mod backoff;
 mod calibration;
 mod common;
