@@ -24,12 +24,39 @@ enum Mode {
     /// start-up, timing error) against an exact-timing mock on its own core, at
     /// N = 1, 100, 1,000 and 4,096.
     Overhead(overhead::Args),
+    /// Spin on one core for `--burst-ms` of every `--period-ms`, until killed: the busy
+    /// neighbour `overhead --steal-ms` puts beside the client.
+    #[command(hide = true)]
+    Spin {
+        #[arg(long)]
+        burst_ms: u64,
+        #[arg(long, default_value_t = 20)]
+        period_ms: u64,
+    },
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.mode {
         Some(Mode::Overhead(o)) => overhead::run(&o),
+        Some(Mode::Spin {
+            burst_ms,
+            period_ms,
+        }) => spin(burst_ms, period_ms),
         None => calibration(),
+    }
+}
+
+fn spin(burst_ms: u64, period_ms: u64) -> anyhow::Result<()> {
+    let (burst, period) = (
+        std::time::Duration::from_millis(burst_ms),
+        std::time::Duration::from_millis(period_ms.max(burst_ms)),
+    );
+    loop {
+        let start = std::time::Instant::now();
+        while start.elapsed() < burst {
+            std::hint::spin_loop();
+        }
+        std::thread::sleep(period.saturating_sub(start.elapsed()));
     }
 }
 

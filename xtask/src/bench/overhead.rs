@@ -49,6 +49,11 @@ pub struct Args {
     /// event as it arrives, in plateau's place: what any such client pays here.
     #[arg(long)]
     pub floor: bool,
+    /// Keep the client's core busy with another process for this many ms of every 20 ms
+    /// (a client machine doing other work): shows how the stamps hold up when frames wait
+    /// for the client.
+    #[arg(long)]
+    pub steal_ms: Option<u64>,
 }
 
 const TTFT_MS: u64 = 50;
@@ -123,7 +128,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    print_table(&points, args.words);
+    print_table(&points, args);
     if args.floor {
         floor::print_table(&floors);
     }
@@ -210,6 +215,7 @@ fn one_point(
         .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
 
+    let _busy = steal(args)?;
     let spawned_unix_us = unix_us();
     let client = Command::new("taskset")
         .args(["-c", "1"])
@@ -330,18 +336,36 @@ fn start_mock(
     Ok((mock, url.to_owned(), addr))
 }
 
+/// With `--steal-ms`, the spinner on the client's core (killed when dropped).
+fn steal(args: &Args) -> anyhow::Result<Option<Reaped>> {
+    let Some(ms) = args.steal_ms else {
+        return Ok(None);
+    };
+    let spinner = Command::new("taskset")
+        .args(["-c", "1"])
+        .arg(std::env::current_exe()?)
+        .args(["bench", "spin", "--burst-ms", &ms.to_string()])
+        .spawn()
+        .context("starting the spinner under taskset")?;
+    Ok(Some(Reaped(spinner)))
+}
+
 fn unix_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
-fn print_table(points: &[Point], words: usize) {
+fn print_table(points: &[Point], args: &Args) {
     let opt = |v: Option<f64>, prec: usize| v.map_or("-".to_owned(), |v| format!("{v:.prec$}"));
     println!(
         "client: release `plateau run`, pinned to core 1; mock: `overhead-mock`, pinned to core 0; \
-         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply, each drawn from {words} words (Zipf)"
+         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply, each drawn from {} words (Zipf)",
+        args.words
     );
+    if let Some(ms) = args.steal_ms {
+        println!("another process spins on the client's core for {ms} ms of every 20 ms");
+    }
     println!(
         "| N | ITL truth | TTFT p50 error | ITL p99 | TTFT p50 error vs the wire | ITL p99 on the wire | client CPU per token (Measure) | in the kernel | client cores | \
          peak RSS | RSS per in-flight request | failed | start-up to first request | to first cell request | \

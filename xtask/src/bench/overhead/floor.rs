@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, start_mock, watch::mock_stats};
+use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, start_mock, steal, watch::mock_stats};
 
 /// What `overhead-floor` prints, and the mock's truth beside it.
 #[derive(Debug, serde::Deserialize)]
@@ -40,6 +40,7 @@ pub(super) fn point(
     args: &Args,
 ) -> anyhow::Result<FloorPoint> {
     let (mock, _, addr) = start_mock(release, itl_ms, args)?;
+    let _busy = steal(args)?;
     let out = Command::new("taskset")
         .args(["-c", "1"])
         .arg(release.join("overhead-floor"))
