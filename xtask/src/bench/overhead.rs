@@ -356,8 +356,12 @@ fn unix_us() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
+/// `v` to `prec` decimals, `-` when unmeasured (never 0).
+fn opt(v: Option<f64>, prec: usize) -> String {
+    v.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
+}
+
 fn print_table(points: &[Point], args: &Args) {
-    let opt = |v: Option<f64>, prec: usize| v.map_or("-".to_owned(), |v| format!("{v:.prec$}"));
     println!(
         "client: release `plateau run`, pinned to core 1; mock: `overhead-mock`, pinned to core 0; \
          TTFT {TTFT_MS} ms, {TOKENS} tokens per reply, each drawn from {} words (Zipf)",

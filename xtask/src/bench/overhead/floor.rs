@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, start_mock, steal, watch::mock_stats};
+use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, opt, start_mock, steal, watch::mock_stats};
 
 /// What `overhead-floor` prints, and the mock's truth beside it.
 #[derive(Debug, serde::Deserialize)]
@@ -72,7 +72,6 @@ pub(super) fn point(
 }
 
 pub(super) fn print_table(points: &[FloorPoint]) {
-    let opt = |v: Option<f64>, prec: usize| v.map_or("-".to_owned(), |v| format!("{v:.prec$}"));
     println!();
     println!(
         "floor: `overhead-floor` in plateau's place (reads each event as it arrives; stamps \
