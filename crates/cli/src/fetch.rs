@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use plateau_hub::HubError;
 use plateau_scenarios::fetch::{self, Dataset, FetchError, FetchOptions, Progress};
 
 use crate::exit::Failure;
@@ -130,9 +131,11 @@ pub async fn run(
 fn failure(dataset: Dataset, e: FetchError) -> Failure {
     let error = anyhow!("fetching {}: {e}", dataset.name());
     match e {
-        FetchError::Unreachable { .. } | FetchError::Status { .. } => Failure::unreachable(error),
-        FetchError::NotCached { .. } => Failure::bad_input(error),
-        FetchError::Io { .. } => Failure::io(error),
+        FetchError::Hub(HubError::Unreachable { .. } | HubError::Status { .. }) => {
+            Failure::unreachable(error)
+        }
+        FetchError::Hub(HubError::NotCached { .. }) => Failure::bad_input(error),
+        FetchError::Io { .. } | FetchError::Hub(HubError::Io { .. }) => Failure::io(error),
         _ => Failure::other(error),
     }
 }

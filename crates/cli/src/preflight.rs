@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use plateau_core::client::{Client, ClientError};
-use plateau_core::clock::Clock;
 use plateau_core::plan::{BaseUrl, Endpoint, Model, Plan, RequestOptions, Target};
 use plateau_core::results::run_info::EndpointInfo;
 use plateau_core::sample::Outcome;
 use plateau_core::transport::{HttpTransport, Transport};
 use plateau_core::wire;
 use plateau_core::workload::{Message, Prompt, Role};
+use plateau_http::Clock;
+use plateau_http::{Client, ClientError};
 use plateau_sim::{Server, SimConfig};
 use tokio_util::sync::CancellationToken;
 
@@ -75,7 +75,12 @@ pub async fn check(
             .map_err(|err| Failure::bad_input(anyhow!("endpoint {}: {err}", e.name)))?;
         let wire = wire::of(e);
         let models = match client
-            .get_json(uri, &wire.auth_headers(e), wire, Duration::from_secs(15))
+            .get_json(
+                uri,
+                &wire.auth_headers(e),
+                &|body| wire.error_message(body),
+                Duration::from_secs(15),
+            )
             .await
         {
             Ok(mut v) => {

@@ -28,20 +28,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use plateau_core::clock::Clock;
-use plateau_core::config::{Arrival, GammaArrival};
 use plateau_core::exchange::{Exchange, RawChunk};
 use plateau_core::live::Live;
-use plateau_core::metrics::Distribution;
 use plateau_core::pacer::Pacer;
-use plateau_core::phase::{DrainLimit, Phase, Schedule};
 use plateau_core::plan::{Load, Rate};
 use plateau_core::recorder::Recorder;
 use plateau_core::runner::{self, CellInput, CellOutput, Failures, GiveUp, Timer};
-use plateau_core::sample::{Outcome, Sample};
 use plateau_core::tokens::Whitespace;
 use plateau_core::transport::Transport;
 use plateau_core::workload::{FixedPrompt, Prompt};
+use plateau_http::Clock;
+use plateau_model::config::{Arrival, GammaArrival};
+use plateau_model::metrics::Distribution;
+use plateau_model::phase::{DrainLimit, Phase, Schedule};
+use plateau_model::sample::{Outcome, Sample};
 use tokio_util::sync::CancellationToken;
 
 /// Arrival rates of the open-loop table, req/s.

@@ -15,13 +15,13 @@
 
 use std::sync::Arc;
 
-use plateau_core::client::Client;
-use plateau_core::config::RunConfig;
 use plateau_core::driver::{self, Observer, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::{BaseUrl, Plan};
 use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
+use plateau_http::Client;
+use plateau_model::config::RunConfig;
 use tokio_util::sync::CancellationToken;
 
 struct Quiet;

@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::client::Client;
 use crate::fingerprint::{self};
 use crate::live::Live;
 use crate::plan::{BaseUrl, Cell, Plan};
@@ -34,6 +33,7 @@ use crate::runner::{Failures, GiveUp};
 use crate::token_check::{self, TokenCheck};
 use crate::tokens::TokenCounter;
 use crate::workload::{Workload, WorkloadFactory};
+use plateau_http::Client;
 
 /// plateau's version, written into every result file.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,7 +4,7 @@
 //! The flow: [`config::RunConfig`] (serde) -> [`plan::Plan`] (validated) -> for each
 //! [`plan::Cell`], a [`workload::Workload`] gives each of N slots a [`workload::Session`];
 //! the closed-loop runner keeps the N slots busy through the four [`phase::Phase`]s; each
-//! request goes through the client (HTTP and [`sse`] framing; the API's bodies and events
+//! request goes through [`transport`] on the HTTP client (`plateau_http`) and [`sse`] framing (the API's bodies and events
 //! behind the [`wire`] seam) and comes back as a
 //! [`sample::Sample`] with raw instants; the recorder writes `requests.jsonl.gz`; metrics
 //! turn samples into a summary. Measuring never prints; reporting never measures. Over the
@@ -16,8 +16,6 @@
 //! results needs no HTTP stack; its modules are re-exported here under their usual names.
 
 pub mod backoff;
-pub mod client;
-pub mod clock;
 pub mod driver;
 pub mod exchange;
 pub mod fingerprint;
@@ -27,7 +25,6 @@ pub mod plan;
 pub mod recorder;
 pub mod runner;
 pub mod scrape;
-pub mod secret;
 pub mod selfcheck;
 pub mod server_info;
 mod splitmix;
@@ -38,4 +35,6 @@ pub mod transport;
 pub mod wire;
 pub mod workload;
 
-pub use plateau_model::{capacity, config, metrics, natural, phase, results, sample, validate};
+pub use plateau_model::{
+    capacity, config, metrics, natural, phase, results, sample, secret, validate,
+};

@@ -27,7 +27,6 @@ use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::{Clock, micros};
 use crate::live::Live;
 use crate::phase::{DrainLimit, DrainSource, Phase, Schedule};
 use crate::plan::Load;
@@ -36,6 +35,7 @@ use crate::sample::Outcome;
 use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
+use plateau_http::clock::{Clock, micros};
 
 /// What one cell needs to run.
 pub struct CellInput<T> {

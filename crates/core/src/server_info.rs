@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::client::Client;
-use crate::config::Engine;
 use crate::plan::{BaseUrl, Endpoint};
 use crate::wire;
+use plateau_http::Client;
+use plateau_model::config::Engine;
 
 mod redact;
 

@@ -21,12 +21,12 @@ use serde_json::{Value, json};
 
 pub use plateau_model::results::token_check::TokenCheck;
 
-use crate::client::Client;
-use crate::config::{Api, Engine};
 use crate::plan::{BaseUrl, Endpoint};
 use crate::tokens::TokenCounter;
 use crate::wire;
 use crate::workload::{Message, Workload};
+use plateau_http::Client;
+use plateau_model::config::{Api, Engine};
 
 /// How long one `/tokenize` request may take.
 pub const TIMEOUT: Duration = Duration::from_secs(5);

@@ -10,14 +10,19 @@ use std::sync::Arc;
 use http::Uri;
 use tokio_util::sync::CancellationToken;
 
-use crate::client::{self, Client};
-use crate::clock::Clock;
+use plateau_http::{Client, Clock};
+
 use crate::exchange::Exchange;
 use crate::plan::{BaseUrl, Endpoint, RequestOptions};
 use crate::sample::Outcome;
 use crate::secret;
 use crate::wire::{self, Wire};
 use crate::workload::Prompt;
+
+mod read;
+mod stream;
+
+pub use read::exchange;
 
 /// Sends one prompt and reports what happened; never fails (failures are outcomes).
 pub trait Transport: Send + Sync + 'static {
@@ -92,11 +97,17 @@ impl Transport for HttpTransport {
             .wire
             .body(&self.endpoint, &self.model, prompt, &self.options);
         let headers = self.wire.auth_headers(&self.endpoint);
-        let mut ex = match client::post(&self.uri, headers, self.options.stream, body) {
+        let mut ex = match plateau_http::post(&self.uri, headers, self.options.stream, body) {
             Ok(req) => {
-                self.client
-                    .exchange(req, self.wire, clock, self.options.timeout, cancel)
-                    .await
+                exchange(
+                    &self.client,
+                    req,
+                    self.wire,
+                    clock,
+                    self.options.timeout,
+                    cancel,
+                )
+                .await
             }
             Err(e) => {
                 let mut ex = Exchange::new(clock.now_us());

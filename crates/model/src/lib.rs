@@ -21,4 +21,5 @@ pub mod quantity;
 pub mod results;
 pub mod sample;
 pub mod scrape;
+pub mod secret;
 pub mod validate;

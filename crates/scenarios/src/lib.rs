@@ -17,10 +17,11 @@
 //!   scenario id and the load (N or rate).
 //! - [`text`]: the built-in prose generator (word lists) and the one window-cutting function
 //!   that gives prompts of a target length in tokens of the configured tokenizer.
-//! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2, oasst2 and ShareGPT from the Hugging Face
-//!   hub into the standard hub cache (resumable, verified, offline from the cache, the token
-//!   sent to the hub's host only) and normalise them into the compact files under `datasets/` that
-//!   [`data`] reads; [`fetch::hub`] also serves the [`tokenizer`] of a hub model.
+//! - [`fetch`]: `plateau fetch-datasets` — get LongBench-v2, oasst2 and ShareGPT from the
+//!   Hugging Face hub ([`plateau_hub`]: the standard hub cache, resumable, verified, offline
+//!   from the cache, the token sent to the hub's host only) and normalise them into the
+//!   compact files under `datasets/` that [`data`] reads; [`plateau_hub`] also serves the
+//!   [`tokenizer`] of a hub model.
 
 pub mod catalog;
 pub mod data;

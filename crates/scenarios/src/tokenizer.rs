@@ -9,7 +9,7 @@ use std::path::Path;
 use plateau_core::tokens::TokenCounter;
 use tiktoken_rs::CoreBPE;
 
-use crate::fetch::hub::{self, Hub, RepoFile};
+use plateau_hub::{self as hub, Hub, RepoFile};
 
 mod memo;
 

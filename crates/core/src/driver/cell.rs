@@ -8,7 +8,6 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use super::{DriverError, RunContext, VERSION, server_metrics};
-use crate::clock::{Clock, micros};
 use crate::fingerprint::{self, Fingerprint};
 use crate::metrics::{self, Options, Window};
 use crate::plan::{Cell, LoadInfo, Plan};
@@ -21,6 +20,7 @@ use crate::runner::{self, CellInput, Ending, Failures, Timer};
 use crate::token_check::TokenCheck;
 use crate::transport::HttpTransport;
 use crate::workload::Workload;
+use plateau_http::clock::{Clock, micros};
 
 /// What one cell runs with, besides the plan and the run's context.
 pub(super) struct Job {

@@ -9,14 +9,14 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::client::Client;
-use crate::clock::Clock;
 use crate::plan::{BaseUrl, Endpoint};
 use crate::results::ResultsError;
 use crate::results::summary::PhaseBounds;
 use crate::scrape::poll::{self, Polled, Target};
 use crate::scrape::{self, ServerMetrics, engines};
 use crate::wire;
+use plateau_http::Client;
+use plateau_http::clock::Clock;
 
 /// A scraper running beside a cell.
 pub(super) struct Running {

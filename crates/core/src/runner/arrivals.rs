@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio::time::sleep_until;
 
-use crate::clock::Clock;
 use crate::pacer::Pacer;
+use plateau_http::clock::Clock;
 
 /// How the open loop waits for each arrival's instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

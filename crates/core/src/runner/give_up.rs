@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::clock::micros;
-use crate::sample::Outcome;
+use plateau_http::clock::micros;
+use plateau_model::sample::Outcome;
 
 /// Fewest failures in a streak before the cell gives up.
 pub const MIN_FAILURES: u64 = 3;

@@ -17,7 +17,6 @@ use tokio::task::JoinSet;
 use super::Shared;
 use super::arrivals::{Arrivals, Timer};
 use super::request::{Start, send};
-use crate::clock::micros;
 use crate::exchange::{Exchange, Meta};
 use crate::pacer::Pacer;
 use crate::phase::Phase;
@@ -25,6 +24,7 @@ use crate::plan::Rate;
 use crate::recorder::Record;
 use crate::transport::Transport;
 use crate::workload::{Prompt, Session, Workload};
+use plateau_http::clock::micros;
 
 /// Idle sessions (id and session), oldest first, and how many were made.
 type Idle = (VecDeque<(u32, Box<dyn Session>)>, u32);

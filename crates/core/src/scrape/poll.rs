@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::engines::{self, Table};
 use super::{Scrape, prom};
-use crate::client::{Client, ClientError};
-use crate::clock::Clock;
+use plateau_http::clock::Clock;
+use plateau_http::{Client, ClientError};
 
 /// Longest a scrape may take; a slower one is counted as failed.
 pub const TIMEOUT: Duration = Duration::from_secs(2);

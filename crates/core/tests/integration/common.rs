@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use plateau_core::client::Client;
-use plateau_core::config::RunConfig;
 use plateau_core::driver::{self, Observer, RunContext, RunReport};
 use plateau_core::live::Live;
 use plateau_core::plan::{BaseUrl, Plan};
-use plateau_core::results::summary::CellSummary;
 use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
+use plateau_http::Client;
+use plateau_model::config::RunConfig;
+use plateau_model::results::summary::CellSummary;
 use plateau_sim::{Server, SimConfig};
 use tokio_util::sync::CancellationToken;
 

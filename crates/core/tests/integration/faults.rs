@@ -1,8 +1,8 @@
 //! A server that fails (HTTP 500s, streams dropped mid-way, requests that never answer):
 //! the run finishes, errors are counted by kind, and every request is recorded.
 
-use plateau_core::results::{self, REQUESTS_FILE};
-use plateau_core::sample::Outcome;
+use plateau_model::results::{self, REQUESTS_FILE};
+use plateau_model::sample::Outcome;
 use plateau_sim::SimConfig;
 
 use crate::common;

@@ -6,17 +6,12 @@
     reason = "test helpers fail the test by panicking"
 )]
 
-mod arrival;
 mod backoff;
 mod calibration;
 mod common;
 mod faults;
-mod framing;
-mod https;
 mod open_loop;
-mod raw;
 mod realistic;
-mod resend;
 mod schema;
 mod server_info;
 mod server_metrics;

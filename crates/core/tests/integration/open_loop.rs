@@ -4,9 +4,9 @@
 //! lands inside it, rates above it are `overloaded`, and a `max_concurrency` cap makes
 //! latencies from the intended send exceed those from the send.
 
-use plateau_core::results::capacity::{CAPACITY_FILE, CapacityReport, SearchStatus};
-use plateau_core::results::{self, REQUESTS_FILE};
-use plateau_core::sample::Sample;
+use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport, SearchStatus};
+use plateau_model::results::{self, REQUESTS_FILE};
+use plateau_model::sample::Sample;
 use plateau_sim::SimConfig;
 
 use crate::common;

@@ -1,8 +1,8 @@
 //! `summary.json` has a checked-in JSON Schema: it matches the types, and real output
 //! validates against it.
 
-use plateau_core::results::summary::CellSummary;
-use plateau_core::results::{self, SUMMARY_FILE};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{self, SUMMARY_FILE};
 use plateau_sim::SimConfig;
 
 use crate::common;
@@ -36,7 +36,7 @@ fn assert_fresh(name: &str, checked_in: &str, generated: schemars::Schema) {
 
 #[test]
 fn checked_in_capacity_and_repeats_schemas_match_the_types() {
-    use plateau_core::results::{capacity::CapacityReport, repeats::RepeatsReport};
+    use plateau_model::results::{capacity::CapacityReport, repeats::RepeatsReport};
     assert_fresh(
         "capacity.schema.json",
         CAPACITY,

@@ -3,8 +3,8 @@
 //! `/version` answers and the labels in `run.json`, and each cell's per-GPU throughput and
 //! cost follow the formula from the cell's own server throughput.
 
-use plateau_core::results::summary::CellSummary;
-use plateau_core::results::{self, CSV_FILE, RUN_FILE, SUMMARY_FILE};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{self, CSV_FILE, RUN_FILE, SUMMARY_FILE};
 use plateau_sim::SimConfig;
 use serde_json::{Value, json};
 
@@ -113,7 +113,7 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     assert_eq!(check.server_tokens_mean, Some(bpe));
     assert_eq!(check.rel_diff, Some(bpe / words - 1.0));
     assert_eq!(check.template_tokens_mean(), Some(7.0));
-    let findings = plateau_core::validate::check_cell(&s, &Default::default());
+    let findings = plateau_model::validate::check_cell(&s, &Default::default());
     let mismatch = findings.iter().find(|f| f.check == "tokenizer_mismatch");
     assert_eq!(
         mismatch.is_some(),

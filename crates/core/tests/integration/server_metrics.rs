@@ -4,7 +4,7 @@
 //! directory on the cell's clock.
 
 use plateau_core::scrape::{self, SERVER_METRICS_FILE};
-use plateau_core::validate;
+use plateau_model::validate;
 use plateau_sim::SimConfig;
 
 use crate::common;

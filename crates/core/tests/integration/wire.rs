@@ -3,8 +3,8 @@
 //!
 //! Every cell: fixed profile, TTFT 50 ms, 20 ms between tokens, 10 tokens per reply, N = 2.
 
-use plateau_core::results::summary::CellSummary;
-use plateau_core::validate::{Severity, Thresholds, check_cell};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::validate::{Severity, Thresholds, check_cell};
 use plateau_sim::SimConfig;
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ async fn cell(name: &str, wire: Value, extra: Value) -> CellSummary {
     common::at(&report, 2).clone()
 }
 
-fn p50(d: &Option<plateau_core::metrics::Distribution>) -> f64 {
+fn p50(d: &Option<plateau_model::metrics::Distribution>) -> f64 {
     d.as_ref().expect("the distribution exists").p50
 }
 
@@ -144,7 +144,7 @@ async fn without_streaming_ttft_is_labelled_and_tpot_absent() {
     let m = &s.metrics;
     assert_eq!(
         m.ttft_basis,
-        plateau_core::metrics::TtftBasis::WholeResponse
+        plateau_model::metrics::TtftBasis::WholeResponse
     );
     assert_eq!(m.tpot_ms, None);
     assert!(m.unmeasured["tpot_ms"].contains("stream: false"));

@@ -1,27 +1,22 @@
 //! `fetch-datasets`: get a dataset file from the Hugging Face hub at a pinned revision
-//! into the standard hub cache ([`hub`]: resume, offline use, errors; `transfer`: the
-//! requests; `layout`: the cache's folders; [`verify`]: size and checksum), normalise it
+//! into the standard hub cache ([`plateau_hub`]: resume, offline use, errors, size and
+//! checksum), normalise it
 //! into the compact file the workloads read ([`longbench`], [`oasst2`], [`sharegpt`]), and
 //! record what was fetched in a [`manifest::Manifest`]. The binary (`plateau
 //! fetch-datasets`) only adds the command line and a progress bar through [`Progress`].
 
 pub mod error;
-pub mod hub;
-mod layout;
 pub mod longbench;
 pub mod manifest;
 pub mod oasst2;
 pub mod sharegpt;
-mod transfer;
-pub mod verify;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub use error::FetchError;
-pub use hub::{DEFAULT_ENDPOINT, Hub};
-use hub::{Event, Kind, RepoFile};
 use manifest::Manifest;
+use plateau_hub::{Event, Hub, HubError, Kind, RepoFile};
 
 /// A dataset `fetch-datasets` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,7 +219,7 @@ async fn download(
     revision: String,
     options: &FetchOptions,
     progress: &dyn Progress,
-) -> Result<hub::Got, FetchError> {
+) -> Result<plateau_hub::Got, FetchError> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (hub, force, attempts) = (options.hub.clone(), options.force, options.attempts);
     let url = hub.url(&repo_file(dataset, &revision));
@@ -241,10 +236,11 @@ async fn download(
             Event::Finish => progress.finish(),
         }
     }
-    task.await.map_err(|e| FetchError::Protocol {
+    let got = task.await.map_err(|e| HubError::Protocol {
         url,
         message: format!("the download stopped: {e}"),
-    })?
+    })?;
+    Ok(got?)
 }
 
 /// Writes `path` through `path.part`, synced and renamed into place only when `write`
@@ -253,7 +249,7 @@ pub(crate) fn write_atomic<T>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<std::fs::File>) -> Result<T, FetchError>,
 ) -> Result<T, FetchError> {
-    let part = part_path(path);
+    let part = plateau_hub::part_path(path);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
     }
@@ -276,11 +272,4 @@ pub(crate) fn write_atomic<T>(
             Err(e)
         }
     }
-}
-
-/// `path` with `.part` appended.
-pub(crate) fn part_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".part");
-    PathBuf::from(s)
 }

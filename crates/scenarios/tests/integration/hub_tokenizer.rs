@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use plateau_core::tokens::TokenCounter;
+use plateau_hub::{Event, Hub};
 use plateau_scenarios::Tokenizer;
-use plateau_scenarios::fetch::hub::{Event, Hub};
 use plateau_scenarios::tokenizer::TokenizerError;
 
 use crate::common::temp_dir;

@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use plateau_core::client::Client;
-use plateau_core::config::OutputTokens;
 use plateau_core::live::Live;
 use plateau_core::metrics::{RequestedTokens, Window};
 use plateau_core::plan::{BaseUrl, Load, Plan};
@@ -16,6 +14,8 @@ use plateau_core::sample::Sample;
 use plateau_core::tokens::TokenCounter;
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
+use plateau_http::Client;
+use plateau_model::config::OutputTokens;
 use plateau_scenarios::Catalog;
 use plateau_scenarios::data::sharegpt::{self, PairRecord};
 use plateau_scenarios::lengths::Lengths;

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use plateau_core::client::Client;
 use plateau_core::driver::{self, Observer, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::BaseUrl;
+use plateau_http::Client;
 use plateau_scenarios::Catalog;
 use plateau_sim::{Server, SimConfig};
 use serde_json::json;

@@ -4,10 +4,10 @@
 //! scenario's texts exactly as plateau does, and its template adds 4 tokens per message
 //! plus 3 ("user" and "system" are one token each).
 
-use plateau_core::client::Client;
 use plateau_core::plan::BaseUrl;
 use plateau_core::token_check::{self, Server};
 use plateau_core::workload::WorkloadFactory;
+use plateau_http::Client;
 use plateau_scenarios::Catalog;
 use plateau_sim::SimConfig;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! returns one file of a repository at a revision from the standard cache
 //! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not
 //! there (`transfer`: the token to the hub's host only, resume of a partial file),
-//! retrying what may pass, checking it against the hub's ETag ([`super::verify`]), and with
+//! retrying what may pass, checking it against the hub's ETag ([`verify`]), and with
 //! errors that say what to do. A file cached at a branch or tag is checked against the
 //! hub's current commit first, as `huggingface_hub` does, and used as it is when the hub
 //! cannot say.
@@ -13,15 +13,20 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use plateau_core::secret::Secret;
+use plateau_model::secret::Secret;
 use url::Url;
 
-use super::layout::{self, RepoCache};
-use super::transfer::{Client, Failure};
-use super::verify::{self, Check};
-use super::{FetchError, error};
+use layout::RepoCache;
+use transfer::{Client, Failure};
+use verify::Check;
 
 mod env;
+mod error;
+mod layout;
+mod transfer;
+pub mod verify;
+
+pub use error::HubError;
 
 /// The hub used when `HF_ENDPOINT` is not set.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
@@ -137,13 +142,13 @@ impl Hub {
         force: bool,
         attempts: u32,
         events: &dyn Fn(Event),
-    ) -> Result<Got, FetchError> {
+    ) -> Result<Got, HubError> {
         enum Msg {
             Event(Event),
-            Done(Result<Got, FetchError>),
+            Done(Result<Got, HubError>),
         }
         let url = self.url(f);
-        let protocol = |message: String| FetchError::Protocol {
+        let protocol = |message: String| HubError::Protocol {
             url: url.clone(),
             message,
         };
@@ -166,7 +171,7 @@ impl Hub {
                     })
                 }));
                 let _ = tx.send(Msg::Done(got.unwrap_or_else(|_| {
-                    Err(FetchError::Protocol {
+                    Err(HubError::Protocol {
                         url: hub.url(&f),
                         message: "the download panicked on the hub's answer".into(),
                     })
@@ -204,7 +209,7 @@ impl Hub {
         force: bool,
         attempts: u32,
         events: &dyn Fn(Event),
-    ) -> Result<Got, FetchError> {
+    ) -> Result<Got, HubError> {
         let url = self.url(f);
         let repo = RepoCache::new(&self.cache, f);
         let cached = match force {
@@ -217,13 +222,13 @@ impl Hub {
             return Ok(got(path.clone(), check.clone(), false, 0));
         }
         if self.offline {
-            return Err(FetchError::NotCached {
+            return Err(HubError::NotCached {
                 url,
                 cache: self.cache.clone(),
             });
         }
         let failed = |e: Failure| error::from_failure(self, &url, f, e);
-        let protocol = |message: String| FetchError::Protocol {
+        let protocol = |message: String| HubError::Protocol {
             url: url.clone(),
             message,
         };
@@ -241,7 +246,7 @@ impl Hub {
         };
         let blob = repo.blob(&meta.etag);
         let dir = blob.parent().unwrap_or(&self.cache);
-        std::fs::create_dir_all(dir).map_err(|e| FetchError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| HubError::io(dir, e))?;
         let _lock = layout::lock(&blob).map_err(protocol)?;
         // The revision moved to a file the cache still holds under another commit (it
         // moved back): linked, not downloaded.
@@ -252,7 +257,7 @@ impl Hub {
             }
             verify::remove(&path);
         }
-        let part = super::part_path(&blob);
+        let part = part_path(&blob);
         let first = Cell::new(None);
         let mut restarted = false;
         let mut meta = meta;
@@ -267,14 +272,14 @@ impl Hub {
                 client.download(&meta, &part, &first, events)
             })
             .map_err(failed)?;
-            std::fs::rename(&part, &blob).map_err(|e| FetchError::io(&blob, e))?;
+            std::fs::rename(&part, &blob).map_err(|e| HubError::io(&blob, e))?;
             let (path, check) = self.link(&repo, &blob, &meta.commit, f.file)?;
             if check.matches {
                 return Ok(got(path, check, true, first.get().unwrap_or(0)));
             }
             verify::remove(&path);
             if restarted {
-                return Err(FetchError::Checksum {
+                return Err(HubError::Checksum {
                     url,
                     expected: check.etag.unwrap_or_default(),
                     got: check.sha256,
@@ -312,7 +317,7 @@ impl Hub {
             // A new commit that left this file as it was: the checked blob is linked to it.
             Ok(meta) if check.etag.as_ref() == Some(&meta.etag) => Recheck::Current(
                 repo.publish(&repo.blob(&meta.etag), &meta.commit, f.file)
-                    .map_err(|e| FetchError::io(&self.cache, e))
+                    .map_err(|e| HubError::io(&self.cache, e))
                     .map(|path| got(path, check, false, 0)),
             ),
             Ok(meta) => Recheck::Moved(meta),
@@ -339,10 +344,10 @@ impl Hub {
         blob: &Path,
         commit: &str,
         file: &str,
-    ) -> Result<(PathBuf, Check), FetchError> {
+    ) -> Result<(PathBuf, Check), HubError> {
         let path = repo
             .publish(blob, commit, file)
-            .map_err(|e| FetchError::io(&self.cache, e))?;
+            .map_err(|e| HubError::io(&self.cache, e))?;
         let check = verify::check(&path)?;
         Ok((path, check))
     }
@@ -351,9 +356,9 @@ impl Hub {
 /// What the check of a copy cached at a branch or tag found.
 enum Recheck {
     /// The answer: the cached copy (perhaps under a new commit), or an error.
-    Current(Result<Got, FetchError>),
+    Current(Result<Got, HubError>),
     /// The revision holds another file now.
-    Moved(super::transfer::Meta),
+    Moved(transfer::Meta),
 }
 
 /// `file` from `repo` when the cache holds a sound copy; a damaged one is removed, with a
@@ -362,7 +367,7 @@ fn cached(
     repo: &RepoCache,
     file: &str,
     events: &dyn Fn(Event),
-) -> Result<Option<(PathBuf, Check)>, FetchError> {
+) -> Result<Option<(PathBuf, Check)>, HubError> {
     let Some(path) = repo.lookup(file) else {
         return Ok(None);
     };
@@ -422,6 +427,13 @@ fn commit_of(path: &Path) -> Option<String> {
     let mut parts = path.components().map(|c| c.as_os_str().to_string_lossy());
     parts.find(|c| c == "snapshots")?;
     parts.next().map(|c| c.into_owned())
+}
+
+/// `path` with `.part` appended: where a file is written before it is renamed into place.
+pub fn part_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".part");
+    PathBuf::from(s)
 }
 
 #[cfg(test)]

@@ -5,8 +5,7 @@
 
 use std::time::Duration;
 
-use plateau_core::client::Client;
-use plateau_core::sample::Outcome;
+use plateau_http::{Client, FailureKind};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -94,15 +93,17 @@ async fn a_stream_written_a_byte_at_a_time_is_read_exactly() {
         ..Script::answers(vec![response.into_bytes()])
     }])
     .await;
-    let ex = send(&Client::new(2).unwrap(), port, true).await;
-    assert_eq!(ex.outcome, Outcome::Ok, "{:?}", ex.error);
-    assert_eq!(ex.text.answer, "abc");
-    // Each event completed in a read of its own (its last byte), in order.
-    assert_eq!(ex.chunks.len(), 3);
+    let got = send(&Client::new(2).unwrap(), port, true).await;
+    assert_eq!(got.failure, None);
+    assert_eq!(got.text(), body);
+    // Each byte came in a read of its own, and was handed on with it, in order.
+    let reads = got.reads();
+    assert_eq!(reads.len(), got.runs.len());
+    assert!(reads.len() > 3 * event("a").len(), "{} reads", reads.len());
     assert!(
-        ex.chunks
+        reads
             .windows(2)
-            .all(|w| w[0].read < w[1].read && w[0].t_us <= w[1].t_us)
+            .all(|w| w[0].1 < w[1].1 && w[0].0 <= w[1].0)
     );
 }
 
@@ -119,14 +120,14 @@ async fn interim_responses_chunk_extensions_and_trailers_are_read_through_and_th
     .await;
     let client = Client::new(2).unwrap();
     let first = send(&client, port, true).await;
-    assert_eq!(first.outcome, Outcome::Ok, "{:?}", first.error);
-    assert_eq!(first.text.answer, "xy");
-    assert!(first.connect_us.is_some());
+    assert_eq!(first.failure, None);
+    assert_eq!((first.status, first.text()), (Some(200), body.clone()));
+    assert!(first.stamps.connect_us.is_some());
     let second = send(&client, port, true).await;
-    assert_eq!(second.outcome, Outcome::Ok, "{:?}", second.error);
-    assert_eq!(second.text.answer, "xy");
+    assert_eq!(second.failure, None);
+    assert_eq!((second.status, second.text()), (Some(200), body));
     assert_eq!(
-        (second.connect_us, second.resends),
+        (second.stamps.connect_us, second.stamps.resends),
         (None, 0),
         "the same connection served the second request"
     );
@@ -148,11 +149,14 @@ async fn connection_close_is_honoured_and_the_next_request_opens_a_new_connectio
     .await;
     let client = Client::new(2).unwrap();
     for _ in 0..2 {
-        let ex = send(&client, port, false).await;
-        assert_eq!(ex.outcome, Outcome::Ok, "{:?}", ex.error);
-        assert_eq!(ex.text.answer, "whole");
-        assert!(ex.connect_us.is_some(), "a new connection each time");
-        assert_eq!(ex.resends, 0);
+        let got = send(&client, port, false).await;
+        assert_eq!(got.failure, None);
+        assert_eq!(got.text(), JSON);
+        assert!(
+            got.stamps.connect_us.is_some(),
+            "a new connection each time"
+        );
+        assert_eq!(got.stamps.resends, 0);
     }
 }
 
@@ -164,9 +168,9 @@ async fn an_http_1_0_body_is_read_to_the_close() {
         ..Script::answers(vec![response.into_bytes()])
     }])
     .await;
-    let ex = send(&Client::new(2).unwrap(), port, false).await;
-    assert_eq!(ex.outcome, Outcome::Ok, "{:?}", ex.error);
-    assert_eq!(ex.text.answer, "whole");
+    let got = send(&Client::new(2).unwrap(), port, false).await;
+    assert_eq!(got.failure, None);
+    assert_eq!(got.text(), JSON);
 }
 
 #[tokio::test]
@@ -182,9 +186,10 @@ async fn a_body_cut_short_of_its_length_or_last_chunk_is_a_stream_error() {
             ..Script::answers(vec![response.into_bytes()])
         }])
         .await;
-        let ex = send(&Client::new(2).unwrap(), port, stream).await;
-        assert_eq!(ex.outcome, Outcome::Stream, "{:?}", ex.error);
-        let error = ex.error.unwrap_or_default();
+        let got = send(&Client::new(2).unwrap(), port, stream).await;
+        let failure = got.failure.unwrap();
+        assert_eq!(failure.kind, FailureKind::Stream, "{failure}");
+        let error = failure.message.unwrap_or_default();
         assert!(
             error.contains("closed before the response was complete"),
             "{error}"

@@ -7,8 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use plateau_core::client::Client;
-use plateau_core::sample::Outcome;
+use plateau_http::Client;
 
 use crate::raw::send;
 
@@ -16,9 +15,12 @@ use crate::raw::send;
 const TTFT: Duration = Duration::from_millis(60);
 const GAP: Duration = Duration::from_millis(200);
 
+fn event(text: &str) -> String {
+    format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+}
+
 fn frame(text: &str) -> String {
-    let event =
-        format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n");
+    let event = event(text);
     format!("{:x}\r\n{event}\r\n", event.len())
 }
 
@@ -63,14 +65,16 @@ async fn a_frame_that_waits_for_a_busy_client_keeps_its_arrival_time() {
         tokio::time::sleep(Duration::from_millis(20)).await;
         std::thread::sleep(Duration::from_millis(180));
     });
-    let ex = send(&Client::new(2).unwrap(), port, true).await;
+    let got = send(&Client::new(2).unwrap(), port, true).await;
     busy.await.unwrap();
-    assert_eq!(ex.outcome, Outcome::Ok, "{:?}", ex.error);
-    assert_eq!(ex.text.answer, "ab");
-    assert_eq!(ex.chunks.len(), 2);
+    assert_eq!(got.failure, None);
+    assert_eq!(got.text(), event("a") + &event("b") + "data: [DONE]\n\n");
+    // Two reads brought body bytes: the first frame, then the second with the end.
+    let reads = got.reads();
+    assert_eq!(reads.len(), 2, "{reads:?}");
     let ms = |us: u64| us as f64 / 1e3;
-    let ttft = ms(ex.chunks[0].t_us - ex.t_sent_us);
-    let gap = ms(ex.chunks[1].t_us - ex.chunks[0].t_us);
+    let ttft = ms(reads[0].0 - got.stamps.t_sent_us);
+    let gap = ms(reads[1].0 - reads[0].0);
     // Stamped at its read, the first frame would show a TTFT of about 200 ms and a gap of
     // about 60 ms.
     assert!((60.0..90.0).contains(&ttft), "TTFT {ttft} ms, truth 60 ms");

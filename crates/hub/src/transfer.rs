@@ -17,8 +17,8 @@ use std::time::Duration;
 use ureq::{Agent, AgentBuilder, Response};
 use url::Url;
 
-use super::error::root_cause;
-use super::hub::{Event, Hub};
+use crate::error::root_cause;
+use crate::{Event, Hub};
 
 /// Redirects followed on the hub's host before giving up.
 const MAX_HOPS: usize = 10;

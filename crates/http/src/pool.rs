@@ -20,18 +20,18 @@ use tokio::net::TcpStream;
 use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
 
-pub(super) use super::conn::Conn;
+pub(crate) use crate::conn::Conn;
 
 /// An idle connection found closed sooner than this after its response ended means the
 /// server closes after every response (an idle timeout is seconds, not this).
-pub(super) const CLOSE_AFTER_RESPONSE: Duration = Duration::from_secs(1);
+pub(crate) const CLOSE_AFTER_RESPONSE: Duration = Duration::from_secs(1);
 
 /// Longest wait for TCP and TLS set-up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where connections go: scheme, host and port.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Origin {
+pub(crate) struct Origin {
     https: bool,
     host: String,
     port: u16,
@@ -39,7 +39,7 @@ pub(super) struct Origin {
 
 impl Origin {
     /// The origin of `uri`; `None` without a host.
-    pub(super) fn of(uri: &Uri) -> Option<Origin> {
+    pub(crate) fn of(uri: &Uri) -> Option<Origin> {
         let https = uri.scheme_str() == Some("https");
         let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
@@ -52,14 +52,14 @@ impl Origin {
 }
 
 /// A connection in hand for one request.
-pub(super) struct Checkout {
-    pub(super) conn: Conn,
+pub(crate) struct Checkout {
+    pub(crate) conn: Conn,
     /// Whether it served an earlier request.
-    pub(super) reused: bool,
+    pub(crate) reused: bool,
     /// TCP (and TLS) set-up time when it was opened for this request, us.
-    pub(super) connect_us: Option<u64>,
+    pub(crate) connect_us: Option<u64>,
     /// How long a reused connection had been idle.
-    pub(super) idle_for: Duration,
+    pub(crate) idle_for: Duration,
 }
 
 struct Idle {
@@ -68,7 +68,7 @@ struct Idle {
 }
 
 /// Idle connections by origin, and the origins that close after every response.
-pub(super) struct Pool {
+pub(crate) struct Pool {
     tls: TlsConnector,
     max_idle: usize,
     idle: Mutex<HashMap<Origin, Vec<Idle>>>,
@@ -76,7 +76,7 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    pub(super) fn new(tls: Arc<rustls::ClientConfig>, max_idle: usize) -> Pool {
+    pub(crate) fn new(tls: Arc<rustls::ClientConfig>, max_idle: usize) -> Pool {
         Pool {
             tls: TlsConnector::from(tls),
             max_idle: max_idle.max(1),
@@ -87,7 +87,7 @@ impl Pool {
 
     /// A usable connection to `origin`: an idle one that is still open, unless `fresh`
     /// or the origin closes after every response, else a new one.
-    pub(super) async fn checkout(&self, origin: &Origin, fresh: bool) -> io::Result<Checkout> {
+    pub(crate) async fn checkout(&self, origin: &Origin, fresh: bool) -> io::Result<Checkout> {
         if !fresh && !self.closes(origin) {
             while let Some(mut idle) = self.pop(origin) {
                 let idle_for = idle.since.elapsed();
@@ -123,7 +123,7 @@ impl Pool {
 
     /// Returns a connection whose response was read to the end and that may carry
     /// another request.
-    pub(super) fn checkin(&self, origin: &Origin, mut conn: Conn) {
+    pub(crate) fn checkin(&self, origin: &Origin, mut conn: Conn) {
         if self.closes(origin) || !conn.unread().is_empty() {
             return;
         }
@@ -139,7 +139,7 @@ impl Pool {
     }
 
     /// Marks `origin` as closing after every response.
-    pub(super) fn learn_closes(&self, origin: &Origin) {
+    pub(crate) fn learn_closes(&self, origin: &Origin) {
         let mut closing = self.closing.lock().unwrap_or_else(PoisonError::into_inner);
         if closing.insert(origin.clone()) {
             tracing::info!(
@@ -178,7 +178,7 @@ impl Pool {
             Ok(Conn::new(Box::new(tls)))
         } else {
             #[cfg(target_os = "linux")]
-            let tcp = super::stamped::StampedTcp::new(tcp)?;
+            let tcp = crate::stamped::StampedTcp::new(tcp)?;
             Ok(Conn::new(Box::new(tcp)))
         }
     }

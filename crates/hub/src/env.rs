@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use plateau_core::secret::Secret;
+use plateau_model::secret::Secret;
 
 use super::{DEFAULT_ENDPOINT, ETAG_TIMEOUT, Hub, STALL};
 
@@ -63,9 +63,7 @@ fn seconds(v: Option<String>) -> Option<Duration> {
 pub(super) mod tests {
     use super::*;
 
-    pub(in crate::fetch::hub) fn env<'a>(
-        vars: &'a [(&str, &str)],
-    ) -> impl Fn(&str) -> Option<String> + 'a {
+    pub(crate) fn env<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| {
             vars.iter()
                 .find(|(n, _)| *n == k)

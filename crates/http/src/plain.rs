@@ -5,32 +5,27 @@
 use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Method, Request, Uri};
-use tokio::time::{Duration, Instant};
+use tokio::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::pool::Origin;
-use super::send::Bounds;
-use super::{Client, ClientError, body, http1, post, whole};
 use crate::clock::Clock;
-use crate::exchange::Exchange;
-use crate::sample::Outcome;
-use crate::wire::Wire;
+use crate::{Bounds, Client, ClientError, Failure, FailureKind, Stamps, post, whole};
 
 impl Client {
-    /// GETs `uri` and decodes the JSON body (for `/v1/models` at preflight); `wire` reads
-    /// an error body.
+    /// GETs `uri` and decodes the JSON body (for `/v1/models` at preflight);
+    /// `error_message` reads an error body (the API's error shape).
     pub async fn get_json(
         &self,
         uri: Uri,
         headers: &HeaderMap,
-        wire: &dyn Wire,
+        error_message: &dyn Fn(&[u8]) -> String,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
         let (status, body) = self.get(uri, headers, timeout).await?;
         if !status.is_success() {
             return Err(ClientError::Status {
                 status: status.as_u16(),
-                message: wire.error_message(&body),
+                message: error_message(&body),
             });
         }
         Ok(serde_json::from_slice(&body)?)
@@ -95,38 +90,24 @@ impl Client {
     ) -> Result<(http::StatusCode, Bytes), ClientError> {
         let (mut parts, body) = req.into_parts();
         parts.headers.extend(headers.clone());
-        let origin = Origin::of(&parts.uri)
-            .ok_or_else(|| ClientError::Transport("the URL has no host".into()))?;
-        let mut request = Vec::new();
-        http1::write_request(&parts, &body, &mut request);
+        let req = Request::from_parts(parts, body);
         let cancel = CancellationToken::new();
-        let bounds = Bounds {
-            deadline: Instant::now() + timeout,
-            timeout,
-            cancel: &cancel,
-        };
+        let bounds = Bounds::new(timeout, &cancel);
         let clock = Clock::start();
-        let failed = |(outcome, msg): body::Stop| match outcome {
-            Outcome::Timeout => ClientError::Timeout(timeout),
-            _ => ClientError::Transport(msg.unwrap_or_else(|| format!("{outcome:?}"))),
+        let failed = |f: Failure| match f.kind {
+            FailureKind::Timeout => ClientError::Timeout(timeout),
+            kind => ClientError::Transport(f.message.unwrap_or_else(|| format!("{kind:?}"))),
         };
-        let mut ex = Exchange::new(0);
-        let sent = self
-            .send(&origin, &request, &mut ex, &clock, &bounds)
+        let response = self
+            .send(req, &clock, &bounds, &mut Stamps::default())
             .await
             .map_err(failed)?;
-        let status = sent.head.status;
+        let status = response.status();
         let mut buf = Vec::new();
-        self.read_body(
-            &origin,
-            &parts.method,
-            sent,
-            &clock,
-            &bounds,
-            &mut |data, _, _| whole(&mut buf, data),
-        )
-        .await
-        .map_err(failed)?;
+        response
+            .read(&clock, &bounds, &mut |data, _, _| whole(&mut buf, data))
+            .await
+            .map_err(failed)?;
         Ok((status, Bytes::from(buf)))
     }
 }

@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use crate::clock::{Clock, micros};
 
 /// A socket plateau reads and writes.
-pub(super) trait Io: AsyncRead + AsyncWrite + Send + Unpin {
+pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {
     /// Reads into `buf`: how many bytes, and when the kernel says the last of them arrived
     /// (none here: the reader stamps the read as it returns).
     fn poll_read_stamped(
@@ -42,7 +42,7 @@ const IDLE_BUFFER: usize = 16 * 1024;
 const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// An open connection.
-pub(super) struct Conn {
+pub(crate) struct Conn {
     io: Box<dyn Io>,
     /// The read buffer, all of it initialised: `buf[used..filled]` are read and not yet
     /// used.
@@ -56,7 +56,7 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    pub(super) fn new(io: Box<dyn Io>) -> Conn {
+    pub(crate) fn new(io: Box<dyn Io>) -> Conn {
         Conn {
             io,
             buf: Vec::new(),
@@ -68,17 +68,17 @@ impl Conn {
     }
 
     /// Reads so far.
-    pub(super) fn reads(&self) -> u64 {
+    pub(crate) fn reads(&self) -> u64 {
         self.reads
     }
 
     /// The bytes read and not yet used.
-    pub(super) fn unread(&self) -> &[u8] {
+    pub(crate) fn unread(&self) -> &[u8] {
         &self.buf[self.used..self.filled]
     }
 
     /// Marks the first `n` unread bytes used.
-    pub(super) fn consume(&mut self, n: usize) {
+    pub(crate) fn consume(&mut self, n: usize) {
         self.used = (self.used + n).min(self.filled);
         if self.used == self.filled {
             self.used = 0;
@@ -87,13 +87,13 @@ impl Conn {
     }
 
     /// Writes all of `bytes`.
-    pub(super) async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.io.write_all(bytes).await?;
         self.io.flush().await
     }
 
     /// Reads once more into the unread bytes: how many arrived, 0 when the peer closed.
-    pub(super) async fn read(&mut self) -> io::Result<usize> {
+    pub(crate) async fn read(&mut self) -> io::Result<usize> {
         if self.used > 0 && self.buf.len() - self.filled < READ_ROOM / 4 {
             self.buf.copy_within(self.used..self.filled, 0);
             self.filled -= self.used;
@@ -119,7 +119,7 @@ impl Conn {
     /// When the last read's bytes arrived on `clock`, us, and never before `not_before`:
     /// the kernel's receive time where it gave one (see `stamped`), else now. Call it as
     /// soon as the read returns.
-    pub(super) fn arrival_us(&self, clock: &Clock, not_before: u64) -> u64 {
+    pub(crate) fn arrival_us(&self, clock: &Clock, not_before: u64) -> u64 {
         let now = clock.now_us();
         let age = self
             .arrived
@@ -131,7 +131,7 @@ impl Conn {
 
     /// Whether an idle connection is still usable: the server has neither closed it nor
     /// sent anything unasked. Reads without waiting.
-    pub(super) fn idle_usable(&mut self) -> bool {
+    pub(crate) fn idle_usable(&mut self) -> bool {
         if !self.unread().is_empty() {
             return false;
         }
@@ -145,7 +145,7 @@ impl Conn {
     }
 
     /// Gives back a large read buffer before the connection waits idle.
-    pub(super) fn shrink(&mut self) {
+    pub(crate) fn shrink(&mut self) {
         if self.unread().is_empty() && self.buf.len() > IDLE_BUFFER {
             self.buf = Vec::new();
             self.used = 0;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::hub::{Kind, RepoFile};
+use crate::{Kind, RepoFile};
 
 /// One repository's folder in the cache, at one revision.
 pub(super) struct RepoCache {

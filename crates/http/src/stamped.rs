@@ -16,10 +16,10 @@ use nix::sys::time::TimeSpec;
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::conn::Io;
+use crate::conn::Io;
 
 /// A connected plain TCP socket whose reads report when their bytes arrived.
-pub(super) struct StampedTcp {
+pub(crate) struct StampedTcp {
     fd: AsyncFd<std::net::TcpStream>,
     /// Room for one timestamp control message, kept for every read.
     control: Vec<u8>,
@@ -29,7 +29,7 @@ impl StampedTcp {
     /// Takes over a connected socket. When the kernel will not stamp it, reads report no
     /// arrival and the reader stamps them as they return.
     #[allow(unsafe_code)]
-    pub(super) fn new(tcp: tokio::net::TcpStream) -> io::Result<StampedTcp> {
+    pub(crate) fn new(tcp: tokio::net::TcpStream) -> io::Result<StampedTcp> {
         let tcp = tcp.into_std()?;
         if let Err(e) = setsockopt(&tcp, sockopt::ReceiveTimestampns, &true) {
             tracing::debug!("no kernel receive timestamps on this socket: {e}");

@@ -11,7 +11,7 @@ use http::request::Parts;
 use http::{Method, StatusCode};
 
 /// Largest response head accepted.
-pub(super) const MAX_HEAD: usize = 256 * 1024;
+pub(crate) const MAX_HEAD: usize = 256 * 1024;
 
 /// Most header lines in a response head.
 const MAX_HEADERS: usize = 128;
@@ -21,7 +21,7 @@ const MAX_LINE: usize = 16 * 1024;
 
 /// Why a response could not be read as HTTP/1.1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(super) enum FramingError {
+pub(crate) enum FramingError {
     /// The head did not parse.
     #[error("malformed response head: {0}")]
     Head(String),
@@ -47,7 +47,7 @@ pub(super) enum FramingError {
 
 /// Writes `parts` and `body` as an HTTP/1.1 request: origin-form target, a `Host` header
 /// from the URI's authority unless one is set, and `Content-Length` for any body.
-pub(super) fn write_request(parts: &Parts, body: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn write_request(parts: &Parts, body: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(parts.method.as_str().as_bytes());
     out.push(b' ');
     let target = parts
@@ -92,17 +92,17 @@ fn header(out: &mut Vec<u8>, name: &str, value: &[u8]) {
 
 /// A parsed response head.
 #[derive(Debug)]
-pub(super) struct Head {
-    pub(super) status: StatusCode,
+pub(crate) struct Head {
+    pub(crate) status: StatusCode,
     /// HTTP/1.1 (else 1.0).
-    pub(super) http11: bool,
-    pub(super) headers: HeaderMap,
+    pub(crate) http11: bool,
+    pub(crate) headers: HeaderMap,
 }
 
 impl Head {
     /// Whether the connection may carry another request once this response is read:
     /// HTTP/1.1 unless `Connection: close`, HTTP/1.0 only with `Connection: keep-alive`.
-    pub(super) fn keeps_alive(&self) -> bool {
+    pub(crate) fn keeps_alive(&self) -> bool {
         let has = |token: &str| {
             self.headers.get_all(CONNECTION).iter().any(|v| {
                 v.to_str()
@@ -117,7 +117,7 @@ impl Head {
     }
 
     /// How the body is delimited (RFC 9112, section 6.3), for a request with `method`.
-    pub(super) fn body(&self, method: &Method) -> Result<Body, FramingError> {
+    pub(crate) fn body(&self, method: &Method) -> Result<Body, FramingError> {
         let s = self.status.as_u16();
         if *method == Method::HEAD || s == 204 || s == 304 || (100..200).contains(&s) {
             return Ok(Body::Done);
@@ -165,7 +165,7 @@ impl Head {
 
 /// Parses a response head at the start of `buf`, skipping interim (1xx) responses: the
 /// head and the bytes it took, `None` until it is complete.
-pub(super) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, FramingError> {
+pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, FramingError> {
     let mut at = 0;
     loop {
         let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
@@ -204,7 +204,7 @@ pub(super) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, FramingErr
 
 /// Where a chunked body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Chunk {
+pub(crate) enum Chunk {
     /// At a chunk-size line.
     Size,
     /// Inside a chunk's data, this many bytes to go.
@@ -217,7 +217,7 @@ pub(super) enum Chunk {
 
 /// A response body being decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Body {
+pub(crate) enum Body {
     /// This many bytes to go.
     Length(u64),
     /// Chunked.
@@ -230,14 +230,14 @@ pub(super) enum Body {
 
 impl Body {
     /// Whether the body is complete.
-    pub(super) fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         *self == Body::Done
     }
 
     /// Decodes what it can of `input`, handing each run of body bytes to `sink`, and
     /// returns how many bytes of `input` it used (the rest waits for more input; a
     /// complete body leaves what follows it unused).
-    pub(super) fn decode(
+    pub(crate) fn decode(
         &mut self,
         input: &[u8],
         sink: &mut impl FnMut(&[u8]),
@@ -310,7 +310,7 @@ impl Body {
 
     /// The connection closed: fine for a body read to the close, an error for one
     /// still short of its end.
-    pub(super) fn closed(&mut self) -> Result<(), FramingError> {
+    pub(crate) fn closed(&mut self) -> Result<(), FramingError> {
         match self {
             Body::Done => Ok(()),
             Body::Close => {

@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use plateau_core::client::Client;
-use plateau_core::sample::Outcome;
+use plateau_http::{Client, FailureKind};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -63,16 +62,19 @@ async fn a_reused_connection_closed_before_any_byte_is_resent_once() {
     .await;
     let client = Client::new(4).unwrap();
     let first = send(&client, port, false).await;
-    assert_eq!(first.outcome, Outcome::Ok, "{:?}", first.error);
+    assert_eq!(first.failure, None);
     assert!(
-        first.connect_us.is_some(),
+        first.stamps.connect_us.is_some(),
         "the first request opened a connection"
     );
     let second = send(&client, port, false).await;
-    assert_eq!(second.outcome, Outcome::Ok, "{:?}", second.error);
-    assert_eq!(second.resends, 1);
-    assert!(second.connect_us.is_some(), "resent on a new connection");
-    assert_eq!(second.text.answer, "hello there");
+    assert_eq!(second.failure, None);
+    assert_eq!(second.stamps.resends, 1);
+    assert!(
+        second.stamps.connect_us.is_some(),
+        "resent on a new connection"
+    );
+    assert_eq!(second.text(), BODY);
 }
 
 #[tokio::test]
@@ -83,13 +85,11 @@ async fn a_response_cut_after_some_bytes_is_never_resent() {
     ])
     .await;
     let client = Client::new(4).unwrap();
-    assert_eq!(send(&client, port, false).await.outcome, Outcome::Ok);
+    assert_eq!(send(&client, port, false).await.failure, None);
     let cut = send(&client, port, false).await;
     assert_eq!(
-        (cut.outcome, cut.resends),
-        (Outcome::Stream, 0),
-        "{:?}",
-        cut.error
+        (cut.failure.map(|f| f.kind), cut.stamps.resends),
+        (Some(FailureKind::Stream), 0)
     );
 }
 
@@ -98,12 +98,10 @@ async fn a_fresh_connection_closed_without_an_answer_is_never_resent() {
     // The server reads the request on a new connection and closes: it may have acted on it.
     let port = server(vec![vec![Step::CloseSilently], vec![Step::Answer]]).await;
     let client = Client::new(4).unwrap();
-    let ex = send(&client, port, false).await;
+    let got = send(&client, port, false).await;
     assert_eq!(
-        (ex.outcome, ex.resends),
-        (Outcome::Stream, 0),
-        "{:?}",
-        ex.error
+        (got.failure.map(|f| f.kind), got.stamps.resends),
+        (Some(FailureKind::Stream), 0)
     );
 }
 
@@ -113,12 +111,12 @@ async fn a_connection_closed_while_idle_is_replaced_before_writing() {
     // the next request finds it closed and opens connection 2 without resending.
     let port = server(vec![vec![Step::Answer], vec![Step::Answer]]).await;
     let client = Client::new(4).unwrap();
-    assert_eq!(send(&client, port, false).await.outcome, Outcome::Ok);
+    assert_eq!(send(&client, port, false).await.failure, None);
     // Give the FIN time to arrive, as an idle pause does.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let ex = send(&client, port, false).await;
-    assert_eq!((ex.outcome, ex.resends), (Outcome::Ok, 0), "{:?}", ex.error);
-    assert!(ex.connect_us.is_some());
+    let got = send(&client, port, false).await;
+    assert_eq!((got.failure, got.stamps.resends), (None, 0));
+    assert!(got.stamps.connect_us.is_some());
 }
 
 /// A GET or a `/tokenize` POST (server description, token check) follows the same rule:

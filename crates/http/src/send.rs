@@ -1,35 +1,19 @@
 //! Getting a connection, writing one request on it and reading the response head:
 //! `t_sent` is stamped once a usable connection is in hand, its set-up time recorded, and
-//! the request resent only as the client's documentation says (a reused connection the
+//! the request resent only as the crate's documentation says (a reused connection the
 //! server had closed, not one byte of response read).
 
 use std::io;
 
-use tokio::time::{Duration, Instant, sleep_until};
-use tokio_util::sync::CancellationToken;
+use bytes::Bytes;
+use http::Request;
+use tokio::time::sleep_until;
 
-use super::Client;
-use super::http1::{self, Head};
-use super::pool::{self, Checkout, Conn, Origin};
+use crate::body::Response;
 use crate::clock::Clock;
-use crate::exchange::Exchange;
-use crate::sample::Outcome;
-
-/// A response whose head has been read.
-pub(super) struct Sent {
-    pub(super) head: Head,
-    pub(super) conn: Conn,
-    /// When the read that completed the head returned (body bytes that came with it
-    /// arrived then), us since the clock's start.
-    pub(super) t_us: u64,
-}
-
-/// Where and how long a request may go.
-pub(super) struct Bounds<'a> {
-    pub(super) deadline: Instant,
-    pub(super) timeout: Duration,
-    pub(super) cancel: &'a CancellationToken,
-}
+use crate::http1::{self, Head};
+use crate::pool::{self, Checkout, Conn, Origin};
+use crate::{Bounds, Client, Failure, FailureKind, Stamps};
 
 /// How one attempt failed.
 enum Failed {
@@ -45,17 +29,48 @@ enum Failed {
 }
 
 impl Client {
-    /// Gets a connection, writes `request` (a whole HTTP/1.1 request) and
-    /// reads the response head: stamps `t_sent` once the connection is in hand, records
-    /// its set-up time, and resends as the module documentation says.
-    pub(super) async fn send(
+    /// Sends `req` and reads the response head within `bounds`: stamps (on `clock`) when it
+    /// went out once a connection was in hand, records that connection's set-up time and
+    /// any resend in `stamps` (failed or not), and resends as the crate documentation says.
+    /// The body is read with [`Response::read`].
+    pub async fn send(
+        &self,
+        req: Request<Bytes>,
+        clock: &Clock,
+        bounds: &Bounds<'_>,
+        stamps: &mut Stamps,
+    ) -> Result<Response<'_>, Failure> {
+        let Some(origin) = Origin::of(req.uri()) else {
+            return Err(Failure::new(FailureKind::Connect, "the URL has no host"));
+        };
+        let (parts, body) = req.into_parts();
+        let mut request = Vec::with_capacity(body.len() + 512);
+        http1::write_request(&parts, &body, &mut request);
+        drop(body);
+        let (head, conn, t_us) = self
+            .send_bytes(&origin, &request, clock, bounds, stamps)
+            .await?;
+        Ok(Response {
+            client: self,
+            origin,
+            method: parts.method,
+            head,
+            conn,
+            t_us,
+        })
+    }
+
+    /// Gets a connection and writes `request` (a whole HTTP/1.1 request) on it: the
+    /// response head, the connection, and when the read that completed the head arrived
+    /// (body bytes that came with it arrived then).
+    async fn send_bytes(
         &self,
         origin: &Origin,
         request: &[u8],
-        ex: &mut Exchange,
         clock: &Clock,
         bounds: &Bounds<'_>,
-    ) -> Result<Sent, (Outcome, Option<String>)> {
+        stamps: &mut Stamps,
+    ) -> Result<(Head, Conn, u64), Failure> {
         // At most two attempts: an idle connection found closed is replaced in `checkout`,
         // and the one resend goes out on a fresh connection, which is never resent.
         let mut fresh = false;
@@ -71,22 +86,22 @@ impl Client {
                 Err(f) => return Err(failure(f, bounds)),
             };
             if connect_us.is_some() {
-                ex.connect_us = connect_us;
+                stamps.connect_us = connect_us;
             }
-            ex.t_sent_us = clock.now_us();
+            stamps.t_sent_us = clock.now_us();
             let attempt = bounded(
                 bounds,
-                exchange_head(&mut conn, request, clock, ex.t_sent_us),
+                exchange_head(&mut conn, request, clock, stamps.t_sent_us),
                 "no response headers",
             )
             .await;
             match attempt.and_then(|r| r) {
-                Ok((head, t_us)) => return Ok(Sent { head, conn, t_us }),
-                Err(Failed::Unanswered(_)) if reused && ex.resends == 0 => {
+                Ok((head, t_us)) => return Ok((head, conn, t_us)),
+                Err(Failed::Unanswered(_)) if reused && stamps.resends == 0 => {
                     if idle_for < pool::CLOSE_AFTER_RESPONSE {
                         self.pool.learn_closes(origin);
                     }
-                    ex.resends += 1;
+                    stamps.resends += 1;
                     fresh = true;
                 }
                 Err(f) => return Err(failure(f, bounds)),
@@ -109,21 +124,24 @@ async fn bounded<T>(
     }
 }
 
-fn failure(f: Failed, bounds: &Bounds<'_>) -> (Outcome, Option<String>) {
+fn failure(f: Failed, bounds: &Bounds<'_>) -> Failure {
     match f {
-        Failed::Connect(e) => (Outcome::Connect, Some(super::error_chain(&e))),
-        Failed::Unanswered(e) => (
-            Outcome::Stream,
-            Some(format!(
+        Failed::Connect(e) => Failure::new(FailureKind::Connect, crate::error_chain(&e)),
+        Failed::Unanswered(e) => Failure::new(
+            FailureKind::Stream,
+            format!(
                 "the server closed the connection before answering: {}",
-                super::error_chain(&e)
-            )),
+                crate::error_chain(&e)
+            ),
         ),
-        Failed::Broken(msg) => (Outcome::Stream, Some(msg)),
-        Failed::Cancelled => (Outcome::Cancelled, None),
-        Failed::Timeout(what) => (
-            Outcome::Timeout,
-            Some(format!("{what} within {:?}", bounds.timeout)),
+        Failed::Broken(msg) => Failure::new(FailureKind::Stream, msg),
+        Failed::Cancelled => Failure {
+            kind: FailureKind::Cancelled,
+            message: None,
+        },
+        Failed::Timeout(what) => Failure::new(
+            FailureKind::Timeout,
+            format!("{what} within {:?}", bounds.timeout),
         ),
     }
 }
@@ -141,7 +159,7 @@ async fn exchange_head(
         return Err(if closed_by_peer(&e) {
             Failed::Unanswered(e)
         } else {
-            Failed::Broken(format!("writing the request: {}", super::error_chain(&e)))
+            Failed::Broken(format!("writing the request: {}", crate::error_chain(&e)))
         });
     }
     loop {
@@ -160,7 +178,7 @@ async fn exchange_head(
             Err(e) if conn.reads() == reads_before && closed_by_peer(&e) => {
                 return Err(Failed::Unanswered(e));
             }
-            Err(e) => return Err(Failed::Broken(super::error_chain(&e))),
+            Err(e) => return Err(Failed::Broken(crate::error_chain(&e))),
         }
         let t_us = conn.arrival_us(clock, t_sent);
         match http1::parse_head(conn.unread()) {

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::FetchError;
+use crate::HubError;
 
 /// A file's size and digests, and whether they match the hub's ETag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,23 +22,23 @@ pub struct Check {
 
 /// Hashes the cached file `path` (a link into the cache's `blobs/<etag>`) and compares it
 /// with its ETag.
-pub fn check(path: &Path) -> Result<Check, FetchError> {
-    let blob = std::fs::canonicalize(path).map_err(|e| FetchError::io(path, e))?;
+pub fn check(path: &Path) -> Result<Check, HubError> {
+    let blob = std::fs::canonicalize(path).map_err(|e| HubError::io(path, e))?;
     let etag = blob
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| n.chars().all(|c| c.is_ascii_hexdigit()));
     let bytes = std::fs::metadata(&blob)
-        .map_err(|e| FetchError::io(&blob, e))?
+        .map_err(|e| HubError::io(&blob, e))?
         .len();
     let mut sha256 = ring::digest::Context::new(&ring::digest::SHA256);
     // git's blob id: sha1 of "blob <size>\0" and the content.
     let mut git = ring::digest::Context::new(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY);
     git.update(format!("blob {bytes}\0").as_bytes());
-    let mut f = std::fs::File::open(&blob).map_err(|e| FetchError::io(&blob, e))?;
+    let mut f = std::fs::File::open(&blob).map_err(|e| HubError::io(&blob, e))?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = f.read(&mut buf).map_err(|e| FetchError::io(&blob, e))?;
+        let n = f.read(&mut buf).map_err(|e| HubError::io(&blob, e))?;
         if n == 0 {
             break;
         }

@@ -1,0 +1,13 @@
+//! The client against raw HTTP/1.1 servers on 127.0.0.1: framing as servers write it, the
+//! resend rule, kernel arrival stamps, and https to a server that does not speak TLS.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test by panicking"
+)]
+
+mod arrival;
+mod framing;
+mod https;
+mod raw;
+mod resend;
