@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use plateau_core::config::RunConfig;
+use plateau_model::config::RunConfig;
 use plateau_report::Options;
 
 /// Flags of `cargo xtask figures` (those of `plateau report`).

@@ -11,6 +11,7 @@ pub const BUCKET_US: u64 = 50;
 pub struct Histogram(Vec<AtomicU64>);
 
 impl Histogram {
+    /// A histogram of `buckets` buckets, all empty.
     pub fn new(buckets: usize) -> Histogram {
         Histogram((0..buckets).map(|_| AtomicU64::new(0)).collect())
     }
@@ -40,6 +41,7 @@ impl Histogram {
         0
     }
 
+    /// Durations counted.
     pub fn count(&self) -> u64 {
         self.0.iter().map(|c| c.load(Ordering::Relaxed)).sum()
     }

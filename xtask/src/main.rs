@@ -4,7 +4,6 @@ mod bench;
 mod ci;
 mod fetch_datasets;
 mod figures;
-mod proc_stat;
 mod schema;
 
 use std::process::ExitCode;

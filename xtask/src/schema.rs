@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use anyhow::Context;
-use plateau_core::results::capacity::CapacityReport;
-use plateau_core::results::repeats::RepeatsReport;
-use plateau_core::results::run_info::RunInfo;
-use plateau_core::results::summary::CellSummary;
+use plateau_model::results::capacity::CapacityReport;
+use plateau_model::results::repeats::RepeatsReport;
+use plateau_model::results::run_info::RunInfo;
+use plateau_model::results::summary::CellSummary;
 
 pub fn run() -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))

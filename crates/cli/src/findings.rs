@@ -2,7 +2,7 @@
 //! first few of them in natural order, and one example message. The details of every
 //! finding are in `plateau validate` and the report.
 
-use plateau_core::validate::{Finding, Severity};
+use plateau_model::validate::{Finding, Severity};
 
 /// Cells named on a line before the rest are counted.
 const NAMED: usize = 3;
@@ -25,7 +25,7 @@ pub fn grouped(findings: &[Finding]) -> Vec<(Severity, String)> {
                 .filter(|f| f.severity == severity && f.check == check)
                 .collect();
             let mut cells: Vec<&str> = these.iter().map(|f| f.cell.as_str()).collect();
-            cells.sort_by(|a, b| plateau_core::natural::cmp(a, b));
+            cells.sort_by(|a, b| plateau_model::natural::cmp(a, b));
             cells.dedup();
             let mut named = cells
                 .iter()

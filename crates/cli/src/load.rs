@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context, anyhow, bail};
 use config::{Config, Environment, File, FileFormat};
-use plateau_core::config::RunConfig;
+use plateau_model::config::RunConfig;
 
 pub use origin::Origins;
 

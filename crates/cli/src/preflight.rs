@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use plateau_core::plan::{BaseUrl, Endpoint, Model, Plan, RequestOptions, Target};
-use plateau_core::results::run_info::EndpointInfo;
-use plateau_core::sample::Outcome;
 use plateau_core::transport::{HttpTransport, Transport};
 use plateau_core::wire;
 use plateau_core::workload::{Message, Prompt, Role};
 use plateau_http::Clock;
 use plateau_http::{Client, ClientError};
+use plateau_model::results::run_info::EndpointInfo;
+use plateau_model::sample::Outcome;
 use plateau_sim::{Server, SimConfig};
 use tokio_util::sync::CancellationToken;
 

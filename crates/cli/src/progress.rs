@@ -10,7 +10,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plateau_core::driver::Observer;
 use plateau_core::live::Live;
 use plateau_core::plan::{Cell, Load, Plan, format_rps};
-use plateau_core::results::summary::CellSummary;
+use plateau_model::results::summary::CellSummary;
 
 /// Owns the bars.
 pub struct Display {

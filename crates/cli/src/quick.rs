@@ -109,7 +109,7 @@ mod tests {
         assert_eq!(c["scenarios"], json!(["A1", "B1"]));
         assert_eq!(c["batch_sizes"], json!([1, 4, 16]));
         assert_eq!(c["output_dir"], "results/Llama-3.1-8B");
-        let parsed: plateau_core::config::RunConfig =
+        let parsed: plateau_model::config::RunConfig =
             serde_json::from_value(c).expect("a valid config");
         assert_eq!(parsed.measure_seconds, 30.0);
     }

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use plateau_core::secret::{self, Secret};
+use plateau_model::secret::{self, Secret};
 
 /// The secrets scrubbed from everything printed; shared by the log writer and `main`.
 #[derive(Clone, Default)]

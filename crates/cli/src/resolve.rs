@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use plateau_core::config::RunConfig;
 use plateau_core::plan::{Plan, Problem, Target};
+use plateau_model::config::RunConfig;
 use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
 use serde_json::Value;

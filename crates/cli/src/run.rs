@@ -8,9 +8,9 @@ use anyhow::anyhow;
 use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
 use plateau_core::plan::Plan;
-use plateau_core::validate::{self, Severity};
 use plateau_http::Client;
 use plateau_model::results::{self, run_info::Launch};
+use plateau_model::validate::{self, Severity};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;

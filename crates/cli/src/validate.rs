@@ -1,12 +1,12 @@
 //! `plateau validate`: checks a results directory with the core's checks
-//! ([`plateau_core::validate::check_dir`], request records included) and prints every
+//! ([`plateau_model::validate::check_dir`], request records included) and prints every
 //! finding; exit 1 when one fails, 2 when the directory holds no results.
 
 use std::process::ExitCode;
 
 use anyhow::anyhow;
-use plateau_core::results::dir::ResultsDir;
-use plateau_core::validate::{self, Records, Severity, Thresholds};
+use plateau_model::results::dir::ResultsDir;
+use plateau_model::validate::{self, Records, Severity, Thresholds};
 
 use crate::args::ValidateArgs;
 use crate::exit::{self, BadInput, Failure};
@@ -30,7 +30,7 @@ pub fn validate(args: ValidateArgs, quiet: bool) -> Result<ExitCode, Failure> {
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then_with(|| plateau_core::natural::cmp(&a.cell, &b.cell))
+            .then_with(|| plateau_model::natural::cmp(&a.cell, &b.cell))
     });
     let run = match dir.run_info() {
         Some(r) => format!("run.json: {} cells planned", r.cells.len()),
@@ -61,7 +61,7 @@ pub fn validate(args: ValidateArgs, quiet: bool) -> Result<ExitCode, Failure> {
         .collect();
     let warnings = findings.len() - failed.len();
     let mut cells = failed.clone();
-    cells.sort_by(|a, b| plateau_core::natural::cmp(a, b));
+    cells.sort_by(|a, b| plateau_model::natural::cmp(a, b));
     cells.dedup();
     if failed.is_empty() {
         println!("OK: every check passed ({warnings} warnings)");

@@ -25,12 +25,9 @@ fn plateau(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A fresh directory for `test`, removed when the guard is dropped.
+/// A fresh, empty directory for `test`, removed when the guard is dropped.
 fn scratch(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("plateau-cli-export-{test}-"))
-        .tempdir()
-        .unwrap()
+    plateau_testkit::scratch(&format!("cli-export-{test}"))
 }
 
 fn read(path: &Path) -> Value {

@@ -8,9 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "../../report/tests/report/tree.rs"]
-mod tree;
-use tree::copy_tree;
+use plateau_testkit::tree::copy_tree;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,13 +31,9 @@ fn text(out: &Output) -> (String, String) {
     )
 }
 
-/// A fresh directory for `test` (tests run from it, so no benchmark_config.json applies),
-/// removed when the guard is dropped.
+/// A fresh, empty directory for `test`, removed when the guard is dropped.
 fn scratch(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("plateau-cli-{test}-"))
-        .tempdir()
-        .unwrap()
+    plateau_testkit::scratch(&format!("cli-{test}"))
 }
 
 fn validate(name: &str) -> (Option<i32>, String, String) {

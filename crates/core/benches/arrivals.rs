@@ -28,68 +28,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use plateau_core::exchange::{Exchange, RawChunk};
 use plateau_core::live::Live;
 use plateau_core::pacer::Pacer;
 use plateau_core::plan::{Load, Rate};
 use plateau_core::recorder::Recorder;
 use plateau_core::runner::{self, CellInput, CellOutput, Failures, GiveUp, Timer};
 use plateau_core::tokens::Whitespace;
-use plateau_core::transport::Transport;
-use plateau_core::workload::{FixedPrompt, Prompt};
-use plateau_http::Clock;
+use plateau_core::workload::FixedPrompt;
 use plateau_model::config::{Arrival, GammaArrival};
 use plateau_model::metrics::Distribution;
 use plateau_model::phase::{DrainLimit, Phase, Schedule};
-use plateau_model::sample::{Outcome, Sample};
+use plateau_model::sample::Sample;
+use plateau_testkit::transport::Fake;
 use tokio_util::sync::CancellationToken;
 
 /// Arrival rates of the open-loop table, req/s.
 const RATES: [f64; 3] = [100.0, 1_000.0, 5_000.0];
-
-/// A server that streams `tokens` one-word tokens, the first after `ttft`, the rest `itl`
-/// apart, on tokio's (real) clock; it stamps the send on entry, as the HTTP client stamps
-/// it just before writing the request.
-struct Fake {
-    ttft: Duration,
-    itl: Duration,
-    tokens: u32,
-}
-
-impl Transport for Fake {
-    async fn exchange(
-        &self,
-        _prompt: &Prompt,
-        clock: &Clock,
-        cancel: &CancellationToken,
-    ) -> Exchange {
-        let mut ex = Exchange::new(clock.now_us());
-        let work = async {
-            tokio::time::sleep(self.ttft).await;
-            for i in 0..self.tokens {
-                if i > 0 {
-                    tokio::time::sleep(self.itl).await;
-                }
-                ex.text.all.push_str(" w");
-                ex.text.answer.push_str(" w");
-                ex.chunks.push(RawChunk {
-                    t_us: clock.now_us(),
-                    read: u64::from(i),
-                    end: ex.text.all.len(),
-                    completion_tokens: Some(i + 1),
-                    events: 1,
-                    text_events: 1,
-                });
-            }
-        };
-        ex.outcome = tokio::select! {
-            _ = cancel.cancelled() => Outcome::Cancelled,
-            () = work => Outcome::Ok,
-        };
-        ex.t_end_us = clock.now_us();
-        ex
-    }
-}
 
 /// One open-loop cell of Poisson arrivals at `rps`, measuring for `measure`.
 async fn run_rate(rps: f64, fill: Duration, measure: Duration) -> CellOutput {

@@ -9,8 +9,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::sample::Outcome;
 use crate::splitmix::SplitMix;
+use plateau_model::sample::Outcome;
 
 /// The first wait without `Retry-After`.
 pub const FIRST: Duration = Duration::from_millis(100);

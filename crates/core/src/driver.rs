@@ -24,16 +24,16 @@ use tokio_util::sync::CancellationToken;
 use crate::fingerprint::{self};
 use crate::live::Live;
 use crate::plan::{BaseUrl, Cell, Plan};
-use crate::results::capacity::CapacityReport;
-use crate::results::repeats::{self, RepeatsReport};
-use crate::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
-use crate::results::summary::{CellStatus, CellSummary};
-use crate::results::{self, SUMMARY_FILE};
 use crate::runner::{Failures, GiveUp};
 use crate::token_check::{self, TokenCheck};
 use crate::tokens::TokenCounter;
 use crate::workload::{Workload, WorkloadFactory};
 use plateau_http::Client;
+use plateau_model::results::capacity::CapacityReport;
+use plateau_model::results::repeats::{self, RepeatsReport};
+use plateau_model::results::run_info::{CellState, EndpointInfo, Launch, RunInfo, RunStatus};
+use plateau_model::results::summary::{CellStatus, CellSummary};
+use plateau_model::results::{self, SUMMARY_FILE};
 
 /// plateau's version, written into every result file.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -2,11 +2,11 @@
 //! response text, the server's usage, the outcome) and its finalisation into a
 //! [`Sample`] with token counts and their sources. Finalising runs off the request path.
 
-use crate::phase::Phase;
-use crate::sample::{Chunk, Outcome, Sample, TokenSource};
 use crate::tokens::TokenCounter;
 use crate::wire::{Decoded, Text, Usage};
 use crate::workload::Prompt;
+use plateau_model::phase::Phase;
+use plateau_model::sample::{Chunk, Outcome, Sample, TokenSource};
 
 /// An observed chunk: the token-bearing events of one socket read, with that read's
 /// arrival and where their text ends in [`Text::all`].

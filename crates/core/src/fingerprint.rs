@@ -6,9 +6,9 @@ use serde_json::Value;
 
 pub use plateau_model::results::fingerprint::*;
 
-use crate::phase::DrainLimit;
 use crate::plan::{Cell, Endpoint, LoadInfo, Plan, Target};
 use crate::workload::WorkloadInfo;
+use plateau_model::phase::DrainLimit;
 
 /// The fingerprint of `cell` of `plan` run with `workload` and the client tokenizer
 /// named `tokenizer`.

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::phase::Phase;
+use plateau_model::phase::Phase;
 
 /// Counters of the cell in progress; cheap atomics, read by polling.
 #[derive(Debug, Default)]

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use statrs::distribution::{ContinuousCDF, Exp, Gamma};
 
-use crate::config::Arrival;
 use crate::splitmix::SplitMix;
+use plateau_model::config::Arrival;
 
 /// Arrival instants of one open-loop cell.
 #[derive(Clone, Debug)]

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 
-use crate::config::{
+use plateau_model::config::{
     Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig, SloConfig,
     SteadyConfig,
 };
-use crate::phase::DrainLimit;
-use crate::results::run_info::EndpointInfo;
-use crate::secret::{self, Secret};
+use plateau_model::phase::DrainLimit;
+use plateau_model::results::run_info::EndpointInfo;
+use plateau_model::secret::{self, Secret};
 
 /// Everything wrong with a configuration, one line per problem.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +73,7 @@ pub struct Endpoint {
     pub sim: Option<serde_json::Value>,
     /// Every secret of this endpoint, for scrubbing text: the API key, credential header
     /// values and the tokens inside them, URL user info and credential query values, in
-    /// every form [`crate::secret::forms`] lists.
+    /// every form [`plateau_model::secret::forms`] lists.
     pub secrets: Vec<Secret>,
     /// The user's labels (quantization, parallelism, ...), for the results only.
     pub labels: BTreeMap<String, String>,
@@ -364,7 +364,7 @@ impl Plan {
 /// `max_tokens` for prompts that carry none: the configured number, else the
 /// distribution's upper bound, else 512.
 fn fallback_max_tokens(o: &OutputTokens) -> u32 {
-    use crate::config::LengthDist;
+    use plateau_model::config::LengthDist;
     o.fixed().unwrap_or(match o {
         OutputTokens::Dist(LengthDist::Uniform { max, .. }) => *max,
         OutputTokens::Dist(

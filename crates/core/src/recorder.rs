@@ -14,9 +14,9 @@ use tokio::sync::mpsc;
 
 use crate::exchange::{Exchange, Meta, finalize};
 use crate::live::Live;
-use crate::sample::Sample;
 use crate::tokens::TokenCounter;
 use crate::workload::Prompt;
+use plateau_model::sample::Sample;
 
 /// One finished request on its way to the recorder.
 #[derive(Debug)]
@@ -166,9 +166,9 @@ mod tests {
 
     use super::*;
     use crate::exchange::RawChunk;
-    use crate::phase::Phase;
     use crate::tokens::Whitespace;
     use crate::workload::{Message, Role};
+    use plateau_model::phase::Phase;
 
     fn record(seq: u64, words: &str) -> Record {
         let mut exchange = Exchange::new(100 * seq);

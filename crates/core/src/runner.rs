@@ -28,14 +28,14 @@ use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
 use crate::live::Live;
-use crate::phase::{DrainLimit, DrainSource, Phase, Schedule};
 use crate::plan::Load;
 use crate::recorder::{Recorded, Recorder};
-use crate::sample::Outcome;
 use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
 use plateau_http::clock::{Clock, micros};
+use plateau_model::phase::{DrainLimit, DrainSource, Phase, Schedule};
+use plateau_model::sample::Outcome;
 
 /// What one cell needs to run.
 pub struct CellInput<T> {
@@ -354,6 +354,3 @@ async fn drain<T>(shared: &Shared<T>, limit: Duration) -> Ending {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

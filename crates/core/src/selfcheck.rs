@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use plateau_model::results::health::ClientHealth;
 
-use crate::metrics::Distribution;
+use plateau_model::metrics::Distribution;
 
 /// The ticker's period.
 pub const TICK: Duration = Duration::from_millis(1);

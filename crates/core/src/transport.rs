@@ -14,10 +14,10 @@ use plateau_http::{Client, Clock};
 
 use crate::exchange::Exchange;
 use crate::plan::{BaseUrl, Endpoint, RequestOptions};
-use crate::sample::Outcome;
-use crate::secret;
 use crate::wire::{self, Wire};
 use crate::workload::Prompt;
+use plateau_model::sample::Outcome;
+use plateau_model::secret;
 
 mod read;
 mod stream;
@@ -126,9 +126,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::{Api, Engine};
     use crate::plan::Target;
-    use crate::secret::Secret;
+    use plateau_model::config::{Api, Engine};
+    use plateau_model::secret::Secret;
 
     fn transport(store_text: bool) -> HttpTransport {
         let base = BaseUrl::parse("http://127.0.0.1:1/v1").expect("a valid URL");

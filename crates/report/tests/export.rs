@@ -27,10 +27,7 @@ fn fixtures() -> PathBuf {
 
 /// A fresh, empty directory for `test`, removed when the guard is dropped.
 fn scratch(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("plateau-export-{test}-"))
-        .tempdir()
-        .unwrap()
+    plateau_testkit::scratch(&format!("export-{test}"))
 }
 
 fn vllm_keys() -> BTreeMap<String, Value> {

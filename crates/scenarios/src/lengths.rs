@@ -4,7 +4,7 @@
 //! index depends only on the plan's seed and the scenario, so cells at different N ask
 //! for the same lengths in the same order.
 
-use plateau_core::config::OutputTokens;
+use plateau_model::config::OutputTokens;
 
 use crate::rng::request_unit;
 

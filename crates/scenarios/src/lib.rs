@@ -34,9 +34,6 @@ pub mod text;
 pub mod tokenizer;
 pub mod workload;
 
-#[cfg(test)]
-mod testutil;
-
 pub use catalog::Catalog;
 pub use error::ScenarioError;
 pub use tokenizer::Tokenizer;

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use plateau_core::results::summary::CellSummary;
+use plateau_model::results::summary::CellSummary;
 
 mod floor;
 mod watch;

@@ -19,13 +19,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, sleep, sleep_until};
 
-#[path = "../histogram.rs"]
-mod histogram;
-#[path = "../proc_stat.rs"]
-mod proc_stat;
-
-use histogram::Histogram;
-use proc_stat::{TICKS_PER_S, cpu_ticks};
+use xtask_support::histogram::Histogram;
+use xtask_support::proc_stat::{TICKS_PER_S, cpu_ticks};
 
 #[derive(Parser)]
 #[command(about = "the floor client of `cargo xtask bench overhead --floor`")]

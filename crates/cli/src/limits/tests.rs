@@ -99,7 +99,7 @@ fn verdicts() {
 
 #[test]
 fn check_names_each_batch_size_too_large() {
-    let config: plateau_core::config::RunConfig = serde_json::from_value(serde_json::json!({
+    let config: plateau_model::config::RunConfig = serde_json::from_value(serde_json::json!({
         "endpoints": [{"name": "sim", "engine": "sim"}],
         "models": [{"id": "m", "name": "plateau-sim"}],
         "batch_sizes": [4, 20_000, 8]

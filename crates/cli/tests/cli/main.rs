@@ -1,5 +1,5 @@
 //! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume, I/O
-//! errors, failing endpoints and secrets.
+//! errors, failing endpoints, secrets and `plateau compare`.
 
 #![allow(
     clippy::unwrap_used,
@@ -7,6 +7,7 @@
 )]
 
 mod common;
+mod compare;
 mod config_errors;
 mod demo;
 mod echo_server;

@@ -1,17 +1,17 @@
 //! The capacity searches of a run: for every endpoint x model x scenario, probe open-loop
-//! rates ([`crate::capacity::Search`]) as full phased cells with their own directories
+//! rates ([`plateau_model::capacity::Search`]) as full phased cells with their own directories
 //! (`r<rate>/`), starting from the scenario's closed-loop cells where the run has them
 //! (Little's law), and write `capacity.json` after every search.
 
 use super::{Place, State, visit};
-use crate::capacity::{Search, judge, start_rate};
-use crate::config::CapacityConfig;
 use crate::driver::DriverError;
 use crate::plan::{Cell, Plan};
-use crate::results::capacity::{CAPACITY_FILE, CapacityReport};
-use crate::results::run_info::{CellEntry, CellState, RunInfo};
-use crate::results::summary::CellSummary;
-use crate::results::{self};
+use plateau_model::capacity::{Search, judge, start_rate};
+use plateau_model::config::CapacityConfig;
+use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
+use plateau_model::results::run_info::{CellEntry, CellState, RunInfo};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::{self};
 
 /// Runs every search; stops early (searches so far kept) on Ctrl-C.
 pub(super) async fn search_all(

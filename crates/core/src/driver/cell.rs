@@ -9,18 +9,18 @@ use chrono::Utc;
 
 use super::{DriverError, RunContext, VERSION, server_metrics};
 use crate::fingerprint::{self, Fingerprint};
-use crate::metrics::{self, Options, Window};
 use crate::plan::{Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
-use crate::results::summary::{
-    CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
-};
-use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
 use crate::runner::{self, CellInput, Ending, Failures, Timer};
 use crate::token_check::TokenCheck;
 use crate::transport::HttpTransport;
 use crate::workload::Workload;
 use plateau_http::clock::{Clock, micros};
+use plateau_model::metrics::{self, Options, Window};
+use plateau_model::results::summary::{
+    CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
+};
+use plateau_model::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
 
 /// What one cell runs with, besides the plan and the run's context.
 pub(super) struct Job {
@@ -220,7 +220,10 @@ fn arrival_seed(seed: u64, cell: &Cell) -> u64 {
 
 /// Why a cell that ran its course has no data: every measured request failed. Such a cell
 /// is `failed` (so `--resume` redoes it), but its endpoint is not given up on for it.
-fn no_success(metrics: &metrics::Metrics, samples: &[crate::sample::Sample]) -> Option<String> {
+fn no_success(
+    metrics: &metrics::Metrics,
+    samples: &[plateau_model::sample::Sample],
+) -> Option<String> {
     let r = &metrics.requests;
     if r.measured_ok > 0 || r.measured_errors == 0 {
         return None;

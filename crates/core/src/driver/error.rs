@@ -1,7 +1,7 @@
 //! Why a run could not go on ([`DriverError`]), and whether that was an I/O error (exit 4
 //! in the binary).
 
-use crate::results::ResultsError;
+use plateau_model::results::ResultsError;
 
 /// A run that could not go on.
 #[derive(Debug, thiserror::Error)]

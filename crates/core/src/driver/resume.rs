@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::results::fingerprint::{self, Fingerprint};
-use crate::results::run_info::CellEntry;
-use crate::results::summary::{CellSummary, SCHEMA_VERSION};
-use crate::results::{REQUESTS_FILE, SUMMARY_FILE, read_json};
+use plateau_model::results::fingerprint::{self, Fingerprint};
+use plateau_model::results::run_info::CellEntry;
+use plateau_model::results::summary::{CellSummary, SCHEMA_VERSION};
+use plateau_model::results::{REQUESTS_FILE, SUMMARY_FILE, read_json};
 
 /// What to do with a cell's earlier results.
 #[derive(Debug)]

@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use super::{DriverError, RunContext, VERSION};
 use crate::plan::{Cell, Plan};
-use crate::results::run_info::{
+use crate::server_info;
+use plateau_model::results::run_info::{
     CellEntry, CellState, EndpointInfo, Host, Invocation, RunInfo, RunStatus,
 };
-use crate::results::{self, ResultsError};
-use crate::server_info;
+use plateau_model::results::{self, ResultsError};
 
 /// Each endpoint as `run.json` states it: preflight's findings (or, when the run had no
 /// preflight, the plan's endpoint and its `/v1/models` answer) and what the server says of

@@ -10,13 +10,13 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::plan::{BaseUrl, Endpoint};
-use crate::results::ResultsError;
-use crate::results::summary::PhaseBounds;
 use crate::scrape::poll::{self, Polled, Target};
 use crate::scrape::{self, ServerMetrics, engines};
 use crate::wire;
 use plateau_http::Client;
 use plateau_http::clock::Clock;
+use plateau_model::results::ResultsError;
+use plateau_model::results::summary::PhaseBounds;
 
 /// A scraper running beside a cell.
 pub(super) struct Running {

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::config::RunConfig;
+use plateau_model::config::RunConfig;
 
 fn plan(edit: impl FnOnce(&mut Value)) -> Plan {
     let mut v = json!({
@@ -142,8 +142,8 @@ fn labels_and_hardware_stay_out_of_it() {
 
 #[test]
 fn output_lengths_are_max_tokens_when_fixed_and_the_distribution_otherwise() {
-    use crate::config::OutputTokens;
-    use crate::results::workload::OutputTokensInfo;
+    use plateau_model::config::OutputTokens;
+    use plateau_model::results::workload::OutputTokensInfo;
     let p = plan(|_| {});
     let with = |spec: &str| {
         let spec: OutputTokens = serde_json::from_str(spec).unwrap();

@@ -1,5 +1,7 @@
+//! The pacer as a table: gaps of each arrival process, the ramp, and seeded repeatability.
+
 use super::*;
-use crate::config::GammaArrival;
+use plateau_model::config::GammaArrival;
 
 fn arrivals(rps: f64, arrival: Arrival, ramp_s: f64, seed: u64, n: usize) -> Vec<f64> {
     let mut p = Pacer::new(rps, arrival, Duration::from_secs_f64(ramp_s), seed);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
-use crate::phase::Schedule;
+use plateau_model::phase::Schedule;
 
 impl Plan {
     /// Every cell of the listed loads. One run of each: endpoints outermost, then models,

@@ -2,16 +2,16 @@
 //! `api_key_env` (sent as `Bearer`), header values, URL user info (sent as `Basic`) and
 //! credential-named query parameters. Authorization comes from a header that names it,
 //! else the API key, else the user info; the others are not sent, with a warning. Each
-//! credential yields its secrets (see [`crate::secret::forms`]) for scrubbing text.
+//! credential yields its secrets (see [`plateau_model::secret::forms`]) for scrubbing text.
 
 use http::header::AUTHORIZATION;
 use http::{HeaderName, HeaderValue};
 
 use super::Target;
 use super::validator::Validator;
-use crate::config::EndpointConfig;
-use crate::secret::forms::{self, is_credential_name};
-use crate::secret::{MIN_SCRUB_LEN, Secret};
+use plateau_model::config::EndpointConfig;
+use plateau_model::secret::forms::{self, is_credential_name};
+use plateau_model::secret::{MIN_SCRUB_LEN, Secret};
 
 /// What an endpoint sends and what it must never show.
 pub(super) struct Credentials {

@@ -627,7 +627,8 @@ fn server_metrics_default_on_at_250_ms_and_one_key_turns_them_off() {
         ]
     );
     let typo = serde_json::json!({"interval": 100});
-    let err = serde_json::from_value::<crate::config::ServerMetricsConfig>(typo).unwrap_err();
+    let err =
+        serde_json::from_value::<plateau_model::config::ServerMetricsConfig>(typo).unwrap_err();
     assert!(
         err.to_string().contains("unknown field `interval`"),
         "{err}"

@@ -9,8 +9,8 @@ use std::fmt;
 
 use http::Uri;
 
-use crate::secret::forms::{self, is_credential_name};
-use crate::secret::{MASK, Secret};
+use plateau_model::secret::forms::{self, is_credential_name};
+use plateau_model::secret::{MASK, Secret};
 
 /// The ports a URL may name.
 const PORTS: &str = "1 to 65535";

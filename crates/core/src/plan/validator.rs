@@ -3,12 +3,12 @@
 
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
-use crate::config::{
+use plateau_model::config::{
     Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, RunConfig,
     ServerMetricsConfig, SloConfig, SteadyConfig,
 };
-use crate::secret::MASK;
-use crate::secret::forms::is_credential_name;
+use plateau_model::secret::MASK;
+use plateau_model::secret::forms::is_credential_name;
 use std::time::Duration;
 
 /// `config` as `run.json` keeps it: credential header values and URL credentials masked.

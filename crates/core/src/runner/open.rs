@@ -19,12 +19,12 @@ use super::arrivals::{Arrivals, Timer};
 use super::request::{Start, send};
 use crate::exchange::{Exchange, Meta};
 use crate::pacer::Pacer;
-use crate::phase::Phase;
 use crate::plan::Rate;
 use crate::recorder::Record;
 use crate::transport::Transport;
 use crate::workload::{Prompt, Session, Workload};
 use plateau_http::clock::micros;
+use plateau_model::phase::Phase;
 
 /// Idle sessions (id and session), oldest first, and how many were made.
 type Idle = (VecDeque<(u32, Box<dyn Session>)>, u32);

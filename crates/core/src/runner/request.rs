@@ -10,12 +10,12 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::Shared;
 use crate::backoff::Backoff;
 use crate::exchange::Meta;
-use crate::phase::Phase;
 use crate::recorder::Record;
-use crate::sample::Outcome;
 use crate::transport::Transport;
 use crate::workload::{Prompt, Session};
 use plateau_http::clock::micros;
+use plateau_model::phase::Phase;
+use plateau_model::sample::Outcome;
 
 /// Where a request sits in its cell.
 pub(super) struct Start {

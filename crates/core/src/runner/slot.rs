@@ -12,10 +12,10 @@ use tokio::time::sleep_until;
 use super::Shared;
 use super::request::{Start, send};
 use crate::backoff::Backoff;
-use crate::phase::Phase;
 use crate::recorder::Record;
 use crate::transport::Transport;
 use crate::workload::Session;
+use plateau_model::phase::Phase;
 
 pub(super) async fn run<T: Transport>(
     slot: u32,

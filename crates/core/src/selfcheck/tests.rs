@@ -3,7 +3,7 @@
 //! are asserted (lag at least the injected block), never how small a lag is.
 
 use super::*;
-use crate::validate::{Thresholds, client_bottleneck};
+use plateau_model::validate::{Thresholds, client_bottleneck};
 
 /// Each injected block holds the runtime's only thread this long.
 const BLOCK: Duration = Duration::from_millis(50);

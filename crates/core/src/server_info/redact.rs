@@ -1,7 +1,7 @@
 //! Secrets out of a server's self-description: the value of every object key that names a
 //! credential becomes [`REDACTED`], and every string holding one of the endpoint's secrets
 //! (its API key, credential headers, URL credentials) is scrubbed as the rest of plateau
-//! scrubs them ([`crate::secret::scrub_json`]), or replaced whole when it is the secret.
+//! scrubs them ([`plateau_model::secret::scrub_json`]), or replaced whole when it is the secret.
 
 use serde_json::Value;
 

@@ -8,8 +8,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::*;
-use crate::config::RunConfig;
 use crate::plan::{Plan, Target};
+use plateau_model::config::RunConfig;
 
 const KEY: &str = "sk-live-abcdef123456";
 

@@ -3,9 +3,9 @@
 //! observed chunk), and the first failure (error event, undecodable chunk) kept.
 
 use crate::exchange::Exchange;
-use crate::sample::Outcome;
 use crate::sse;
 use crate::wire::{Usage, Wire};
+use plateau_model::sample::Outcome;
 
 /// Stream progress: the SSE parser and what the events said so far.
 #[derive(Default)]

@@ -10,10 +10,10 @@ use serde::Deserialize;
 
 pub use openai::OpenAi;
 
-use crate::config::Api;
 use crate::plan::{Endpoint, RequestOptions};
 use crate::sse;
 use crate::workload::Prompt;
+use plateau_model::config::Api;
 
 /// The wire format of `endpoint`'s API (OpenAI's for every engine plateau speaks today).
 pub fn of(_endpoint: &Endpoint) -> &'static dyn Wire {

@@ -9,10 +9,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{Decoded, Text, Usage, Wire};
-use crate::config::{Api, Engine};
 use crate::plan::{Endpoint, RequestOptions};
 use crate::sse;
 use crate::workload::{Prompt, Role};
+use plateau_model::config::{Api, Engine};
 
 /// OpenAI's HTTP API, as vLLM, SGLang, NIM, TGI, llama.cpp and hosted providers serve it.
 #[derive(Clone, Copy, Debug, Default)]

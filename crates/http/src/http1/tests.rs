@@ -1,3 +1,5 @@
+//! HTTP/1.1 framing without I/O: bodies split at every byte, heads, chunk lines and their limits.
+
 use super::*;
 
 /// Feeds `wire` to a body framed as `body` in pieces of `step` bytes, keeping unused bytes

@@ -1,3 +1,5 @@
+//! The capacity search on known latency curves: probes, bisection and what it reports.
+
 use super::*;
 
 fn config(resolution: f64, max_probes: u32) -> CapacityConfig {

@@ -20,15 +20,12 @@ use plateau_model::sample::Sample;
 use plateau_report::{Options, Output};
 
 use crate::fixtures;
-use crate::tree::copy_tree;
+use plateau_testkit::tree::copy_tree;
 
 /// A fresh, empty directory for `test` (`plateau-report-<test>-XXXXXX`), removed with
 /// everything in it when the guard is dropped: keep it bound until the test ends.
 pub fn scratch(test: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("plateau-report-{test}-"))
-        .tempdir()
-        .unwrap()
+    plateau_testkit::scratch(&format!("report-{test}"))
 }
 
 /// A copy of fixture `name` for `test`: `(guard, results dir, figures dir)`, in a

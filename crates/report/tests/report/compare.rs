@@ -16,7 +16,7 @@ use plateau_report::matrix;
 
 use crate::common::{add_repeat, runs, scratch};
 use crate::fixtures;
-use crate::tree::copy_tree;
+use plateau_testkit::tree::copy_tree;
 
 /// `root/<name>` holding the clean fixture's run.json and only `endpoint`'s cells.
 fn only(root: &Path, name: &str, endpoint: &str) -> PathBuf {

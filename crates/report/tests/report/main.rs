@@ -16,5 +16,4 @@ mod fixtures;
 mod headline;
 mod marks;
 mod several;
-mod tree;
 mod values;

@@ -9,9 +9,9 @@ mod prepare;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use plateau_core::config::{OutputTokens, RunConfig};
 use plateau_core::plan::{Cell, Plan};
 use plateau_core::workload::{Workload, WorkloadFactory};
+use plateau_model::config::{OutputTokens, RunConfig};
 
 use crate::definition::Scenario;
 use crate::definition::load::load;

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use plateau_core::config::{OutputTokens, RunConfig};
 use plateau_core::workload::WorkloadInfo;
+use plateau_model::config::{OutputTokens, RunConfig};
 
 use super::loaders::{
     builtin_dialogs, builtin_pairs, custom_prompts, dialogs_from_oasst2, pairs_from_sharegpt,

@@ -10,8 +10,8 @@ use super::*;
 use crate::data::longbench::ContextRecord;
 use crate::data::oasst2::{Author, NodeRecord, TreeRecord};
 use crate::rng::stream_rng;
-use crate::testutil::{cell, config, plan, temp_dir};
 use crate::text::words::prose;
+use plateau_testkit::plan::{cell, config, plan, temp_dir};
 
 fn tokenizer() -> Arc<Tokenizer> {
     Arc::new(Tokenizer::embedded_cl100k())

@@ -65,7 +65,7 @@ pub fn read(path: &Path) -> Result<Vec<Vec<Message>>, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::temp_dir;
+    use plateau_testkit::plan::temp_dir;
 
     #[test]
     fn reads_both_forms_and_names_bad_lines() {

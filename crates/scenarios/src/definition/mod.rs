@@ -13,7 +13,7 @@ pub use settings::Settings;
 
 use std::path::PathBuf;
 
-use plateau_core::config::OutputTokens;
+use plateau_model::config::OutputTokens;
 use serde::{Deserialize, Serialize};
 
 /// What a scenario does with its prompts.

@@ -1,7 +1,7 @@
 //! The names of the definition modes (`kind`, `caching`, `source`, `paths`, `replies`) and
 //! their decoding through [`named`], so an error lists the valid names whatever was written.
 
-use plateau_core::config::named::{self, Named};
+use plateau_model::config::named::{self, Named};
 use serde::{Deserialize, Deserializer};
 
 use super::{Caching, Kind, Paths, Replies, Source};

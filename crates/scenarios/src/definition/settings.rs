@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use plateau_core::config::OutputTokens;
+use plateau_model::config::OutputTokens;
 use serde::{Deserialize, Serialize};
 
 use super::{Paths, Replies, Source};

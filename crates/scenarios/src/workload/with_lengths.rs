@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use plateau_core::results::workload::OutputTokensInfo;
 use plateau_core::workload::{Prompt, Session, Workload, WorkloadInfo};
+use plateau_model::results::workload::OutputTokensInfo;
 
 use crate::lengths::{Indices, Lengths};
 

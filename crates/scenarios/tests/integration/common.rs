@@ -13,9 +13,7 @@ use plateau_scenarios::data::oasst2::{Author, NodeRecord, TreeRecord};
 use plateau_scenarios::rng::stream_rng;
 use plateau_scenarios::text::words::{prose, sentence};
 
-#[path = "../../src/testutil.rs"]
-mod testutil;
-pub use testutil::{cell, config, plan, temp_dir};
+pub use plateau_testkit::plan::{cell, config, plan, temp_dir};
 
 use tempfile::TempDir;
 

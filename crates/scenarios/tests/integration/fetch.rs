@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicUsize;
 
-use plateau_core::secret::Secret;
+use plateau_model::secret::Secret;
 use plateau_scenarios::Catalog;
 use plateau_scenarios::fetch::{Dataset, FetchError, FetchOptions, Fetched, Progress, fetch};
 use serde_json::json;

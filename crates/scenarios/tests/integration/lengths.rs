@@ -6,16 +6,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use plateau_core::live::Live;
-use plateau_core::metrics::{RequestedTokens, Window};
 use plateau_core::plan::{BaseUrl, Load, Plan};
 use plateau_core::recorder::Recorder;
 use plateau_core::runner::{CellInput, Failures, GiveUp, Timer, run_cell};
-use plateau_core::sample::Sample;
 use plateau_core::tokens::TokenCounter;
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
 use plateau_http::Client;
 use plateau_model::config::OutputTokens;
+use plateau_model::metrics::{RequestedTokens, Window};
+use plateau_model::sample::Sample;
 use plateau_scenarios::Catalog;
 use plateau_scenarios::data::sharegpt::{self, PairRecord};
 use plateau_scenarios::lengths::Lengths;

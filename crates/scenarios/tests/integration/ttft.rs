@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use plateau_core::live::Live;
-use plateau_core::phase::Phase;
 use plateau_core::plan::{BaseUrl, Plan};
 use plateau_core::recorder::Recorder;
 use plateau_core::runner::{CellInput, Failures, GiveUp, Timer, run_cell};
-use plateau_core::sample::Sample;
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
 use plateau_http::Client;
+use plateau_model::phase::Phase;
+use plateau_model::sample::Sample;
 use plateau_scenarios::Catalog;
 use plateau_sim::{Server, SimConfig};
 use serde_json::json;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 
-use crate::proc_stat::{TICKS_PER_S, cpu_ticks};
+use xtask_support::proc_stat::{TICKS_PER_S, cpu_ticks};
 
 /// What the mock says about itself (`GET /stats`).
 #[derive(Debug, Default, serde::Deserialize)]

@@ -24,8 +24,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, sleep_until};
 
-#[path = "../../histogram.rs"]
-mod histogram;
 mod stats;
 mod words;
 

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::histogram::Histogram;
+use xtask_support::histogram::Histogram;
 
 /// Buckets of the lateness histogram; the last holds everything later.
 const BUCKETS: usize = 200;
@@ -74,7 +74,7 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::histogram::BUCKET_US;
+    use xtask_support::histogram::BUCKET_US;
 
     #[test]
     fn lateness_quantiles_are_bucket_upper_edges() {

@@ -3,9 +3,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::config::{Api, Engine, SteadyConfig};
-use crate::results::fingerprint::Inputs;
 use crate::workload::WorkloadInfo;
+use plateau_model::config::{Api, Engine, SteadyConfig};
+use plateau_model::results::fingerprint::Inputs;
 
 fn fingerprint(max_tokens: u32) -> Fingerprint {
     let inputs = Inputs {
@@ -145,7 +145,7 @@ fn the_reason_is_logged_into_the_cell_entry() {
     let dir = tmp.path();
     let mut entry = CellEntry {
         path: "sim/m/A1/c2".into(),
-        state: crate::results::run_info::CellState::Pending,
+        state: plateau_model::results::run_info::CellState::Pending,
         redone: None,
         reason: None,
     };

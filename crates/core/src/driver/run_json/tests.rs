@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::results::run_info::Launch;
+use plateau_model::results::run_info::Launch;
 
 /// `run.json` holding `content`, in a temp directory removed when the guard is dropped:
 /// `(guard, path)`.

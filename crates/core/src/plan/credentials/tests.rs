@@ -2,10 +2,10 @@
 
 use http::header::AUTHORIZATION;
 
-use crate::config::RunConfig;
 use crate::plan::{Endpoint, Plan};
-use crate::secret::forms;
 use crate::wire::openai::auth_headers;
+use plateau_model::config::RunConfig;
+use plateau_model::secret::forms;
 
 const KEY: &str = "sk-key-1111";
 
@@ -119,7 +119,7 @@ fn short_credentials_are_not_searched_for_but_warned_about() {
     assert!(
         secrets(e)
             .iter()
-            .all(|s| s.len() >= crate::secret::MIN_SCRUB_LEN)
+            .all(|s| s.len() >= plateau_model::secret::MIN_SCRUB_LEN)
     );
     assert_eq!(e.scrub("a pw in k1"), "a pw in k1");
     assert!(

@@ -1,9 +1,9 @@
 //! Request bodies per engine and API, and chunk decoding of real servers' shapes.
 
 use super::*;
-use crate::config::Api;
 use crate::plan::Target;
 use crate::workload::Message;
+use plateau_model::config::Api;
 use std::time::Duration;
 
 fn endpoint(engine: Engine, api: Api, ignore_eos: bool) -> Endpoint {

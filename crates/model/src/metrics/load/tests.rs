@@ -1,3 +1,5 @@
+//! Achieved load against hand-counted samples.
+
 use super::*;
 use crate::metrics::fixtures::{ok, sample};
 

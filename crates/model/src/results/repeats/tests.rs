@@ -1,3 +1,5 @@
+//! Repeats grouped by cell: mean, spread and intervals against hand-computed ones.
+
 use super::*;
 
 /// A complete cell summary (a real one from the report's fixtures) as repeat `repeat` of

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::definition::{Kind, Paths, Replies, Source, Spec};
-use crate::testutil::temp_dir;
+use plateau_testkit::plan::temp_dir;
 
 fn options(v: Value) -> BTreeMap<String, Value> {
     serde_json::from_value(v).unwrap()

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::data::sharegpt;
-use crate::testutil::temp_dir;
+use plateau_testkit::plan::temp_dir;
 
 /// Five conversations in the upstream file's exact shape (the V3 split's keys, pretty
 /// printed as upstream is): two that open with a human message answered by gpt, one that

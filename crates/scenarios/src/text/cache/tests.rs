@@ -1,3 +1,5 @@
+//! The corpus cache: what a warm cache answers equals a cold one, and a damaged file is rebuilt.
+
 use std::sync::Arc;
 
 use super::*;
@@ -18,10 +20,7 @@ fn texts(suffix: &str) -> Vec<Text> {
 /// A cache directory not yet made, inside a temp directory removed when the guard is
 /// dropped: keep the guard bound until the test ends.
 fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!("plateau-cache-{name}-"))
-        .tempdir()
-        .unwrap();
+    let tmp = plateau_testkit::scratch(&format!("cache-{name}"));
     let dir = tmp.path().join("cache");
     (tmp, dir)
 }

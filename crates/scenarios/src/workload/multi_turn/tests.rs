@@ -2,7 +2,7 @@
 //! failure, context limit) and the turn index.
 
 use super::*;
-use plateau_core::config::OutputTokens;
+use plateau_model::config::OutputTokens;
 
 fn turn(user: &str, reply: Option<&str>, tokens: u32) -> Turn {
     Turn {

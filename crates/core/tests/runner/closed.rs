@@ -5,65 +5,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use plateau_core::live::Live;
+use plateau_core::plan::Load;
+use plateau_core::recorder::Recorder;
+use plateau_core::runner::{CellInput, CellOutput, Ending, Failures, GiveUp, Timer, run_cell};
+use plateau_core::tokens::Whitespace;
+use plateau_core::workload::FixedPrompt;
+use plateau_model::phase::{DrainLimit, DrainSource, Phase, Schedule};
+use plateau_model::sample::{Outcome, Sample};
+use plateau_testkit::transport::Fake;
 use tokio_util::sync::CancellationToken;
 
-use super::*;
-use crate::exchange::{Exchange, RawChunk};
-use crate::sample::{Outcome, Sample};
-use crate::tokens::Whitespace;
-use crate::workload::{FixedPrompt, Prompt};
-
-fn failures(give_up_after: Duration) -> Failures {
+/// Failure handling as a run sets it, giving up after `give_up_after` of failures.
+pub fn failures(give_up_after: Duration) -> Failures {
     Failures {
         give_up: Arc::new(GiveUp::new(give_up_after)),
         seed: 1,
-    }
-}
-
-/// A server with exact TTFT and ITL, on tokio's clock.
-struct Fake {
-    ttft: Duration,
-    itl: Duration,
-    tokens: u32,
-}
-
-impl Transport for Fake {
-    async fn exchange(
-        &self,
-        _prompt: &Prompt,
-        clock: &Clock,
-        cancel: &CancellationToken,
-    ) -> Exchange {
-        let mut ex = Exchange::new(clock.now_us());
-        let work = async {
-            tokio::time::sleep(self.ttft).await;
-            for i in 0..self.tokens {
-                if i > 0 {
-                    tokio::time::sleep(self.itl).await;
-                }
-                ex.text.all.push_str(" w");
-                ex.text.answer.push_str(" w");
-                ex.chunks.push(RawChunk {
-                    t_us: clock.now_us(),
-                    read: u64::from(i),
-                    end: ex.text.all.len(),
-                    completion_tokens: Some(i + 1),
-                    events: 1,
-                    text_events: 1,
-                });
-            }
-        };
-        let cancelled = tokio::select! {
-            _ = cancel.cancelled() => true,
-            _ = work => false,
-        };
-        ex.outcome = if cancelled {
-            Outcome::Cancelled
-        } else {
-            Outcome::Ok
-        };
-        ex.t_end_us = clock.now_us();
-        ex
     }
 }
 
@@ -77,7 +34,7 @@ async fn run(
     let input = CellInput {
         transport: Arc::new(fake),
         workload: Arc::new(FixedPrompt::new("hi", None)),
-        load: crate::plan::Load::Concurrency(schedule.slots),
+        load: Load::Concurrency(schedule.slots),
         schedule,
         seed: 0,
         timer: Timer::Runtime,
@@ -88,13 +45,13 @@ async fn run(
     (run_cell(input, recorder).await, live)
 }
 
-fn by_slot(samples: &[Sample], slot: u32) -> Vec<&Sample> {
+pub fn by_slot(samples: &[Sample], slot: u32) -> Vec<&Sample> {
     let mut v: Vec<&Sample> = samples.iter().filter(|s| s.slot == slot).collect();
     v.sort_by_key(|s| s.t_sent_us);
     v
 }
 
-fn in_flight_at(samples: &[Sample], t_us: u64) -> usize {
+pub fn in_flight_at(samples: &[Sample], t_us: u64) -> usize {
     samples
         .iter()
         .filter(|s| s.t_sent_us <= t_us && t_us < s.t_end_us)
@@ -299,6 +256,3 @@ async fn interrupt_during_fill_stops_slots_that_have_not_started() {
         "only slots 0 (t=0) and 1 (t=1s) started"
     );
 }
-
-mod failures;
-mod open;

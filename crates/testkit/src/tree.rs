@@ -1,5 +1,5 @@
-//! Copies a fixture tree (the report and `plateau validate` tests change their copies).
-//! Also compiled into the cli's tests through `#[path]`.
+//! Copies a fixture tree (the report, `plateau validate` and results tests change their
+//! copies, never the fixture).
 
 use std::fs;
 use std::path::Path;

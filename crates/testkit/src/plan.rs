@@ -1,11 +1,10 @@
-//! Test helpers shared by the unit tests and (through `#[path]`) the integration tests:
-//! temp directories, configs, plans and cells. Only `plateau_core`, `serde_json` and `tempfile`
-//! in here.
+//! Configs, plans and cells for tests of what a plan drives (workloads, catalogs), and
+//! named temp directories.
 
 use tempfile::TempDir;
 
-use plateau_core::config::RunConfig;
 use plateau_core::plan::{Cell, Plan};
+use plateau_model::config::RunConfig;
 
 /// A new empty directory named after `name` (`plateau-scenarios-<name>-XXXXXX`), removed
 /// with everything in it when the guard is dropped: keep it bound until the test ends.

@@ -2,10 +2,22 @@
 //! does, latencies from the intended send, the client-side queue under `max_concurrency`,
 //! and Drain.
 
-use super::*;
-use crate::config::Arrival;
-use crate::metrics::{self, Options, Window};
-use crate::plan::{Load, Rate};
+use std::sync::Arc;
+use std::time::Duration;
+
+use plateau_core::live::Live;
+use plateau_core::plan::{Load, Rate};
+use plateau_core::recorder::Recorder;
+use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
+use plateau_core::tokens::Whitespace;
+use plateau_core::workload::FixedPrompt;
+use plateau_model::config::Arrival;
+use plateau_model::metrics::{self, Options, Window};
+use plateau_model::phase::Schedule;
+use plateau_testkit::transport::Fake;
+use tokio_util::sync::CancellationToken;
+
+use crate::closed::failures;
 
 async fn run_open(fake: Fake, rate: Rate, schedule: Schedule) -> CellOutput {
     let live = Arc::new(Live::default());
@@ -38,7 +50,7 @@ fn summarize(out: &CellOutput, rps: f64) -> metrics::Metrics {
         m1_us: out.bounds.m1_us,
         concurrency: None,
     };
-    let steady = crate::config::SteadyConfig::default();
+    let steady = plateau_model::config::SteadyConfig::default();
     metrics::summarize(
         &out.recorded.samples,
         &window,
@@ -112,7 +124,7 @@ async fn a_cap_queues_arrivals_and_the_queue_counts_in_the_latency() {
     )
     .await;
     let samples = &out.recorded.samples;
-    let in_flight = crate::metrics::InFlight::from_samples(samples);
+    let in_flight = plateau_model::metrics::InFlight::from_samples(samples);
     assert_eq!(in_flight.peak(), 2, "the cap holds");
     let m = summarize(&out, 10.0);
     let load = m.load.as_ref().expect("load block");

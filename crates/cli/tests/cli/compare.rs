@@ -3,19 +3,12 @@
 //! one `plateau compare` of both candidates against the baseline, read back from
 //! compare.csv.
 
-#![allow(clippy::unwrap_used, missing_docs)]
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-#[allow(dead_code)]
-#[path = "cli/common.rs"]
-mod common;
-use common::{plateau, run, temp};
+use plateau_testkit::tree::copy_tree;
 
-#[path = "../../report/tests/report/tree.rs"]
-mod tree;
-use tree::copy_tree;
+use crate::common::{plateau, run, temp};
 
 /// A run of A1 at N = 1 and 4 against the realistic simulator with decode step
 /// `decode_base_ms`, endpoint `endpoint`, into `dir/<name>`.

@@ -1,7 +1,24 @@
 //! Failures on the closed loop, on tokio's paused clock: a slot waits when the server asks
 //! for time and holds no request meanwhile; a cell whose endpoint keeps failing gives up.
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use plateau_core::exchange::Exchange;
+use plateau_core::live::Live;
+use plateau_core::plan::Load;
+use plateau_core::recorder::Recorder;
+use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
+use plateau_core::tokens::Whitespace;
+use plateau_core::transport::Transport;
+use plateau_core::workload::{FixedPrompt, Prompt};
+use plateau_http::Clock;
+use plateau_model::phase::{Phase, Schedule};
+use plateau_model::sample::Outcome;
+use plateau_testkit::transport::push_token;
+use tokio_util::sync::CancellationToken;
+
+use crate::closed::{failures, in_flight_at};
 
 /// A server that fails every request after `after`, as `outcome`, asking `retry_after`;
 /// from `recovers_at` on (cell time) it answers like a healthy one.
@@ -30,16 +47,8 @@ impl Transport for Failing {
         }
         ex.t_end_us = clock.now_us();
         if self.recovers_at.is_some_and(|t| clock.elapsed() >= t) {
-            ex.text.all.push_str(" w");
-            ex.text.answer.push_str(" w");
-            ex.chunks.push(RawChunk {
-                t_us: ex.t_end_us,
-                read: 0,
-                end: 2,
-                completion_tokens: Some(1),
-                events: 1,
-                text_events: 1,
-            });
+            let t_end_us = ex.t_end_us;
+            push_token(&mut ex, t_end_us, 0, 1);
             return ex;
         }
         ex.outcome = self.outcome;
@@ -55,7 +64,7 @@ async fn run_failing(server: Failing, schedule: Schedule, give_up_after: Duratio
     let input = CellInput {
         transport: Arc::new(server),
         workload: Arc::new(FixedPrompt::new("hi", None)),
-        load: crate::plan::Load::Concurrency(schedule.slots),
+        load: Load::Concurrency(schedule.slots),
         schedule,
         seed: 0,
         timer: Timer::Runtime,

@@ -1,0 +1,11 @@
+//! The runner on tokio's paused clock against fake servers (`plateau_testkit::transport`):
+//! the closed loop's phases, its failures, and the open loop.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test by panicking"
+)]
+
+mod closed;
+mod failures;
+mod open;

@@ -1,0 +1,28 @@
+//! Shared test support for plateau's crates, a dev-dependency only (never published):
+//! [`scratch`] directories, [`tree`] copies of fixture results, [`plan`]s and cells, [`raw`] HTTP/1.1 test
+//! servers that write exactly what a test scripts, and fake servers behind the runner's
+//! [`transport::Transport`](plateau_core::transport::Transport) ([`transport`]).
+//!
+//! Helpers here panic on failure: they run inside tests, where a panic fails the test.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::missing_panics_doc,
+    reason = "test helpers fail the test by panicking"
+)]
+
+pub mod plan;
+pub mod raw;
+pub mod transport;
+pub mod tree;
+
+use tempfile::TempDir;
+
+/// A fresh, empty directory named after `name` (`plateau-<name>-XXXXXX`), removed with
+/// everything in it when the guard is dropped: keep it bound until the test ends.
+pub fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("plateau-{name}-"))
+        .tempdir()
+        .unwrap()
+}
