@@ -1,42 +1,134 @@
-//! `cargo xtask ci`: the checks `.ci/run` runs, in order, stopping at the first failure.
+//! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format,
+//! tidy, clippy, tests, docs (each cargo step with `--locked`), then the README's main job
+//! (the default config against the built-in simulator, validated and reported). `.ci/run`
+//! installs what a fresh machine lacks and then runs this; there is no second list.
 
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, bail};
 
-/// Each step: a description and the command line.
-const STEPS: &[(&str, &[&str])] = &[
-    ("format", &["cargo", "fmt", "--all", "--check"]),
-    (
+/// A cargo step: its name, its arguments, and whether rustdoc warnings are errors.
+struct Step {
+    name: &'static str,
+    args: &'static [&'static str],
+    deny_doc_warnings: bool,
+}
+
+const fn step(name: &'static str, args: &'static [&'static str]) -> Step {
+    Step {
+        name,
+        args,
+        deny_doc_warnings: false,
+    }
+}
+
+/// The cargo steps before the README's job (`tidy` runs in-process after `format`).
+const STEPS: &[Step] = &[
+    step("format", &["fmt", "--all", "--check"]),
+    step(
         "clippy",
         &[
-            "cargo",
             "clippy",
             "--workspace",
             "--all-targets",
+            "--locked",
             "--",
             "-D",
             "warnings",
         ],
     ),
-    ("tests", &["cargo", "test", "--workspace"]),
-    ("docs", &["cargo", "doc", "--no-deps", "--workspace"]),
+    step("tests", &["test", "--workspace", "--locked"]),
+    Step {
+        name: "docs",
+        args: &["doc", "--no-deps", "--workspace", "--locked"],
+        deny_doc_warnings: true,
+    },
 ];
 
 pub fn run() -> anyhow::Result<()> {
-    for (name, argv) in STEPS {
-        eprintln!("==> {name}: {}", argv.join(" "));
-        let mut cmd = Command::new(argv[0]);
-        cmd.args(&argv[1..]);
-        if *name == "docs" {
+    for (k, step) in STEPS.iter().enumerate() {
+        if k == 1 {
+            eprintln!("==> tidy");
+            crate::tidy::run()?;
+        }
+        eprintln!("==> {}: cargo {}", step.name, step.args.join(" "));
+        let mut cmd = Command::new("cargo");
+        cmd.args(step.args);
+        if step.deny_doc_warnings {
             cmd.env("RUSTDOCFLAGS", "-D warnings");
         }
-        let status = cmd
-            .status()
-            .with_context(|| format!("could not start {}", argv[0]))?;
-        if !status.success() {
-            bail!("{name} failed ({status})");
+        cargo(cmd, step.name)?;
+    }
+    readme_job()
+}
+
+/// The README's main job: `plateau run` with the default config against the built-in
+/// simulator, `validate` and `report` on its results, and the files they promise.
+fn readme_job() -> anyhow::Result<()> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let out = std::env::temp_dir().join(format!("plateau-ci-{}-{stamp}", std::process::id()));
+    let results = out.join("default");
+    let figures = out.join("figures");
+    let (results_s, figures_s) = (
+        results.to_string_lossy().into_owned(),
+        figures.to_string_lossy().into_owned(),
+    );
+    for (what, args) in [
+        ("run", vec!["run", "--output-dir", results_s.as_str()]),
+        (
+            "validate",
+            vec!["validate", "--results-dir", results_s.as_str()],
+        ),
+        (
+            "report",
+            vec![
+                "report",
+                "--results-dir",
+                results_s.as_str(),
+                "--figures-dir",
+                figures_s.as_str(),
+            ],
+        ),
+    ] {
+        eprintln!("==> the README's main job: plateau {}", args.join(" "));
+        let mut cmd = Command::new("cargo");
+        cmd.args(["run", "--release", "--locked", "-p", "plateau", "--"])
+            .args(&args);
+        cargo(cmd, what)?;
+    }
+    // report.html, summary.md and summary.csv go beside the results; the figures into
+    // --figures-dir.
+    for f in ["report.html", "summary.md", "summary.csv"] {
+        let path = results.join(f);
+        if std::fs::metadata(&path).map_or(true, |m| m.len() == 0) {
+            bail!("missing: {}", path.display());
         }
+    }
+    if !has_timeline(&figures)? {
+        bail!("missing: timeline figures in {}", figures.display());
+    }
+    eprintln!("CI passed ({})", out.display());
+    Ok(())
+}
+
+fn has_timeline(dir: &Path) -> anyhow::Result<bool> {
+    for entry in std::fs::read_dir(dir).with_context(|| dir.display().to_string())? {
+        let name = entry?.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("timeline_") && name.ends_with(".png") {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn cargo(mut cmd: Command, name: &str) -> anyhow::Result<()> {
+    let status = cmd.status().context("could not start cargo")?;
+    if !status.success() {
+        bail!("{name} failed ({status})");
     }
     Ok(())
 }

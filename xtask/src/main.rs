@@ -5,6 +5,7 @@ mod ci;
 mod fetch_datasets;
 mod figures;
 mod schema;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -19,8 +20,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Run what CI runs: fmt check, clippy -D warnings, tests, docs.
+    /// Run what CI runs: fmt check, tidy, clippy -D warnings, tests, docs, and the
+    /// README's main job against the built-in simulator.
     Ci,
+    /// Check the house rules: `//!` lines, file and function length, no unwrap in library
+    /// code, dependency versions only in the workspace manifest.
+    Tidy,
     /// Calibration benchmark (TTFT/TPOT error at N = 1, 64, 256, 1024; client CPU per
     /// token) against the simulator in its own process, then the SSE parser benchmark;
     /// `bench overhead`: the client's own cost against an exact-timing mock.
@@ -39,6 +44,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
         Task::Ci => ci::run(),
+        Task::Tidy => tidy::run(),
         Task::Bench(args) => bench::run(args),
         Task::Schema => schema::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
