@@ -6,11 +6,14 @@
 //!   in `allow` with the reason;
 //! - no `.unwrap()` or `.expect(` in the non-test code of a library crate (where it would
 //!   panic on network or file data), except those named in `allow` with the reason;
+//! - no import cycle between the modules of a crate (`cycles`), except those named in
+//!   `allow`;
 //! - dependency versions only in the workspace manifest (members say `workspace = true`).
 //!
 //! Each rule reports every violation with its file and line, so one run lists them all.
 
 mod allow;
+mod cycles;
 mod lexer;
 mod rules;
 
@@ -39,6 +42,16 @@ pub fn run() -> anyhow::Result<()> {
             .iter()
             .any(|l| rel.starts_with(&format!("{l}/src/")));
         problems.extend(rules::source(&rel, &text, library && !is_test_file(&rel)));
+    }
+    for dir in crate_dirs(&root)? {
+        let rel = relative(&root, &dir);
+        for cycle in crate_cycles(&dir)? {
+            if !allow::allows(allow::Kind::Cycle, &rel, &cycle) {
+                problems.push(format!(
+                    "{rel}: import cycle between modules {cycle}: one of them should own what the others import"
+                ));
+            }
+        }
     }
     for manifest in manifests(&root)? {
         let rel = relative(&root, &manifest);
@@ -81,6 +94,40 @@ fn rust_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The library and binary crates under `crates/`.
+fn crate_dirs(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(root.join("crates"))? {
+        let dir = entry?.path();
+        if dir.join("src").is_dir() {
+            out.push(dir);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The import cycles among the non-test modules of the crate at `dir`.
+pub(crate) fn crate_cycles(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let src = dir.join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut |p| {
+        if p.extension().is_some_and(|e| e == "rs") {
+            files.push(p.to_owned());
+        }
+    })?;
+    let mut modules = Vec::new();
+    for file in files {
+        let rel = relative(&src, &file);
+        if is_test_file(&format!("/{rel}")) || rel.starts_with("bin/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).with_context(|| rel.clone())?;
+        modules.push((cycles::module_of(&rel), text));
+    }
+    Ok(cycles::cycles(&modules))
 }
 
 /// The member manifests.

@@ -53,6 +53,30 @@ pub fn load_text(
     env: Option<HashMap<String, String>>,
 ) -> anyhow::Result<Loaded> {
     unique::check(text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    load_source(File::from_str(text, FileFormat::Json), file, sets, env)
+}
+
+/// Reads the configuration from `value`, a config already built as JSON (`--url` and its
+/// flags), named `file` in errors, with the same environment and `--set` overrides as a
+/// file: no text in between.
+pub fn load_value(
+    value: &serde_json::Value,
+    file: &Path,
+    sets: &[String],
+    env: Option<HashMap<String, String>>,
+) -> anyhow::Result<Loaded> {
+    let built = Config::try_from(value).with_context(|| format!("{}", file.display()))?;
+    load_source(built, file, sets, env)
+}
+
+/// The configuration from `source` (named `file`), with the environment (`env`, else the
+/// process's) over it and then `sets`, decoded with every error naming its source.
+fn load_source(
+    source: impl config::Source + Send + Sync + 'static,
+    file: &Path,
+    sets: &[String],
+    env: Option<HashMap<String, String>>,
+) -> anyhow::Result<Loaded> {
     let mut origins = Origins::new(file);
     let env: Vec<(String, String)> = match env {
         Some(map) => map.into_iter().collect(),
@@ -65,6 +89,29 @@ pub fn load_text(
             origins.record(&key, &format!("{name} (environment)"));
         }
     }
+    let mut merged = with_environment(source, env, file)?;
+    for arg in sets {
+        apply_set(&mut merged, arg, &mut origins)?;
+    }
+    let config = serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
+        // The path ends at an unknown key itself (`endpoints[0].urll`), so its source is found.
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            anyhow!(origins.blame(&path, inner))
+        } else {
+            anyhow!(origins.blame(&path, format!("{path}: {inner}")))
+        }
+    })?;
+    Ok(Loaded { config, origins })
+}
+
+/// `source` with the `PLATEAU__` variables of `env` over it, as JSON.
+fn with_environment(
+    source: impl config::Source + Send + Sync + 'static,
+    env: Vec<(String, String)>,
+    file: &Path,
+) -> anyhow::Result<serde_json::Value> {
     let mut environment = Environment::with_prefix("PLATEAU")
         .prefix_separator("__")
         .separator("__")
@@ -74,7 +121,7 @@ pub fn load_text(
         environment = environment.with_list_parse_key(key);
     }
     let merged = Config::builder()
-        .add_source(File::from_str(text, FileFormat::Json))
+        .add_source(source)
         .add_source(environment.source(Some(env.into_iter().collect())))
         .build()
         .with_context(|| format!("{}", file.display()))?;
@@ -99,29 +146,26 @@ pub fn load_text(
             }
         }
     }
-    for arg in sets {
-        let (key, value) = arg.split_once('=').ok_or_else(|| {
-            anyhow!("--set {arg}: expected KEY=VALUE, e.g. --set measure_seconds=30")
-        })?;
-        let source = format!("--set {arg}");
-        let path = set::KeyPath::parse(key.trim()).map_err(|e| anyhow!("{source}: {e}"))?;
-        let written = set::apply(&mut merged, &path, set::parse_value(value.trim()))
-            .map_err(|e| anyhow!("{source}: {e}"))?;
-        for key in written {
-            origins.record(&key, &source);
-        }
+    Ok(merged)
+}
+
+/// Applies one `--set key=value` to `merged`, recording it as the source of what it wrote.
+fn apply_set(
+    merged: &mut serde_json::Value,
+    arg: &str,
+    origins: &mut Origins,
+) -> anyhow::Result<()> {
+    let (key, value) = arg
+        .split_once('=')
+        .ok_or_else(|| anyhow!("--set {arg}: expected KEY=VALUE, e.g. --set measure_seconds=30"))?;
+    let source = format!("--set {arg}");
+    let path = set::KeyPath::parse(key.trim()).map_err(|e| anyhow!("{source}: {e}"))?;
+    let written = set::apply(merged, &path, set::parse_value(value.trim()))
+        .map_err(|e| anyhow!("{source}: {e}"))?;
+    for key in written {
+        origins.record(&key, &source);
     }
-    let config = serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
-        // The path ends at an unknown key itself (`endpoints[0].urll`), so its source is found.
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." {
-            anyhow!(origins.blame(&path, inner))
-        } else {
-            anyhow!(origins.blame(&path, format!("{path}: {inner}")))
-        }
-    })?;
-    Ok(Loaded { config, origins })
+    Ok(())
 }
 
 /// The key path `PLATEAU__SLO__TTFT_MS` sets (`slo.ttft_ms`), as the `config` crate reads it.

@@ -35,9 +35,8 @@ pub async fn run(
         mut origins,
     } = match quick::config(&args) {
         Some(built) => {
-            let text = serde_json::to_string_pretty(&built).bad_input()?;
             let mut loaded =
-                load::load_text(&text, Path::new(quick::SOURCE), &args.set, None).bad_input()?;
+                load::load_value(&built, Path::new(quick::SOURCE), &args.set, None).bad_input()?;
             for (key, flag) in quick::keys(&args) {
                 loaded.origins.record(key, flag);
             }

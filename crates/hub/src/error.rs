@@ -179,15 +179,6 @@ fn status_hint(status: u16, code: Option<&str>, with_token: bool, f: &RepoFile) 
     format!(": {hint}")
 }
 
-/// The innermost error's message (`Connection refused (os error 111)`).
-pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,16 +1,21 @@
-//! The Hugging Face hub: [`Hub`] holds what the environment says (`env`: `HF_ENDPOINT`, `HF_TOKEN`
-//! or the token file, `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and [`Hub::get`]
-//! returns one file of a repository at a revision from the standard cache
-//! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not
-//! there (`transfer`: the token to the hub's host only, resume of a partial file),
-//! retrying what may pass, checking it against the hub's ETag ([`verify`]), and with
-//! errors that say what to do. A file cached at a branch or tag is checked against the
-//! hub's current commit first, as `huggingface_hub` does, and used as it is when the hub
-//! cannot say.
+//! The Hugging Face hub: [`Hub`] holds what the environment says (`env`: `HF_ENDPOINT`,
+//! `HF_TOKEN` or the token file, `HF_HUB_CACHE` / `HF_HOME`, `HF_HUB_OFFLINE`), and
+//! [`Hub::get`] returns one file of a repository at a revision from the standard cache
+//! (`~/.cache/huggingface/hub`, `layout`), downloading it first when it is not there
+//! (`transfer`: the token to the hub's host only, resume of a partial file), retrying what
+//! may pass, checking it against the hub's ETag ([`verify`]), and with errors that say what
+//! to do ([`HubError`]). A file cached at a branch or tag is checked against the hub's
+//! current commit first, as `huggingface_hub` does, and used as it is when the hub cannot
+//! say. [`Hub::get_bounded`] gives up a download that stalls.
+//!
+//! Hand-written on `ureq` rather than on the `hf-hub` crate: its current release (1.0.0)
+//! has no offline mode (`HF_HUB_OFFLINE`), no stall or ETag timeout
+//! (`HF_HUB_DOWNLOAD_TIMEOUT`, `HF_HUB_ETAG_TIMEOUT`), which the offline and timeout tests
+//! of `fetch-datasets` require, and its dependency tree is 284 crates (reqwest, hyper,
+//! hf-xet) against this crate's 121.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use plateau_model::secret::Secret;
@@ -20,6 +25,7 @@ use layout::RepoCache;
 use transfer::{Client, Failure};
 use verify::Check;
 
+mod bounded;
 mod env;
 mod error;
 mod layout;
@@ -132,68 +138,6 @@ impl Hub {
             f.revision.replace('/', "%2F"),
             f.file
         )
-    }
-
-    /// [`Hub::get`] on a thread of its own, bounded in time: given up when it reports
-    /// nothing (no byte, no stage) for [`Hub::stall`], and a panic returned as an error. A given-up download's thread is left to end with the process.
-    pub fn get_bounded(
-        &self,
-        f: &RepoFile,
-        force: bool,
-        attempts: u32,
-        events: &dyn Fn(Event),
-    ) -> Result<Got, HubError> {
-        enum Msg {
-            Event(Event),
-            Done(Result<Got, HubError>),
-        }
-        let url = self.url(f);
-        let protocol = |message: String| HubError::Protocol {
-            url: url.clone(),
-            message,
-        };
-        let (hub, kind) = (self.clone(), f.kind);
-        let (repo, revision, file) = (f.repo.to_owned(), f.revision.to_owned(), f.file.to_owned());
-        let (tx, rx) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("hub-download".into())
-            .spawn(move || {
-                let f = RepoFile {
-                    repo: &repo,
-                    kind,
-                    revision: &revision,
-                    file: &file,
-                };
-                let sent = tx.clone();
-                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    hub.get(&f, force, attempts, &|e| {
-                        let _ = sent.send(Msg::Event(e));
-                    })
-                }));
-                let _ = tx.send(Msg::Done(got.unwrap_or_else(|_| {
-                    Err(HubError::Protocol {
-                        url: hub.url(&f),
-                        message: "the download panicked on the hub's answer".into(),
-                    })
-                })));
-            })
-            .map_err(|e| protocol(format!("cannot start the download thread: {e}")))?;
-        loop {
-            match rx.recv_timeout(self.stall) {
-                Ok(Msg::Event(e)) => events(e),
-                Ok(Msg::Done(got)) => return got,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(protocol(format!(
-                        "no progress for {} s: the hub or a proxy stalled (HF_HUB_DOWNLOAD_TIMEOUT \
-                         sets the limit)",
-                        self.stall.as_secs_f64()
-                    )));
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(protocol("the download ended without an answer".into()));
-                }
-            }
-        }
     }
 
     /// `f` from the cache, downloaded first when it is not there (or when `force`), with
@@ -437,40 +381,4 @@ pub fn part_path(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use super::env::tests::env;
-
-    #[test]
-    fn urls_commits_and_hints() {
-        let hub = Hub::from_env(&env(&[("HF_ENDPOINT", "http://127.0.0.1:9/")]));
-        let f = RepoFile {
-            repo: "THUDM/LongBench-v2",
-            kind: Kind::Dataset,
-            revision: "abc",
-            file: "data.json",
-        };
-        assert_eq!(
-            hub.url(&f),
-            "http://127.0.0.1:9/datasets/THUDM/LongBench-v2/resolve/abc/data.json"
-        );
-        let m = RepoFile {
-            repo: "o/m",
-            kind: Kind::Model,
-            revision: "refs/pr/1",
-            file: "tokenizer.json",
-        };
-        assert_eq!(
-            hub.url(&m),
-            "http://127.0.0.1:9/o/m/resolve/refs%2Fpr%2F1/tokenizer.json"
-        );
-        assert_eq!(
-            commit_of(Path::new(
-                "/c/models--o--m/snapshots/0123abc/sub/tokenizer.json"
-            )),
-            Some("0123abc".into())
-        );
-        assert_eq!(commit_of(Path::new("/c/tokenizer.json")), None);
-    }
-}
+mod tests;

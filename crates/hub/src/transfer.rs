@@ -17,7 +17,6 @@ use std::time::Duration;
 use ureq::{Agent, AgentBuilder, Response};
 use url::Url;
 
-use crate::error::root_cause;
 use crate::{Event, Hub};
 
 /// Redirects followed on the hub's host before giving up.
@@ -359,6 +358,15 @@ fn range_start(answer: &Response) -> Option<u64> {
         .next()?
         .parse()
         .ok()
+}
+
+/// The innermost error's message (`Connection refused (os error 111)`).
+pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ pub enum Kind {
     LongFunction,
     /// An unwrap in library code (`item`: the trimmed line).
     Unwrap,
+    /// An import cycle (`path`: the crate's folder, `item`: its modules as tidy lists them).
+    Cycle,
 }
 
 /// One exception.
@@ -41,6 +43,37 @@ const fn allow(kind: Kind, path: &'static str, item: &'static str, why: &'static
 const DEBT: &str = "not split yet (issue 26 debt)";
 
 const ALLOWED: &[Allowed] = &[
+    allow(Kind::Cycle, "crates/core", "plan, workload", DEBT),
+    allow(
+        Kind::Cycle,
+        "crates/core",
+        "plan::credentials, plan::validator",
+        DEBT,
+    ),
+    allow(
+        Kind::Cycle,
+        "crates/model",
+        "results::dir, results::run_info, results::summary, scrape, scrape::summary",
+        DEBT,
+    ),
+    allow(
+        Kind::Cycle,
+        "crates/report",
+        "figures::frame, figures::marks",
+        DEBT,
+    ),
+    allow(
+        Kind::Cycle,
+        "crates/scenarios",
+        "text::cache, text::corpus",
+        DEBT,
+    ),
+    allow(
+        Kind::Cycle,
+        "crates/sim",
+        "completion, routes, tokenize",
+        DEBT,
+    ),
     allow(
         Kind::Unwrap,
         "crates/core/src/pacer.rs",
@@ -112,8 +145,7 @@ const ALLOWED: &[Allowed] = &[
         "hardware_labels_and_server_info_reach_the_results",
         DEBT,
     ), // 142 lines
-    allow(Kind::LongFile, "crates/hub/src/lib.rs", "", DEBT),        // 476 lines
-    allow(Kind::LongFile, "crates/hub/src/transfer.rs", "", DEBT),   // 408 lines
+    allow(Kind::LongFile, "crates/hub/src/transfer.rs", "", DEBT),   // 416 lines
     allow(
         Kind::LongFunction,
         "crates/model/src/metrics/steady.rs",
@@ -261,6 +293,10 @@ pub fn stale(root: &Path) -> Vec<String> {
 }
 
 fn still_needed(root: &Path, a: &Allowed) -> bool {
+    if a.kind == Kind::Cycle {
+        return super::crate_cycles(&root.join(a.path))
+            .is_ok_and(|cycles| cycles.iter().any(|c| c == a.item));
+    }
     let Ok(text) = std::fs::read_to_string(root.join(a.path)) else {
         return false;
     };
@@ -271,5 +307,6 @@ fn still_needed(root: &Path, a: &Allowed) -> bool {
             .iter()
             .any(|f| f.name == a.item && f.lines() > MAX_FN_LINES),
         Kind::Unwrap => text.lines().any(|l| l.trim() == a.item),
+        Kind::Cycle => unreachable!("checked before reading a file"),
     }
 }

@@ -420,3 +420,20 @@ fn malformed_set_keys_are_named() {
         assert_eq!(err("keys", BASE, &[set], &[]), want);
     }
 }
+
+#[test]
+fn a_built_value_loads_as_its_text_does() {
+    let value: serde_json::Value = serde_json::from_str(BASE).unwrap();
+    let env: HashMap<String, String> =
+        [("PLATEAU__MEASURE_SECONDS".to_owned(), "30".to_owned())].into();
+    let sets = vec!["batch_sizes=[4, 8]".to_owned()];
+    let text = load_text(BASE, Path::new("--url"), &sets, Some(env.clone())).unwrap();
+    let built = load_value(&value, Path::new("--url"), &sets, Some(env)).unwrap();
+    let (text, built) = (
+        serde_json::to_value(&text.config).unwrap(),
+        serde_json::to_value(&built.config).unwrap(),
+    );
+    assert_eq!(built, text);
+    assert_eq!(built["measure_seconds"], serde_json::json!(30.0));
+    assert_eq!(built["batch_sizes"], serde_json::json!([4, 8]));
+}
