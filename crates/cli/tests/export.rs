@@ -111,9 +111,11 @@ fn export_of_a_simulator_run() {
     assert!((20.0..30.0).contains(&ttft), "TTFT p50 {ttft} ms");
     let tpot = v["median_tpot_ms"].as_f64().unwrap();
     assert!((4.0..6.0).contains(&tpot), "TPOT p50 {tpot} ms");
+    // Kernel arrival stamps are wall-clock times moved onto the cell's monotonic clock; the
+    // two clocks may drift apart by microseconds, hence 19.9 ms, not 20.
     let first_ttft_s = v["ttfts"][0].as_f64().unwrap();
     assert!(
-        (0.020..0.2).contains(&first_ttft_s),
+        (0.0199..0.2).contains(&first_ttft_s),
         "ttfts in seconds: {first_ttft_s}"
     );
 
