@@ -7,6 +7,7 @@
 
 mod client;
 mod dir;
+pub mod registry;
 mod server;
 #[cfg(test)]
 mod tests;
