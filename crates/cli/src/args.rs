@@ -42,9 +42,9 @@ pub enum Command {
     /// JSON per cell (`--format vllm`), or one long CSV row per cell x metric x statistic
     /// (`--format long-csv`).
     Export(ExportArgs),
-    /// Download LongBench-v2 (B2) and/or oasst2 (D) from the Hugging Face hub through its
-    /// cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN, HF_HOME,
-    /// HF_HUB_OFFLINE).
+    /// Download LongBench-v2 (B2), oasst2 (D) and/or ShareGPT (S) from the Hugging Face hub
+    /// through its cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN,
+    /// HF_HOME, HF_HUB_OFFLINE).
     FetchDatasets(crate::fetch::FetchArgs),
 }
 

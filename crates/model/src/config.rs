@@ -21,10 +21,12 @@ pub struct RunConfig {
     pub endpoints: Vec<EndpointConfig>,
     /// Models to request from every endpoint.
     pub models: Vec<ModelConfig>,
-    /// Scenario ids to run (A1 A2 B1 B2 C D, or a custom scenario's id).
+    /// Scenario ids to run: the built-in A1 A2 B1 B2 C D (the default) and S, or the id of a
+    /// scenario file in `scenarios_dir`.
     #[serde(default = "default_scenarios")]
     pub scenarios: Vec<String>,
-    /// Concurrencies N to sweep (closed loop).
+    /// Concurrencies N to sweep, one closed-loop cell each. A run needs at least one of
+    /// `batch_sizes`, `request_rates` or `capacity`.
     #[serde(default)]
     pub batch_sizes: Vec<u32>,
     /// Request rates to sweep, req/s (open loop), beside or instead of `batch_sizes`.
@@ -41,26 +43,30 @@ pub struct RunConfig {
     /// Search the highest request rate within an SLO for every endpoint/model/scenario.
     #[serde(default)]
     pub capacity: Option<CapacityConfig>,
-    /// Fill length: slots start evenly spaced over it.
+    /// Fill length, seconds: slots start one at a time, evenly spaced over it (at most one
+    /// per second when N <= fill_seconds); an open loop ramps its rate up over it.
     #[serde(default = "default_fill")]
     pub fill_seconds: f64,
-    /// Stabilize length.
+    /// Stabilize length, seconds: all N requests in flight and nothing measured, so warm-up
+    /// (caches, queues, JIT) stays out of Measure.
     #[serde(default = "default_stabilize")]
     pub stabilize_seconds: f64,
-    /// Measure window length.
+    /// Measure window length, seconds: the only data. The steady verdict needs at least
+    /// three request lifetimes in it.
     #[serde(default = "default_measure")]
     pub measure_seconds: f64,
-    /// Longest wait in Drain for measured requests to finish. Absent: derived per cell at
+    /// Longest wait in Drain for measured requests to finish, seconds. Absent: derived per cell at
     /// the end of Measure as `max(30 s, 2 x the longest request that succeeded at full load
     /// before it)`, at most `request_timeout_seconds`.
     #[serde(default)]
     pub drain_seconds: Option<f64>,
     /// `max_tokens` of each request: a number (every request), or a distribution each
-    /// request's length is drawn from (`{"dist": "uniform", "min": 64, "max": 512}`; see
-    /// [`OutputTokens`]); a scenario's `max_tokens` setting overrides it.
+    /// request's length is drawn from (`{"dist": "uniform", "min": 64, "max": 512}`, or
+    /// `fixed`, `normal`, `lognormal`, `dataset`); a scenario's `max_tokens` setting
+    /// overrides it.
     #[serde(default)]
     pub max_tokens: OutputTokens,
-    /// A request not finished after this long fails with `timeout`.
+    /// A request not finished after this many seconds fails with `timeout`.
     #[serde(default = "default_request_timeout")]
     pub request_timeout_seconds: f64,
     /// Give up on a cell once every request has failed for this long (5 s at most when no
@@ -68,14 +74,14 @@ pub struct RunConfig {
     /// and the endpoint's later cells are skipped.
     #[serde(default = "default_give_up_after")]
     pub give_up_after_seconds: f64,
-    /// Where results go.
+    /// The results directory (`--output-dir` overrides it).
     #[serde(default = "default_output_dir")]
     pub output_dir: PathBuf,
     /// Stream responses (SSE). Without streaming, TTFT equals E2E and ITL is not measured.
     #[serde(default = "default_true")]
     pub stream: bool,
     /// Ask the server to ignore EOS so every reply is `max_tokens` long; default: true where
-    /// the engine supports it.
+    /// the engine supports it (vLLM, SGLang, NIM, llama.cpp and the simulator).
     #[serde(default)]
     pub ignore_eos: Option<bool>,
     /// Seed for every random choice of the workloads and the simulator.
@@ -90,22 +96,26 @@ pub struct RunConfig {
     /// cache), or `cl100k_base` / `o200k_base`; default: the embedded `cl100k_base`.
     #[serde(default)]
     pub tokenizer: Option<PathBuf>,
-    /// Where `plateau fetch-datasets` put the datasets.
+    /// Where the datasets are read from (`plateau fetch-datasets --datasets-dir` writes them
+    /// there); without them, B2, D and S run on built-in text.
     #[serde(default = "default_datasets_dir")]
     pub datasets_dir: PathBuf,
-    /// Where the scenario definitions live.
+    /// Folder of scenario files (`<id>.json`): each overrides the built-in scenario of the
+    /// same id or adds one.
     #[serde(default = "default_scenarios_dir")]
     pub scenarios_dir: PathBuf,
     /// Store prompt and response text in `requests.jsonl.gz`.
     #[serde(default)]
     pub store_text: bool,
-    /// Service-level objectives for goodput.
+    /// Service-level objectives: goodput counts the measured requests that meet every one
+    /// set, and the report's headline says where TTFT p99 crosses `ttft_ms`.
     #[serde(default)]
     pub slo: Option<SloConfig>,
     /// Thresholds of the steady-state verdict.
     #[serde(default)]
     pub steady: SteadyConfig,
-    /// Per-scenario options, keyed by scenario id; read by the scenarios crate.
+    /// Per-scenario overrides of a scenario's settings, keyed by scenario id (`{"D":
+    /// {"replies": "dataset"}}`); a setting the scenario's kind does not take is an error.
     #[serde(default)]
     pub scenario_options: BTreeMap<String, serde_json::Value>,
     /// Scraping the server's Prometheus `/metrics` during each cell:
@@ -137,8 +147,9 @@ pub struct SteadyConfig {
     /// lifetime (E2E p50, at least 1 s).
     #[serde(default = "default_max_cv")]
     pub max_cv: f64,
-    /// Largest relative change across the window of the series' linear trend (counted only
-    /// when the slope is significant at the 5% level).
+    /// Largest relative change across the window of the block means' linear trend; with six
+    /// blocks or more, a larger trend whose slope is not significant at the 5% level also
+    /// passes.
     #[serde(default = "default_max_trend")]
     pub max_trend: f64,
     /// Smallest time-weighted mean achieved concurrency, as a fraction of N.

@@ -23,16 +23,21 @@ pub struct EndpointConfig {
     /// Chat or completions API.
     #[serde(default)]
     pub api: Api,
-    /// Name of the environment variable holding the API key (sent as a bearer token).
+    /// Name of the environment variable holding the API key, sent as a bearer token; the key
+    /// itself never reaches a log or a result file.
     #[serde(default)]
     pub api_key_env: Option<String>,
-    /// Extra HTTP headers.
+    /// Extra HTTP headers sent with every request, as `{name, value}` (values never reach a
+    /// log or a result file).
     #[serde(default)]
     pub headers: Vec<HeaderConfig>,
-    /// Extra JSON fields merged into every request body.
+    /// Extra JSON fields merged into every request body; fields plateau sets itself (`model`,
+    /// `messages`, `stream`, `max_tokens`, ...) are refused, use the top-level keys.
     #[serde(default)]
     pub extra_body: serde_json::Map<String, serde_json::Value>,
-    /// Settings of the in-process simulator (engine `sim` only).
+    /// Settings of the in-process simulator (engine `sim` only): a preset name
+    /// (`realistic`, `fixed`, `faulty`) or an object of its settings (`SimConfig` in
+    /// `cargo doc -p plateau-sim`).
     #[serde(default)]
     pub sim: Option<serde_json::Value>,
     /// What plateau cannot see, as the user names it (`{"quantization": "fp8", "tp": "2"}`):

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Whether and how often to scrape the server's `/metrics` (see `crate::scrape`).
+/// Whether and how often to scrape the server's Prometheus `/metrics` during each cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerMetricsConfig {
