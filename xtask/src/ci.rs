@@ -1,7 +1,9 @@
 //! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format,
-//! tidy, clippy, tests, docs (each cargo step with `--locked`), then the README's main job
+//! tidy, clippy, tests, docs (each cargo step with `--locked`), the book (its generated
+//! reference pages current, `mdbook build`, no broken link), then the README's main job
 //! (the default config against the built-in simulator, validated and reported). `.ci/run`
-//! installs what a fresh machine lacks and then runs this; there is no second list.
+//! installs what a fresh machine lacks (mdbook included) and then runs this; there is no
+//! second list.
 
 use std::path::Path;
 use std::process::Command;
@@ -60,6 +62,9 @@ pub fn run() -> anyhow::Result<()> {
         }
         cargo(cmd, step.name)?;
     }
+    eprintln!("==> the book: cargo xtask docs --check, cargo xtask book");
+    crate::docs::run(crate::docs::Args { check: true })?;
+    crate::book::run()?;
     readme_job()
 }
 

@@ -1,7 +1,9 @@
 //! `cargo xtask`: project tasks with typed subcommands, one module per task.
 
 mod bench;
+mod book;
 mod ci;
+mod docs;
 mod fetch_datasets;
 mod figures;
 mod schema;
@@ -11,17 +13,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `cargo xtask` (its help is also in the book's commands reference).
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "plateau's project tasks")]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     task: Task,
 }
 
 #[derive(Subcommand)]
 enum Task {
-    /// Run what CI runs: fmt check, tidy, clippy -D warnings, tests, docs, and the
-    /// README's main job against the built-in simulator.
+    /// Run what CI runs: fmt check, tidy, clippy -D warnings, tests, rustdoc, the generated
+    /// reference pages, the book and its links, and the README's main job against the
+    /// built-in simulator.
     Ci,
     /// Check the house rules: `//!` lines, file and function length, no unwrap in library
     /// code, dependency versions only in the workspace manifest.
@@ -32,8 +36,15 @@ enum Task {
     Bench(bench::Args),
     /// Regenerate the checked-in JSON Schemas of summary.json and run.json.
     Schema,
-    /// Alias of `plateau fetch-datasets`: download LongBench-v2 and/or oasst2 from the
-    /// Hugging Face hub and normalise them into datasets/.
+    /// Regenerate the book's generated reference pages (configuration keys from the config's
+    /// JSON Schema, commands from their --help, findings from the registry); --check fails
+    /// when the checked-in ones are stale.
+    Docs(docs::Args),
+    /// Build the book (docs/, with mdbook) and fail on a broken link or a page missing from
+    /// SUMMARY.md.
+    Book,
+    /// Alias of `plateau fetch-datasets`: download LongBench-v2, oasst2 and/or ShareGPT from
+    /// the Hugging Face hub and normalise them into datasets/.
     FetchDatasets(fetch_datasets::Args),
     /// Draw the figures and write report.html, summary.md and summary.csv from a results
     /// directory (the same output as `plateau report`).
@@ -47,6 +58,8 @@ fn main() -> ExitCode {
         Task::Tidy => tidy::run(),
         Task::Bench(args) => bench::run(args),
         Task::Schema => schema::run(),
+        Task::Docs(args) => docs::run(args),
+        Task::Book => book::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
         Task::Figures(args) => figures::run(args),
     };
