@@ -1,7 +1,7 @@
 //! The client tokenizer: an embedded BPE (`cl100k_base` by default, or `o200k_base`), a
 //! user's Hugging Face `tokenizer.json`, or the `tokenizer.json` of a model on the Hugging
 //! Face hub (`owner/name`, optionally `owner/name@revision`), downloaded through the hub
-//! cache ([`crate::fetch::hub`]). Prompt lengths are targets in its tokens, and it counts
+//! cache ([`plateau_hub`]). Prompt lengths are targets in its tokens, and it counts
 //! output when the server sends no usage.
 
 use std::path::Path;
