@@ -37,11 +37,12 @@ impl Response<'_> {
         &self.head.headers
     }
 
-    /// Reads the body to its end through `sink` ([`read`]), then gives the connection
-    /// back to the pool when neither side said it ends with this response. `sink` gets
-    /// each run of body bytes with the arrival of its read on `clock` (us) and the read's
-    /// number (runs with the same number came in one read), and may stop the reading with
-    /// its own error; a failure of the connection comes back as `E::from(Failure)`.
+    /// Reads the body to its end through `sink` (the module's private `read`), then gives
+    /// the connection back to the pool when neither side said it ends with this response.
+    /// `sink` gets each run of body bytes with the arrival of its read on `clock` (us) and
+    /// the read's number (runs with the same number came in one read), and may stop the
+    /// reading with its own error; a failure of the connection comes back as
+    /// `E::from(Failure)`.
     pub async fn read<E: From<Failure>>(
         self,
         clock: &Clock,
