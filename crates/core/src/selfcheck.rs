@@ -1,8 +1,11 @@
 //! The client checks itself ([`SelfCheck`] -> [`ClientHealth`]): over the measure window, a
 //! 1 ms ticker on the client's own runtime records how late it wakes, and the process's CPU
-//! time is read at both ends. A client out of CPU wakes every task late, so it stretches
-//! every gap it stamps (TTFT, ITL, E2E) and says nothing; these two numbers let `validate`
-//! say it (`client_bottleneck`).
+//! time and the whole machine's ([`machine`], `/proc/stat`) are read at both ends. A client
+//! out of CPU wakes every task late, so it stretches every gap it stamps (TTFT, ITL, E2E)
+//! and says nothing; these numbers let `validate` say it, and say whose CPU it was: its own
+//! (`client_bottleneck`) or other processes' (`busy_machine`).
+
+mod machine;
 
 use std::time::Duration;
 
@@ -10,6 +13,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+pub use machine::Ticks;
 pub use plateau_model::results::health::ClientHealth;
 
 use plateau_model::metrics::Distribution;
@@ -23,6 +27,7 @@ pub struct SelfCheck {
     stop: CancellationToken,
     started: Instant,
     cpu_at_start: Option<Duration>,
+    machine_at_start: Option<Ticks>,
 }
 
 impl SelfCheck {
@@ -34,12 +39,14 @@ impl SelfCheck {
             stop,
             started: Instant::now(),
             cpu_at_start: process_cpu(),
+            machine_at_start: Ticks::read(),
         }
     }
 
     /// Stops the ticker and summarizes the window since [`SelfCheck::start`].
     pub async fn finish(self) -> ClientHealth {
         let cpu_at_end = process_cpu();
+        let machine_at_end = Ticks::read();
         let window = self.started.elapsed();
         self.stop.cancel();
         // The ticker only ends by `stop`; a panic in it loses the lags, not the cell.
@@ -58,6 +65,11 @@ impl SelfCheck {
             cores: std::thread::available_parallelism()
                 .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX)),
             window_s,
+            machine_cores_busy: self
+                .machine_at_start
+                .zip(machine_at_end)
+                .and_then(|(a, b)| a.busy_cores_until(&b)),
+            machine_cores: machine_at_end.map(|t| t.cpus),
         }
     }
 }

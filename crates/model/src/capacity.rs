@@ -272,10 +272,13 @@ fn confidence(
     let mut reasons = Vec::new();
     for c in lo.checks.iter().filter(|c| c.bound.ends_with("_p99_ms")) {
         match c.upper_ci {
-            Some(up) if up > c.limit => reasons.push(format!(
-                "at {} req/s the 95% interval of {} reaches {up:.1} ms, above the {} ms limit",
-                lo.rps, c.bound, c.limit
-            )),
+            Some(up) if up > c.limit => {
+                let (up, limit) = crate::threshold::pair(up, c.limit, 1);
+                reasons.push(format!(
+                    "at {} req/s the 95% interval of {} reaches {up} ms, above the {limit} ms limit",
+                    lo.rps, c.bound
+                ));
+            }
             None => reasons.push(format!(
                 "at {} req/s {} has too few samples for a confidence interval",
                 lo.rps, c.bound

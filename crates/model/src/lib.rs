@@ -9,7 +9,8 @@
 //! own `/metrics` scrapes and their per-phase summary; [`capacity`] judges open-loop probes
 //! against an SLO; [`load`] is a cell's load axis; [`config`] is `benchmark_config.json`'s
 //! serde types, which the result files carry; [`quantity`] is the one registry of the numbers
-//! shown outside `summary.json` (CSV, tables, figures, compare, repeats).
+//! shown outside `summary.json` (CSV, tables, figures, compare, repeats); [`threshold`] writes a
+//! value against its limit in every check's message.
 
 pub mod capacity;
 pub mod config;
@@ -22,4 +23,5 @@ pub mod results;
 pub mod sample;
 pub mod scrape;
 pub mod secret;
+pub mod threshold;
 pub mod validate;

@@ -11,6 +11,7 @@ use super::distribution::Distribution;
 use super::throughput::output_tokens_by_bucket;
 use crate::config::SteadyConfig;
 use crate::sample::Sample;
+use crate::threshold;
 
 /// One second, us: the bucket of the series.
 const SECOND_US: u64 = 1_000_000;
@@ -143,7 +144,10 @@ impl Steady {
         let closed = window.concurrency.is_some();
         match block_cv {
             Some(cv) if closed && cv > config.max_cv => {
-                reasons.push(format!("block cv {cv:.2} > {:.2}", config.max_cv));
+                reasons.push(format!(
+                    "block cv {}",
+                    threshold::compare(cv, ">", config.max_cv, 2)
+                ));
             }
             None if !series.is_empty() && mean_tps.is_some_and(|m| m <= 0.0) => {
                 reasons.push("no output tokens in the window".to_owned());
@@ -160,20 +164,22 @@ impl Steady {
         let p_text = trend_p_value.map_or("n/a".into(), |p| format!("{p:.3}"));
         match (trend.filter(|_| closed), trend_judged_by) {
             (Some(t), Some(TrendTest::Size)) if t.abs() > config.max_trend => {
+                let (abs, max) = threshold::pair(t.abs(), config.max_trend, 2);
                 reasons.push(format!(
-                    "trend {t:+.2}, |trend| > {:.2}; judged by size: only {} blocks (< {MIN_BLOCKS_FOR_SIGNIFICANCE}), \
+                    "trend {t:+.digits$}, |trend| > {max}; judged by size: only {} blocks (< {MIN_BLOCKS_FOR_SIGNIFICANCE}), \
                      too few for a significance test (p = {p_text})",
-                    config.max_trend,
-                    blocks.len()
+                    blocks.len(),
+                    digits = decimals(&abs)
                 ));
             }
             (Some(t), Some(TrendTest::Significance))
                 if t.abs() > config.max_trend
                     && trend_p_value.is_none_or(|p| p < TREND_SIGNIFICANCE) =>
             {
+                let (abs, max) = threshold::pair(t.abs(), config.max_trend, 2);
                 reasons.push(format!(
-                    "trend {t:+.2}, |trend| > {:.2} (p = {p_text})",
-                    config.max_trend
+                    "trend {t:+.digits$}, |trend| > {max} (p = {p_text})",
+                    digits = decimals(&abs)
                 ));
             }
             _ => {}
@@ -181,8 +187,9 @@ impl Steady {
         if let Some(n) = window.concurrency {
             let wanted = config.min_concurrency_ratio * f64::from(n);
             if mean_concurrency < wanted {
+                let (got, want) = threshold::pair(mean_concurrency, wanted, 2);
                 reasons.push(format!(
-                    "mean concurrency {mean_concurrency:.2} < {:.2} x {n} = {wanted:.2}",
+                    "mean concurrency {got} < {:.2} x {n} = {want}",
                     config.min_concurrency_ratio
                 ));
             }
@@ -202,6 +209,11 @@ impl Steady {
             trend_judged_by,
         }
     }
+}
+
+/// Decimals written in `number` (`"0.253"` -> 3).
+fn decimals(number: &str) -> usize {
+    number.split_once('.').map_or(0, |(_, f)| f.len())
 }
 
 /// Consecutive groups of `k` points as `(mean centre, mean rate)`; a last group shorter

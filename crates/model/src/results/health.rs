@@ -24,4 +24,20 @@ pub struct ClientHealth {
     pub cores: u32,
     /// Length of the window checked (the measure window, or up to an interrupt), s.
     pub window_s: f64,
+    /// Cores' worth of CPU every process on the machine used over the window, plateau
+    /// included (`/proc/stat`: busy ticks over all ticks, times the machine's CPUs).
+    /// Absent where `/proc/stat` cannot be read, and in summaries written before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_cores_busy: Option<f64>,
+    /// CPUs of the machine (`/proc/stat`), which a container's `cores` may be fewer than.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_cores: Option<u32>,
+}
+
+impl ClientHealth {
+    /// Cores' worth of CPU other processes took over the window: the machine's busy cores
+    /// less plateau's own, at least 0; absent without either reading.
+    pub fn others_cores_used(&self) -> Option<f64> {
+        Some((self.machine_cores_busy? - self.cpu_cores_used?).max(0.0))
+    }
 }
