@@ -1,8 +1,9 @@
 //! The findings at the end of a run, one line per kind: which check, how many cells, the
-//! first few of them in natural order, and one example message. The details of every
+//! first few of them in natural order, and one example message; a check folded into one
+//! finding about the run (it fired on every cell) is that finding's line. The details of every
 //! finding are in `plateau validate` and the report.
 
-use plateau_model::validate::{Finding, Severity};
+use plateau_model::validate::{Finding, RUN, Severity};
 
 /// Cells named on a line before the rest are counted.
 const NAMED: usize = 3;
@@ -38,6 +39,9 @@ pub fn grouped(findings: &[Finding]) -> Vec<(Severity, String)> {
             }
             let noun = if cells.len() == 1 { "cell" } else { "cells" };
             let example = these[0];
+            if cells == [RUN] {
+                return (severity, format!("{check} {}", example.message));
+            }
             (
                 severity,
                 format!(
@@ -74,6 +78,12 @@ mod tests {
             finding("s/m/B1/c1", "small_sample", w),
             finding("s/m/B1/c8", "synthetic_data", w),
             finding("s/m/A1/c8", "error_rate", Severity::Fail),
+            Finding {
+                cell: RUN.into(),
+                check: "busy_machine",
+                severity: w,
+                message: "in every cell (4); e.g. s/m/A1/c1: others".into(),
+            },
         ];
         let lines = grouped(&findings);
         assert_eq!(
@@ -94,6 +104,10 @@ mod tests {
                     w,
                     "synthetic_data in 1 cell (s/m/B1/c8); e.g. s/m/B1/c8: synthetic_data at s/m/B1/c8"
                         .to_owned()
+                ),
+                (
+                    w,
+                    "busy_machine in every cell (4); e.g. s/m/A1/c1: others".to_owned()
                 ),
             ]
         );

@@ -152,6 +152,15 @@ pub(crate) fn p99(d: &Option<Distribution>) -> Option<Reading> {
     })
 }
 
+/// The p95 of `d` (no interval), flagged when it rests on fewer than 200 values.
+pub(crate) fn p95(d: &Option<Distribution>) -> Option<Reading> {
+    d.as_ref().map(|d| Reading {
+        value: d.p95,
+        ci: None,
+        small_sample: d.small_sample.iter().any(|p| p == "p95"),
+    })
+}
+
 /// The p90 of `d` (the summary keeps no interval for it).
 pub(crate) fn p90(d: &Option<Distribution>) -> Option<Reading> {
     d.as_ref().map(|d| Reading::plain(d.p90))

@@ -12,12 +12,14 @@ mod server;
 #[cfg(test)]
 mod tests;
 mod tokens;
+mod verdict;
 
 use std::fmt;
 
-pub use client::{REMEDY, client_bottleneck, client_busy};
+pub use client::{REMEDY, Shortage, busy_machine, client_bottleneck, client_busy, client_shortage};
 pub use dir::{RUN, Records, check_dir, check_records};
 pub use server::server_saturated;
+pub use verdict::{Verdict, fold_run_wide, verdict};
 
 use crate::phase::DrainSource;
 use crate::results::summary::{CellStatus, CellSummary, PhaseBounds};
@@ -155,9 +157,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             "error_rate",
             Severity::Fail,
             format!(
-                "{:.1}% of measured requests failed (> {:.1}%){}: {}",
-                rate * 100.0,
-                t.max_error_rate * 100.0,
+                "{}% of measured requests failed (> {}%){}: {}",
+                crate::threshold::pair(rate * 100.0, t.max_error_rate * 100.0, 1).0,
+                crate::threshold::pair(rate * 100.0, t.max_error_rate * 100.0, 1).1,
                 m.requests
                     .error_time_fraction
                     .map(|f| format!(", {:.1}% of slot-time", f * 100.0))
@@ -186,10 +188,18 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             drain_timeout_message(&s.phases),
         );
     }
-    if let Some(message) = s.client.as_ref().and_then(|c| client_bottleneck(c, t)) {
-        add("client_bottleneck", Severity::Fail, message);
-    } else if let Some(message) = s.client.as_ref().and_then(|c| client_busy(c, t)) {
-        add("client_busy", Severity::Warn, message);
+    if let Some(c) = &s.client {
+        match client_shortage(c, t) {
+            Some(Shortage::Own(message)) => add("client_bottleneck", Severity::Fail, message),
+            shortage => {
+                if let Some(Shortage::Machine(message)) = shortage {
+                    add("busy_machine", Severity::Warn, message);
+                }
+                if let Some(message) = client_busy(c, t) {
+                    add("client_busy", Severity::Warn, message);
+                }
+            }
+        }
     }
     if let Some(message) = server_saturated(s) {
         add("server_saturated", Severity::Warn, message);
@@ -197,11 +207,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")
     {
-        add(
-            "small_sample",
-            Severity::Warn,
-            format!("p99 from {} samples (< 1000); treat it as indicative", d.n),
-        );
+        add("small_sample", Severity::Warn, small_sample(d.n, &s.phases));
     }
     if let Some(o) = &m.tokens.output
         && o.mean_rel_diff > t.max_output_token_diff
@@ -273,9 +279,12 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             tokens::input_length(i, s.token_check.as_ref(), &s.tokenizer),
         );
     }
+    // Lengths met in the server's tokens: a gap between its tokenizer and plateau's is
+    // what preparation measured and made up for.
     if let Some(why) = s
         .token_check
         .as_ref()
+        .filter(|_| s.tokenizer != crate::results::token_check::SERVER)
         .and_then(|c| tokens::tokenizer_mismatch(c, &s.tokenizer))
     {
         add("tokenizer_mismatch", Severity::Warn, why);
@@ -291,6 +300,20 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// Requests a percentile needs behind it for p99: 10 expected beyond it.
+const P99_REQUESTS: u64 = 1000;
+
+/// What a p99 from `n` requests is worth and how long to measure for one that holds.
+fn small_sample(n: u64, p: &PhaseBounds) -> String {
+    let need = (p.measure_s * P99_REQUESTS as f64 / n.max(1) as f64).ceil();
+    format!(
+        "TTFT p99 from {n} requests (< {P99_REQUESTS}) is indicative (the console table shows \
+         p95); for a p99 to rely on, measure about {need:.0} s at this cell's pace \
+         (measure_seconds, now {} s)",
+        p.measure_s
+    )
 }
 
 /// Why Drain ended with measured requests running, and what to change.

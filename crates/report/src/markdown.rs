@@ -8,7 +8,7 @@ use std::fmt::Write;
 use plateau_model::results::capacity::CapacityReport;
 use plateau_model::results::repeats::RepeatsReport;
 use plateau_model::results::run_info::RunInfo;
-use plateau_model::validate::{Finding, Severity};
+use plateau_model::validate::{Finding, Severity, Thresholds};
 
 use crate::figures::Rendered;
 use crate::headline::Card;
@@ -30,6 +30,8 @@ pub struct Input<'a> {
     pub repeats: &'a [PerRun<RepeatsReport>],
     /// Findings of the checks.
     pub findings: &'a [Finding],
+    /// The limits the findings were checked against (the verdict column uses them too).
+    pub thresholds: &'a Thresholds,
     /// The headline of each scenario and series.
     pub headline: &'a [Card],
     /// Every figure drawn, with how to write its files' place (relative to summary.md
@@ -46,6 +48,7 @@ pub fn render(input: &Input) -> String {
         capacity,
         repeats,
         findings,
+        thresholds,
         headline,
         figures,
     } = *input;
@@ -112,7 +115,7 @@ pub fn render(input: &Input) -> String {
             head.push("overloaded".into());
             align.push(":--");
         }
-        head.push("steady".into());
+        head.push("verdict".into());
         align.push(":--");
         let _ = writeln!(out, "| {} |", head.join(" | "));
         let _ = writeln!(out, "|{}|", align.join("|"));
@@ -127,11 +130,13 @@ pub fn render(input: &Input) -> String {
             if g.open {
                 cells.push(tables::overloaded(row.summary).0.into());
             }
-            let (word, why) = tables::verdict(row.summary);
-            cells.push(if why.is_empty() {
-                word.into()
+            let v = tables::verdict(row.summary, thresholds);
+            cells.push(if v.why.is_empty() {
+                v.word
+            } else if v.failed {
+                format!("**{}** ({})", v.word, cell(&v.why))
             } else {
-                format!("{word} ({})", cell(&why))
+                format!("{} ({})", v.word, cell(&v.why))
             });
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }

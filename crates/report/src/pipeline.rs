@@ -194,8 +194,9 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     let done = parallel(&jobs, |job| run(job, &cells, &overview, &opts.figures_dir));
     let mut findings = Vec::new();
     for (label, source) in labels.iter().zip(&sources) {
+        let checked = validate::check_dir(source, &opts.thresholds, Records::Skip);
         findings.extend(
-            validate::check_dir(source, &opts.thresholds, Records::Skip)
+            validate::fold_run_wide(checked, source.cells.len())
                 .into_iter()
                 .map(|mut f| {
                     if several {
@@ -258,6 +259,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         capacity: &capacity,
         repeats: &repeats,
         findings: &findings,
+        thresholds: &opts.thresholds,
         overview: &shown,
         distributions: &distributions,
         timelines: &timelines,
@@ -282,6 +284,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         capacity: &capacity,
         repeats: &repeats,
         findings: &findings,
+        thresholds: &opts.thresholds,
         headline: &cards,
         figures: &listed,
     });

@@ -7,8 +7,9 @@ use std::fmt::Write;
 
 use plateau_model::metrics::{Distribution, TtftBasis};
 use plateau_model::quantity::{self as q, Quantity};
-use plateau_model::results::summary::{CellStatus, CellSummary};
-use plateau_model::validate::cell_label;
+use plateau_model::results::summary::CellSummary;
+use plateau_model::results::token_check::SERVER;
+use plateau_model::validate::{self, Thresholds, cell_label};
 
 /// One column of the terminal table.
 #[derive(Clone, Copy)]
@@ -17,11 +18,11 @@ enum Column {
     Cell,
     /// A quantity under a short header.
     Number(&'static str, Quantity),
-    /// The steady verdict.
-    Steady,
+    /// The verdict: steady, or the checks the cell failed.
+    Verdict,
 }
 
-use Column::{Cell, Number, Steady};
+use Column::{Cell, Number, Verdict};
 
 /// Columns are as wide as their header or widest value, two spaces apart, so the default
 /// run's table fits in 100 columns; ITL, jitter, the achieved concurrency (the steady
@@ -38,7 +39,7 @@ const COLUMNS: &[Column] = &[
     Number("user t/s", q::USER_TPS),
     Number("server t/s", q::SERVER_TPS),
     Number("req/s", q::REQUEST_RPS),
-    Steady,
+    Verdict,
 ];
 
 /// Per-GPU throughput and cost, added before the verdict when any cell has a cost block.
@@ -58,7 +59,7 @@ const OPEN_COLUMNS: &[Column] = &[
     Number("TTFT p99", q::TTFT_P99),
     Number("TPOT p50", q::TPOT_P50),
     Number("server t/s", q::SERVER_TPS),
-    Steady,
+    Verdict,
 ];
 
 /// The results table, one row per cell: closed-loop cells, then (under their own header)
@@ -68,7 +69,7 @@ pub fn text(summaries: &[CellSummary]) -> String {
         .iter()
         .partition(|s| s.cell.load.request_rate.is_some());
     let with = |base: &[Column], cells: &[&CellSummary]| -> Vec<Column> {
-        let mut all = base.to_vec();
+        let mut all: Vec<Column> = base.iter().map(|&c| tail(c, cells)).collect();
         let verdict = all.pop();
         if cells.iter().any(|s| s.cell.load.max_concurrency.is_some()) {
             all.push(Number("queue p99", q::QUEUE_P99));
@@ -86,10 +87,15 @@ pub fn text(summaries: &[CellSummary]) -> String {
     }
     if !open.is_empty() {
         out.push_str(&columns(&with(OPEN_COLUMNS, &open), &open));
-        out.push_str("open loop: rates in req/s; TTFT from the intended send; lag = schedule lag; OVERL. = overloaded (arrivals outpaced the server)\n");
+        out.push_str("open loop: rates in req/s; TTFT from the intended send; lag = schedule lag; overloaded = arrivals outpaced the server\n");
     }
     if summaries.iter().any(|s| s.cost.is_some()) {
         out.push_str("t/s/GPU = server output tok/s per GPU; $/M out = USD per million output tokens at the endpoint's cost_per_hour\n");
+    }
+    if summaries.iter().any(p99_too_few) {
+        out.push_str(
+            "TTFT p95 where a cell's p99 rests on fewer than 1000 requests (small_sample)\n",
+        );
     }
     if summaries.iter().any(whole_response) {
         out.push_str("* stream: false: TTFT is the time to the whole response\n");
@@ -103,12 +109,12 @@ fn columns(columns: &[Column], summaries: &[&CellSummary]) -> String {
     let header = |c: &Column| match c {
         Cell => "cell",
         Number(h, _) => h,
-        Steady => "steady",
+        Verdict => "verdict",
     };
     let text = |c: &Column, s: &CellSummary| match c {
         Cell => cell_label(s),
         Number(_, q) => value(q, s),
-        Steady => verdict(s).to_owned(),
+        Verdict => verdict(s),
     };
     let mut table = comfy_table::Table::new();
     table
@@ -143,6 +149,23 @@ fn value(q: &Quantity, s: &CellSummary) -> String {
     }
 }
 
+/// The TTFT tail column of a table of `cells`: p99 where every cell has the requests for
+/// it, else p95 (the table prints no percentile that the samples of a row cannot carry
+/// without saying so in the small_sample finding).
+fn tail(c: Column, cells: &[&CellSummary]) -> Column {
+    match c {
+        Number(_, q) if q.field == q::TTFT_P99.field && cells.iter().any(|s| p99_too_few(s)) => {
+            Number("TTFT p95", q::TTFT_P95)
+        }
+        other => other,
+    }
+}
+
+/// Whether the cell's TTFT p99 rests on too few requests to print as a p99.
+fn p99_too_few(s: &CellSummary) -> bool {
+    (q::TTFT_P99.read)(s).is_some_and(|r| r.small_sample)
+}
+
 fn whole_response(s: &CellSummary) -> bool {
     s.metrics.ttft_basis == TtftBasis::WholeResponse
 }
@@ -150,7 +173,7 @@ fn whole_response(s: &CellSummary) -> bool {
 /// One cell in one line.
 pub fn one_line(s: &CellSummary) -> String {
     format!(
-        "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, {}",
+        "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, verdict: {}",
         value(&q::TTFT_P50, s),
         value(&q::TPOT_P50, s),
         value(&q::SERVER_TPS, s),
@@ -160,14 +183,9 @@ pub fn one_line(s: &CellSummary) -> String {
     )
 }
 
-fn verdict(s: &CellSummary) -> &'static str {
-    match (s.status, s.metrics.steady.steady) {
-        (CellStatus::Interrupted, _) => "interr.",
-        (CellStatus::Failed, _) => "FAILED",
-        _ if s.metrics.steady.overloaded => "OVERL.",
-        (_, true) => "yes",
-        (_, false) => "NO",
-    }
+/// The verdict column, under the thresholds `plateau run` checks with.
+fn verdict(s: &CellSummary) -> String {
+    validate::verdict(s, &Thresholds::default()).word
 }
 
 fn ms(d: Option<&Distribution>, f: fn(&Distribution) -> f64) -> String {
@@ -195,11 +213,12 @@ pub fn turns(summaries: &[CellSummary]) -> String {
 /// The server's `/tokenize` count of each scenario's prompts against plateau's: a header
 /// line, then one line per endpoint and model with, per scenario (first cell that has a
 /// check), the gap in the texts' counts and the chat template's tokens; empty when no
-/// cell has a check.
+/// cell has a check, and for cells whose lengths were met in the server's tokens (the gap
+/// was made up for at preparation, which said so).
 pub fn token_checks(summaries: &[CellSummary]) -> String {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    for s in summaries {
+    for s in summaries.iter().filter(|s| s.tokenizer != SERVER) {
         let Some(c) = &s.token_check else { continue };
         let cell = &s.cell;
         if !seen.insert((

@@ -6,7 +6,8 @@
 //! Writers format them; nothing is computed here.
 
 use plateau_model::results::run_info::RunStatus;
-use plateau_model::results::summary::{CellStatus, CellSummary};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::validate::{self, Thresholds, Verdict};
 
 use crate::matrix::{Matrix, Scenario};
 use crate::quantity::{self as q, Quantity};
@@ -155,19 +156,11 @@ pub fn header(q: &Quantity) -> String {
     q.axis_label()
 }
 
-/// The steady column: a short verdict and the reasons behind it.
-pub fn verdict(s: &CellSummary) -> (&'static str, String) {
-    match (s.status, s.metrics.steady.steady) {
-        (CellStatus::Interrupted, _) => ("interrupted", "the cell was interrupted".into()),
-        (CellStatus::Failed, _) => (
-            "failed",
-            s.failure
-                .clone()
-                .unwrap_or_else(|| "the cell failed".into()),
-        ),
-        (_, true) => ("yes", String::new()),
-        (_, false) => ("NO", s.metrics.steady.reasons.join("; ")),
-    }
+/// The verdict column: `steady`, `overloaded`, `interrupted`, `failed` or the checks the
+/// cell failed (`FAIL unsteady, client_bottleneck`), and why; the same checks as the
+/// findings, so a row never reads steady beside a failure.
+pub fn verdict(s: &CellSummary, t: &Thresholds) -> Verdict {
+    validate::verdict(s, t)
 }
 
 /// How a run ended, in words.

@@ -2,7 +2,7 @@
 //! throughput), and the lists that order quantities for a purpose ([`HEADLINES`]). Each
 //! constant's closure is the one place its value is read.
 
-use super::{Quantity, Reading, mean, p50, p90, p99};
+use super::{Quantity, Reading, mean, p50, p90, p95, p99};
 use crate::metrics::LoadMetrics;
 use crate::results::summary::CellSummary;
 
@@ -176,6 +176,16 @@ quantity!(
     Measure,
     Lower,
     |s| p90(&s.metrics.ttft_ms)
+);
+quantity!(
+    TTFT_P95,
+    "ttft_ms.p95",
+    "ttft_ms_p95",
+    "TTFT p95",
+    "ms",
+    Measure,
+    Lower,
+    |s| p95(&s.metrics.ttft_ms)
 );
 quantity!(
     TTFT_P99,

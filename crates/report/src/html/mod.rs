@@ -16,7 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use plateau_model::results::capacity::CapacityReport;
 use plateau_model::results::repeats::RepeatsReport;
-use plateau_model::validate::{Finding, Severity};
+use plateau_model::validate::{Finding, Severity, Thresholds};
 
 use crate::figures::Rendered;
 use crate::headline::Card;
@@ -38,6 +38,8 @@ pub struct Page<'a> {
     pub repeats: &'a [PerRun<RepeatsReport>],
     /// Findings of the checks.
     pub findings: &'a [Finding],
+    /// The limits the findings were checked against (the verdict column uses them too).
+    pub thresholds: &'a Thresholds,
     /// The overview figures.
     pub overview: &'a [Rendered],
     /// The latency distributions and the TTFT-vs-prompt figures.
@@ -110,7 +112,7 @@ pub fn render(page: &Page) -> String {
     }
     run::section(&mut out, &page.run);
     warnings(&mut out, page.findings);
-    results(&mut out, page.m);
+    results(&mut out, page.m, page.thresholds);
     if !page.repeats.is_empty() {
         repeats::section(&mut out, page.repeats);
     }
@@ -213,7 +215,7 @@ fn item(out: &mut String, f: &Finding) {
     );
 }
 
-fn results(out: &mut String, m: &Matrix) {
+fn results(out: &mut String, m: &Matrix, thresholds: &Thresholds) {
     out.push_str(
         "<h2 id=\"results\">Results</h2>\n<p class=\"note\">Latencies in ms over the requests \
          started in the measure window; throughputs in output tokens/s. <i>Italic</i>: a \
@@ -236,7 +238,7 @@ fn results(out: &mut String, m: &Matrix) {
         if g.open {
             out.push_str("<th class=\"text\">overloaded</th>");
         }
-        out.push_str("<th class=\"text\">steady</th></tr>\n");
+        out.push_str("<th class=\"text\">verdict</th></tr>\n");
         for row in &g.rows {
             let _ = write!(out, "<tr data-cell=\"{}\">", escape(row.rel));
             if let Some(series) = row.series {
@@ -272,11 +274,17 @@ fn results(out: &mut String, m: &Matrix) {
                     escape(&why)
                 );
             }
-            let (word, why) = tables::verdict(row.summary);
+            let v = tables::verdict(row.summary, thresholds);
+            let class = if v.failed || v.word == "interrupted" {
+                "NO"
+            } else {
+                "yes"
+            };
             let _ = writeln!(
                 out,
-                "<td class=\"text {word}\" title=\"{}\">{word}</td></tr>",
-                escape(&why)
+                "<td class=\"text {class}\" title=\"{}\">{}</td></tr>",
+                escape(&v.why),
+                escape(&v.word)
             );
         }
         out.push_str("</table></div>\n");

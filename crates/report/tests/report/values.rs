@@ -318,7 +318,7 @@ fn the_terminal_table_adds_cost_columns_only_when_a_cell_has_a_cost() {
     let tps = costed[0].metrics.throughput.server_direct_tps;
     let text = plateau_report::table::text(&costed);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].ends_with("  t/s/GPU  $/M out  steady"), "{text}");
+    assert!(lines[0].ends_with("  t/s/GPU  $/M out  verdict"), "{text}");
     // The vllm row: the registry's numbers, right-aligned under their headers, then the
     // verdict; the sglang row states no hardware: dashes.
     let number = plateau_model::quantity::number;
@@ -369,4 +369,38 @@ fn wide_characters_in_a_name_keep_the_columns_aligned() {
     for l in &lines[1..] {
         assert_eq!(display(l), width, "{text}");
     }
+}
+
+#[test]
+fn a_row_of_a_cell_that_failed_a_check_names_the_check() {
+    let (results, _, _) = common::clean();
+    let mut s: plateau_model::results::summary::CellSummary =
+        read_json(&results.join("vllm/llama-8b/A1/c1/summary.json")).unwrap();
+    assert!(s.metrics.steady.steady, "the clean fixture is steady");
+    let steady = plateau_report::table::text(std::slice::from_ref(&s));
+    assert!(
+        steady.lines().nth(1).unwrap().ends_with("  steady"),
+        "{steady}"
+    );
+    // The same steady window, measured by a client on every core it had.
+    s.client = Some(plateau_model::results::health::ClientHealth {
+        sched_lag_ms: None,
+        cpu_s: Some(19.0),
+        cpu_cores_used: Some(1.9),
+        cores: 2,
+        window_s: 10.0,
+        machine_cores_busy: Some(2.0),
+        machine_cores: Some(2),
+    });
+    let text = plateau_report::table::text(std::slice::from_ref(&s));
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.ends_with("  FAIL client_bottleneck"), "{text}");
+    let line = plateau_report::table::one_line(&s);
+    assert!(line.ends_with("verdict: FAIL client_bottleneck"), "{line}");
+    let t = plateau_model::validate::Thresholds::default();
+    let v = plateau_report::tables::verdict(&s, &t);
+    assert!(
+        v.failed && v.why.starts_with("client_bottleneck: the client was"),
+        "{v:?}"
+    );
 }
