@@ -150,11 +150,12 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// What a request cut short by this cell's cancellation ended as: interrupted (Ctrl-C),
-    /// a measured request cut at the Drain limit, or cancelled padding.
+    /// What a request cut short by this cell's cancellation ended as: cancelled (a stop:
+    /// Ctrl-C, SIGTERM; not an error), a measured request cut at the Drain limit, or
+    /// cancelled padding.
     fn cancelled_outcome(&self, measured: bool) -> Outcome {
         if self.interrupt.is_cancelled() {
-            Outcome::Interrupted
+            Outcome::Cancelled
         } else if measured && !self.gave_up.is_cancelled() {
             Outcome::DrainTimeout
         } else {

@@ -32,11 +32,14 @@ pub enum Outcome {
     ServerError,
     /// The response completed but carried no content.
     Empty,
-    /// A padding request cancelled when Drain ended (not an error).
+    /// Cancelled by plateau, not failed by the server: padding still running when Drain
+    /// ended, or any request in flight when the run was stopped (Ctrl-C, SIGTERM, SIGHUP).
+    /// Not an error, and not in error rates.
     Cancelled,
     /// A measured request still running when `drain_seconds` ran out.
     DrainTimeout,
-    /// Cut short by Ctrl-C.
+    /// Cut short by Ctrl-C, as plateau recorded it before such requests became
+    /// [`Outcome::Cancelled`]; still read from older records, and, like it, not an error.
     Interrupted,
 }
 
@@ -56,9 +59,15 @@ impl Outcome {
         )
     }
 
-    /// Whether this outcome counts as an error (cancelled padding does not).
+    /// Whether this outcome counts as an error (a request plateau cancelled does not).
     pub fn is_error(self) -> bool {
-        !matches!(self, Outcome::Ok | Outcome::Cancelled)
+        !matches!(self, Outcome::Ok) && !self.is_cancelled()
+    }
+
+    /// Whether plateau cancelled the request (Drain's end, or a stop), so it says nothing
+    /// about the server.
+    pub fn is_cancelled(self) -> bool {
+        matches!(self, Outcome::Cancelled | Outcome::Interrupted)
     }
 
     /// Stable key for counting errors by kind in JSON and tables: `http_500`, `timeout`, ...
@@ -243,7 +252,8 @@ mod tests {
         assert_eq!(Outcome::HttpStatus { status: 503 }.key(), "http_503");
         assert_eq!(Outcome::DrainTimeout.key(), "drain_timeout");
         assert!(!Outcome::Cancelled.is_error());
-        assert!(Outcome::Interrupted.is_error());
+        assert!(!Outcome::Interrupted.is_error(), "read from older records");
+        assert!(Outcome::Interrupted.is_cancelled() && Outcome::Cancelled.is_cancelled());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Ctrl-C, SIGTERM and SIGHUP end the cell cleanly: its records and summary are written,
-//! marked `interrupted`, run.json is closed, and plateau exits 130.
+//! marked `interrupted`, the requests cut short counted `cancelled` (not errors), run.json
+//! is closed, and plateau exits 130.
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,15 @@ fn stop_mid_cell(signal: &str) {
         serde_json::from_slice(&std::fs::read(cell.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "interrupted");
     assert!(summary["records"]["count"].as_u64().unwrap() > 10);
+    // The requests in flight at the stop were cancelled by plateau: not errors.
+    let requests = &summary["metrics"]["requests"];
+    assert!(requests["cancelled"].as_u64().unwrap() >= 1, "{requests}");
+    assert_eq!(requests["measured_errors"], 0, "{requests}");
+    assert_eq!(
+        requests["errors_by_kind"],
+        serde_json::json!({}),
+        "{requests}"
+    );
     assert!(cell.join("requests.jsonl.gz").is_file());
     let run_info: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("results/run.json")).unwrap()).unwrap();

@@ -227,7 +227,7 @@ async fn interrupt_ends_the_cell_and_keeps_every_record() {
     assert_eq!(samples.len() as u64, live.snapshot().sent);
     let interrupted = samples
         .iter()
-        .filter(|s| s.outcome == Outcome::Interrupted)
+        .filter(|s| s.outcome == Outcome::Cancelled)
         .count();
     assert_eq!(interrupted, 3, "one in flight per slot");
     assert!(samples.iter().all(|s| s.t_end_us <= 7_250_000));

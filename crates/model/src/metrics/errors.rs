@@ -1,5 +1,6 @@
 //! Request counts and errors by kind ([`RequestCounts`]), for the measured requests and
-//! for the whole cell. Cancelled padding is counted, but is not an error. Errors are also
+//! for the whole cell. Requests plateau cancelled (padding at Drain's end, everything in
+//! flight at Ctrl-C) are counted, but are not errors and not in the error rate. Errors are also
 //! weighed by the slot-time they took: one slot failing fast for seconds is many failed
 //! requests but little of the cell's time.
 
@@ -9,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Window;
-use crate::sample::{Outcome, Sample};
+use crate::sample::Sample;
 
 /// How many requests there were and how they failed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -28,9 +29,11 @@ pub struct RequestCounts {
     pub measured_errors_by_kind: BTreeMap<String, u64>,
     /// Failures in every phase by kind.
     pub errors_by_kind: BTreeMap<String, u64>,
-    /// Padding requests cancelled when Drain ended (not errors).
+    /// Requests plateau cancelled: padding when Drain ended, and those in flight when the
+    /// run was stopped (not errors).
     pub cancelled: u64,
-    /// `measured_errors / measured`; absent when nothing was measured.
+    /// `measured_errors / (measured - cancelled measured requests)`: the share of the
+    /// measured requests that ran to an end which failed; absent when none did.
     #[serde(default)]
     pub error_rate: Option<f64>,
     /// Share of the window's slot-time (N x Measure) spent in failed requests and the waits
@@ -61,6 +64,7 @@ impl RequestCounts {
             ..RequestCounts::default()
         };
         let mut error_us: u128 = 0;
+        let mut measured_cancelled = 0u64;
         for s in samples {
             let measured = window.measures(s);
             counts.rejected += u64::from(s.outcome.is_rejected());
@@ -70,7 +74,8 @@ impl RequestCounts {
                 error_us += u128::from(to.saturating_sub(from));
             }
             counts.measured += u64::from(measured);
-            counts.cancelled += u64::from(s.outcome == Outcome::Cancelled);
+            counts.cancelled += u64::from(s.outcome.is_cancelled());
+            measured_cancelled += u64::from(measured && s.outcome.is_cancelled());
             if s.outcome.is_ok() {
                 counts.measured_ok += u64::from(measured);
             } else if s.outcome.is_error() {
@@ -84,8 +89,8 @@ impl RequestCounts {
                 }
             }
         }
-        counts.error_rate =
-            (counts.measured > 0).then(|| counts.measured_errors as f64 / counts.measured as f64);
+        let ran = counts.measured - measured_cancelled;
+        counts.error_rate = (ran > 0).then(|| counts.measured_errors as f64 / ran as f64);
         // An open loop has no slots: its errors cost arrivals, counted by `error_rate`.
         let slot_us = u128::from(window.concurrency.unwrap_or(0))
             * u128::from(window.m1_us.saturating_sub(window.m0_us));
@@ -99,6 +104,7 @@ impl RequestCounts {
 mod tests {
     use super::*;
     use crate::metrics::fixtures::{ok, sample, window};
+    use crate::sample::Outcome;
 
     #[test]
     fn errors_by_kind_leave_out_cancelled_padding_and_weigh_slot_time() {
@@ -140,5 +146,27 @@ mod tests {
                 rejected: 2,
             }
         );
+    }
+
+    #[test]
+    fn requests_cut_by_a_stop_are_cancelled_not_errors() {
+        let w = window(1_000, 2_000, 2);
+        let cut = |t_sent, outcome| Sample {
+            outcome,
+            ..sample(t_sent, &[], t_sent + 10)
+        };
+        // Ctrl-C in Measure: one request had ended well, one had failed, two were cut.
+        let samples = [
+            ok(sample(1_000, &[(1_100, 1)], 1_100)),
+            cut(1_100, Outcome::HttpStatus { status: 500 }),
+            cut(1_200, Outcome::Cancelled),
+            cut(1_300, Outcome::Interrupted), // as older records say it
+        ];
+        let c = RequestCounts::count(&samples, &w);
+        assert_eq!((c.measured, c.measured_ok, c.measured_errors), (4, 1, 1));
+        assert_eq!(c.cancelled, 2);
+        assert!(!c.errors_by_kind.contains_key("cancelled"), "{c:?}");
+        // One failure among the two requests that ran to an end.
+        assert_eq!(c.error_rate, Some(0.5));
     }
 }
