@@ -117,16 +117,7 @@ pub async fn check(
             }
         };
         if let Some(listed) = models.as_ref().and_then(listed_ids) {
-            for m in &plan.models {
-                if !listed.iter().any(|id| id == &m.name) {
-                    tracing::warn!(
-                        "endpoint {}: /models does not list `{}` (it lists {:?})",
-                        e.name,
-                        m.name,
-                        listed
-                    );
-                }
-            }
+            unlisted(plan, e, base, &listed)?;
         }
         for model in &plan.models {
             try_one(plan, e, base, model, client).await?;
@@ -211,6 +202,45 @@ async fn try_one(
             Ok(())
         }
     }
+}
+
+/// Stops the run (exit 3) when `listed`, the non-empty list of `/v1/models` at endpoint
+/// `e`, lacks a configured model: a server that answers any name (llama.cpp) would run the
+/// whole benchmark on the model it serves under the name typed. `allow_unlisted_model`
+/// goes on with a warning.
+fn unlisted(plan: &Plan, e: &Endpoint, base: &BaseUrl, listed: &[String]) -> Result<(), Failure> {
+    let missing: Vec<&str> = plan
+        .models
+        .iter()
+        .map(|m| m.name.as_str())
+        .filter(|name| !listed.is_empty() && !listed.iter().any(|id| id == name))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let quoted = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let what = format!(
+        "endpoint {} ({}): /v1/models lists {}, not {}",
+        e.name,
+        base.as_str(),
+        quoted(&mut listed.iter().map(String::as_str)),
+        quoted(&mut missing.iter().copied())
+    );
+    let what = e.scrub(&what);
+    if plan.allow_unlisted_model {
+        tracing::warn!("{what}; going on (allow_unlisted_model)");
+        return Ok(());
+    }
+    Err(Failure::unreachable(anyhow!(
+        "{what}; set models[].name to a listed one (a server that answers any name would \
+         measure the model it serves under the name given), or --set allow_unlisted_model=true \
+         if the list is not the whole story"
+    )))
 }
 
 fn listed_ids(v: &serde_json::Value) -> Option<Vec<String>> {

@@ -214,6 +214,8 @@ pub struct Plan {
     pub steady: SteadyConfig,
     /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
     pub server_metrics: Option<Duration>,
+    /// Go on when `/v1/models` lists models but not a configured one.
+    pub allow_unlisted_model: bool,
     /// The configuration with secrets removed, for `run.json`.
     pub redacted_config: RunConfig,
     /// Things that are allowed but probably not meant.
@@ -355,6 +357,7 @@ impl Plan {
             slo: config.slo.clone(),
             steady: config.steady.clone(),
             server_metrics,
+            allow_unlisted_model: config.allow_unlisted_model,
             redacted_config: redact(config),
             warnings: v.warnings,
         })

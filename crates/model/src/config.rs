@@ -91,9 +91,13 @@ pub struct RunConfig {
     /// across-run spread in `repeats.json`; each repeat sends the same prompts.
     #[serde(default = "default_repeats")]
     pub repeats: u32,
-    /// The client tokenizer: a `tokenizer.json` path, a Hugging Face model id
+    /// The tokenizer prompt lengths are met in: `server` (each endpoint's own `/tokenize`,
+    /// its chat template included, so `usage.prompt_tokens` meets the target; the prompts are
+    /// cut once per run at preparation), a `tokenizer.json` path, a Hugging Face model id
     /// (`owner/name` or `owner/name@revision`, its `tokenizer.json` fetched through the hub
-    /// cache), or `cl100k_base` / `o200k_base`; default: the embedded `cl100k_base`.
+    /// cache), or `cl100k_base` / `o200k_base`; default: `server` where every endpoint's
+    /// engine has `/tokenize` (vllm, sglang, llamacpp, sim), else the embedded
+    /// `cl100k_base`.
     #[serde(default)]
     pub tokenizer: Option<PathBuf>,
     /// Where the datasets are read from (`plateau fetch-datasets --datasets-dir` writes them
@@ -107,6 +111,14 @@ pub struct RunConfig {
     /// Store prompt and response text in `requests.jsonl.gz`.
     #[serde(default)]
     pub store_text: bool,
+    /// Run a model the endpoint's `/v1/models` does not list. By default a listed set that
+    /// lacks a configured `models[].name` stops the run at preflight (exit 3), naming what
+    /// is listed: servers such as llama.cpp answer any model name with the one they serve,
+    /// so a typo would otherwise measure a model other than the one named in the results.
+    /// Per run, not per model: it says the endpoint's list is not authoritative (a gateway
+    /// that routes names it does not list), which holds for every model sent to it.
+    #[serde(default)]
+    pub allow_unlisted_model: bool,
     /// Service-level objectives: goodput counts the measured requests that meet every one
     /// set, and the report's headline says where TTFT p99 crosses `ttft_ms`.
     #[serde(default)]

@@ -23,3 +23,4 @@ mod resolve;
 mod resume;
 mod secrets;
 mod sim;
+mod unlisted;
