@@ -55,7 +55,7 @@ pub struct RunArgs {
     #[arg(long, short, conflicts_with = "url")]
     pub config: Option<PathBuf>,
     /// A first look without a config file: the server's base URL (with `/v1`). Needs
-    /// --model; the config it builds is printed, and --save-config writes it.
+    /// --model; the keys it sets are printed, and --save-config writes them.
     #[arg(long, requires = "model", help_heading = "Without a config file")]
     pub url: Option<String>,
     /// The model name the server serves (with --url).
@@ -85,8 +85,9 @@ pub struct RunArgs {
     /// Hugging Face model id (owner/name, or owner/name@revision to pin one).
     #[arg(long, requires = "url", help_heading = "Without a config file")]
     pub tokenizer: Option<String>,
-    /// Write the config built from --url/--model (and the --set keys) to this file.
-    #[arg(long, requires = "url", help_heading = "Without a config file")]
+    /// Write the keys this run was given (the --config file or the --url/--model flags,
+    /// with PLATEAU__* and --set applied; secrets as `***`) to this new file.
+    #[arg(long, value_name = "FILE")]
     pub save_config: Option<PathBuf>,
     /// Print the plan (cells, phase lengths, estimated wall time) and exit.
     #[arg(long)]
@@ -94,6 +95,16 @@ pub struct RunArgs {
     /// Skip cells whose complete results already exist in the output directory.
     #[arg(long)]
     pub resume: bool,
+    /// With --resume, run these finished cells again too: `unsteady` (measure window not
+    /// steady) or `failed` (any failed check, unsteady included).
+    #[arg(
+        long,
+        requires = "resume",
+        value_enum,
+        value_delimiter = ',',
+        value_name = "WHICH"
+    )]
+    pub redo: Vec<Redo>,
     /// Write results here instead of the config's output_dir.
     #[arg(long)]
     pub output_dir: Option<PathBuf>,
@@ -202,4 +213,22 @@ pub enum ExportFormat {
     Vllm,
     /// One CSV row per cell x metric x statistic.
     LongCsv,
+}
+
+/// `run --redo`: which finished cells `--resume` runs again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Redo {
+    /// Cells whose measure window was not steady.
+    Unsteady,
+    /// Cells that failed any check.
+    Failed,
+}
+
+impl From<Redo> for plateau_core::driver::Redo {
+    fn from(r: Redo) -> Self {
+        match r {
+            Redo::Unsteady => plateau_core::driver::Redo::Unsteady,
+            Redo::Failed => plateau_core::driver::Redo::Failed,
+        }
+    }
 }

@@ -24,6 +24,12 @@ pub const IO: u8 = 4;
 pub const INTERRUPTED: u8 = 130;
 
 impl Failure {
+    /// The exit code this failure earns.
+    #[cfg(test)]
+    pub fn code(&self) -> u8 {
+        self.code
+    }
+
     /// Bad config, flags or files: exit 2.
     pub fn bad_input(error: anyhow::Error) -> Self {
         Failure {

@@ -26,6 +26,9 @@ pub struct Loaded {
     pub config: RunConfig,
     /// The source of each value, for naming it in later errors.
     pub origins: Origins,
+    /// The keys given (by the file, the environment and `--set`), before defaults fill
+    /// in the rest: what `--url` shows and `--save-config` writes.
+    pub given: serde_json::Value,
 }
 
 /// Reads the configuration. `env` replaces the process environment (tests).
@@ -93,6 +96,7 @@ fn load_source(
     for arg in sets {
         apply_set(&mut merged, arg, &mut origins)?;
     }
+    let given = merged.clone();
     let config = serde_path_to_error::deserialize::<_, RunConfig>(merged).map_err(|e| {
         // The path ends at an unknown key itself (`endpoints[0].urll`), so its source is found.
         let path = e.path().to_string();
@@ -103,7 +107,11 @@ fn load_source(
             anyhow!(origins.blame(&path, format!("{path}: {inner}")))
         }
     })?;
-    Ok(Loaded { config, origins })
+    Ok(Loaded {
+        config,
+        origins,
+        given,
+    })
 }
 
 /// `source` with the `PLATEAU__` variables of `env` over it, as JSON.

@@ -1,10 +1,17 @@
 //! `plateau run --url URL --model NAME`: a first look at a server without writing a config
-//! file. The flags become an ordinary config (printed, and written with `--save-config`),
-//! layered under `PLATEAU__*` and `--set` like a file, so everything after is the same run.
+//! file. The flags become an ordinary config, layered under `PLATEAU__*` and `--set` like a
+//! file, so everything after is the same run. The keys given ([`given`]: these, or a
+//! `--config` file's) are what the first look prints and `--save-config` writes ([`save`]).
 
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::anyhow;
+use plateau_model::config::RunConfig;
 use serde_json::{Value, json};
 
 use crate::args::RunArgs;
+use crate::exit::Failure;
 
 /// What the flags name the config by in errors and in run.json.
 pub const SOURCE: &str = "the command line (--url, --model)";
@@ -69,6 +76,47 @@ pub fn keys(args: &RunArgs) -> Vec<(&'static str, &'static str)> {
         keys.push(("tokenizer", "--tokenizer"));
     }
     keys
+}
+
+/// The keys `given` holds, with the values of `redacted` (the resolved config with its
+/// secrets as `***`): an object keeps only the keys `given` has, a list only as many
+/// items, so defaults and unset (null) keys stay out.
+pub fn given(redacted: &RunConfig, given: &Value) -> serde_json::Result<Value> {
+    Ok(shaped(&serde_json::to_value(redacted)?, given))
+}
+
+fn shaped(full: &Value, like: &Value) -> Value {
+    match (full, like) {
+        (Value::Object(f), Value::Object(l)) => Value::Object(
+            l.iter()
+                .filter_map(|(k, lv)| Some((k.clone(), shaped(f.get(k)?, lv))))
+                .collect(),
+        ),
+        (Value::Array(f), Value::Array(l)) => {
+            Value::Array(f.iter().zip(l).map(|(fv, lv)| shaped(fv, lv)).collect())
+        }
+        (f, _) => f.clone(),
+    }
+}
+
+/// Writes `config` to `path`, a new file: an existing one (a config the user wrote, say) is
+/// never overwritten.
+pub fn save(path: &Path, config: &Value) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(config)
+        .map_err(|e| Failure::other(anyhow!("--save-config: {e}")))?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Failure::bad_input(anyhow!(
+                "--save-config {}: the file exists; name a new file (plateau does not overwrite it)",
+                path.display()
+            )),
+            _ => Failure::io(anyhow!("--save-config {}: {e}", path.display())),
+        })?;
+    writeln!(file, "{text}")
+        .map_err(|e| Failure::io(anyhow!("--save-config {}: {e}", path.display())))
 }
 
 /// A directory-safe id for `model`: its last path segment (`meta-llama/Llama-3.1-8B` ->
@@ -138,6 +186,48 @@ mod tests {
         assert_eq!(c["models"][0]["id"], "m-x");
         assert_eq!(keys(&a).len(), 6);
         assert!(config(&args(&[])).is_none());
+    }
+
+    #[test]
+    fn only_the_given_keys_are_shown_with_their_resolved_values() {
+        let full = json!({
+            "endpoints": [{"name": "server", "url": "http://u:***@gpu/v1", "engine": "openai",
+                           "api": "chat", "headers": []}],
+            "models": [{"id": "m", "name": "m"}],
+            "seed": null,
+            "slo": null,
+            "measure_seconds": 30.0,
+        });
+        let like = json!({
+            "endpoints": [{"name": "server", "url": "http://u:secret@gpu/v1", "engine": "openai"}],
+            "models": [{"id": "m", "name": "m"}],
+            "measure_seconds": 30,
+        });
+        assert_eq!(
+            shaped(&full, &like),
+            json!({
+                "endpoints": [{"name": "server", "url": "http://u:***@gpu/v1", "engine": "openai"}],
+                "models": [{"id": "m", "name": "m"}],
+                "measure_seconds": 30.0,
+            })
+        );
+    }
+
+    #[test]
+    fn save_config_writes_a_new_file_only() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("saved.json");
+        save(&path, &json!({"seed": 7})).expect("a new file is written");
+        let back: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("json");
+        assert_eq!(back, json!({"seed": 7}));
+        let again = save(&path, &json!({"seed": 8})).expect_err("an existing file is kept");
+        assert_eq!(again.code(), crate::exit::BAD_INPUT);
+        assert!(
+            std::fs::read_to_string(&path)
+                .expect("readable")
+                .contains('7')
+        );
     }
 
     #[test]

@@ -97,6 +97,7 @@ fn main() {
                     live: live.clone(),
                     interrupt: CancellationToken::new(),
                     resume: false,
+                    redo: Vec::new(),
                     launch: Default::default(),
                     observer: &Quiet,
                 },

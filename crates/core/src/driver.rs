@@ -10,6 +10,8 @@ mod capacity;
 mod cell;
 mod error;
 mod resume;
+
+pub use resume::Redo;
 mod run_json;
 mod server_metrics;
 
@@ -75,6 +77,8 @@ pub struct RunContext<'a> {
     pub interrupt: CancellationToken,
     /// Reuse cells whose complete summary exists with the same fingerprint.
     pub resume: bool,
+    /// Under `resume`, cells to run again although they could be reused (`--redo`).
+    pub redo: Vec<Redo>,
     /// How this run was started, for `run.json`.
     pub launch: Launch,
     /// Progress.
@@ -221,7 +225,7 @@ async fn visit(
         })?;
     let fingerprint = fingerprint::of(plan, cell, workload.info(), ctx.counter.name());
     if ctx.resume
-        && let Some(done) = resume::reuse(&dir, &fingerprint, &mut info.cells[index])
+        && let Some(done) = resume::reuse(&dir, &fingerprint, &ctx.redo, &mut info.cells[index])
     {
         let mut done = done;
         let endpoint = &plan.endpoints[cell.endpoint];

@@ -40,6 +40,19 @@ fn a_first_look_needs_no_config_file_and_saves_one() {
         out.contains("\"measure_seconds\": 2.0"),
         "the --set keys are in it: {out}"
     );
+    // Only the keys given, not the whole config with its defaults and nulls.
+    let shown: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("config from --url/--model"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("config written"))
+        .collect();
+    assert!(shown.len() <= 30, "{} lines: {out}", shown.len());
+    assert!(!out.contains("null"), "{out}");
+    assert!(
+        !out.contains("\"request_timeout_seconds\""),
+        "a default: {out}"
+    );
     assert!(out.contains("server/plateau-sim/A1/c2"), "{out}");
     assert!(
         out_dir
@@ -84,4 +97,47 @@ fn a_first_look_needs_no_config_file_and_saves_one() {
         err.contains("--concurrency") && err.contains("batch_sizes[0]"),
         "{err}"
     );
+}
+
+#[test]
+fn save_config_works_with_a_config_file_and_keeps_existing_files() {
+    let tmp = temp("save-config");
+    let dir = tmp.path();
+    let config = crate::common::tiny_config(dir, serde_json::json!({}));
+    let saved = dir.join("saved.json");
+    let (code, out, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--set",
+        "measure_seconds=7",
+        "--save-config",
+        saved.to_str().unwrap(),
+        "--dry-run",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("config written to {}", saved.display())),
+        "{out}"
+    );
+    let back: serde_json::Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    assert_eq!(
+        back["measure_seconds"], 7.0,
+        "the --set key is in it: {back}"
+    );
+    assert_eq!(back["scenarios"], serde_json::json!(["A1"]), "{back}");
+    assert!(back.get("slo").is_none(), "only the keys given: {back}");
+    // A second save to the same file is refused, the file kept.
+    let before = std::fs::read(&saved).unwrap();
+    let (code, _, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--save-config",
+        saved.to_str().unwrap(),
+        "--dry-run",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the file exists"), "{err}");
+    assert_eq!(std::fs::read(&saved).unwrap(), before);
 }

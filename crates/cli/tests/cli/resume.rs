@@ -168,3 +168,56 @@ fn resume_redoes_unfinished_failed_and_unfingerprinted_cells_and_keeps_invocatio
         "a run without --resume starts over"
     );
 }
+
+#[test]
+fn redo_unsteady_reruns_only_the_unsteady_cells() {
+    let tmp = temp("resume-redo");
+    let dir = tmp.path();
+    let config = tiny_config(dir, serde_json::json!({"batch_sizes": [1, 2]}));
+    let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert_finished(code, &err);
+    // Mark c1 unsteady as a noisy window would have left it; c2 stays as measured.
+    let c1 = dir.join("results/sim/m/A1/c1/summary.json");
+    let mut summary = json(&c1);
+    summary["metrics"]["steady"]["steady"] = false.into();
+    summary["metrics"]["steady"]["reasons"] = serde_json::json!(["block cv 0.41 > 0.25"]);
+    std::fs::write(&c1, serde_json::to_vec(&summary).unwrap()).unwrap();
+    // c2 steady whatever a busy machine made of it.
+    let c2 = dir.join("results/sim/m/A1/c2/summary.json");
+    let mut summary = json(&c2);
+    summary["metrics"]["steady"]["steady"] = true.into();
+    summary["metrics"]["steady"]["reasons"] = serde_json::json!([]);
+    std::fs::write(&c2, serde_json::to_vec(&summary).unwrap()).unwrap();
+    let c2_before = std::fs::read(&c2).unwrap();
+
+    let (code, _, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--resume",
+        "--redo",
+        "unsteady",
+    ]));
+    assert_finished(code, &err);
+    assert!(
+        err.contains("redoing sim/m/A1/c1: it was unsteady (--redo unsteady)"),
+        "{err}"
+    );
+    assert!(err.contains("sim/m/A1/c2 (resumed)"), "{err}");
+    assert_eq!(std::fs::read(&c2).unwrap(), c2_before, "c2 was not rerun");
+    let run_info = json(&dir.join("results/run.json"));
+    assert_eq!(
+        run_info["cells"][0]["redone"],
+        "it was unsteady (--redo unsteady)"
+    );
+    assert_eq!(run_info["cells"][1]["state"], "resumed");
+    // --redo means nothing without --resume.
+    let (code, _, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--redo",
+        "failed",
+    ]));
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,7 +1,8 @@
 //! `--resume`: whether the results a cell left on disk can stand for it now. Only a
 //! readable summary of the current layout, status `complete`, with the same fingerprint,
 //! whole request records and at least one measured success is reused; anything else is
-//! redone, with one log line saying why.
+//! redone, with one log line saying why. `--redo` also redoes reusable cells that were
+//! unsteady, or failed a check ([`Redo`]).
 
 use std::path::Path;
 
@@ -11,6 +12,36 @@ use plateau_model::results::fingerprint::{self, Fingerprint};
 use plateau_model::results::run_info::CellEntry;
 use plateau_model::results::summary::{CellSummary, SCHEMA_VERSION};
 use plateau_model::results::{REQUESTS_FILE, SUMMARY_FILE, read_json};
+use plateau_model::validate::{self, Severity, Thresholds};
+
+/// Reusable cells to run again anyway (`--resume --redo ...`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redo {
+    /// Cells whose measure window was not steady.
+    Unsteady,
+    /// Cells that failed any check (unsteady included), as `plateau run` judged them.
+    Failed,
+}
+
+impl Redo {
+    /// Why `summary` is redone under this choice; `None` when it stands.
+    fn applies(self, summary: &CellSummary) -> Option<String> {
+        match self {
+            Redo::Unsteady => (!summary.metrics.steady.steady
+                && !summary.metrics.steady.overloaded)
+                .then(|| "it was unsteady (--redo unsteady)".to_owned()),
+            Redo::Failed => {
+                let failed: Vec<&str> = validate::check_cell(summary, &Thresholds::default())
+                    .into_iter()
+                    .filter(|f| f.severity == Severity::Fail)
+                    .map(|f| f.check)
+                    .collect();
+                (!failed.is_empty())
+                    .then(|| format!("it failed {} (--redo failed)", failed.join(", ")))
+            }
+        }
+    }
+}
 
 /// What to do with a cell's earlier results.
 #[derive(Debug)]
@@ -23,10 +54,23 @@ pub(super) enum Verdict {
     Reuse(Box<CellSummary>),
 }
 
-/// The earlier summary of the cell in `dir` when it can be reused; otherwise `None`, with
+/// The earlier summary of the cell in `dir` when it can be reused and `redo` does not
+/// take it; otherwise `None`, with
 /// the reason logged and kept in `entry` when there was something to redo.
-pub(super) fn reuse(dir: &Path, now: &Fingerprint, entry: &mut CellEntry) -> Option<CellSummary> {
-    match check(dir, now) {
+pub(super) fn reuse(
+    dir: &Path,
+    now: &Fingerprint,
+    redo: &[Redo],
+    entry: &mut CellEntry,
+) -> Option<CellSummary> {
+    let verdict = match check(dir, now) {
+        Verdict::Reuse(s) => match redo.iter().find_map(|r| r.applies(&s)) {
+            Some(reason) => Verdict::Redo(reason),
+            None => Verdict::Reuse(s),
+        },
+        other => other,
+    };
+    match verdict {
         Verdict::Reuse(summary) => Some(*summary),
         Verdict::Fresh => None,
         Verdict::Redo(reason) => {

@@ -68,6 +68,7 @@ pub async fn run_with(
             live: Arc::new(Live::default()),
             interrupt: CancellationToken::new(),
             resume,
+            redo: Vec::new(),
             launch: Default::default(),
             observer: &Quiet,
         },

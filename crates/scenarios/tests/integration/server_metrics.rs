@@ -48,6 +48,7 @@ async fn hit_rate(scenario: &str) -> f64 {
             live: Arc::new(Live::default()),
             interrupt: CancellationToken::new(),
             resume: false,
+            redo: Vec::new(),
             launch: Default::default(),
             observer: &Quiet,
         },

@@ -149,6 +149,6 @@ fn the_reason_is_logged_into_the_cell_entry() {
         redone: None,
         reason: None,
     };
-    assert!(reuse(dir, &fingerprint(32), &mut entry).is_none());
+    assert!(reuse(dir, &fingerprint(32), &[], &mut entry).is_none());
     assert_eq!(entry.redone.as_deref(), Some("max_tokens 16 -> 32"));
 }
