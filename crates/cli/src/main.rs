@@ -18,6 +18,7 @@ mod redact;
 mod report;
 mod resolve;
 mod run;
+mod server_tokens;
 mod signals;
 mod sim;
 mod validate;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use plateau_core::plan::{Plan, Problem, Target};
+use plateau_core::tokens::TokenCounter;
 use plateau_model::config::RunConfig;
 use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
@@ -22,8 +23,12 @@ use crate::load::Origins;
 pub struct Resolved {
     /// The validated plan.
     pub plan: Plan,
-    /// The client tokenizer.
-    pub tokenizer: Arc<Tokenizer>,
+    /// The client tokenizer, as results name it (`server` when lengths are met in the
+    /// servers' tokens).
+    pub counter: Arc<dyn TokenCounter>,
+    /// Whether prompt lengths are met in each server's own tokens (`tokenizer: "server"`):
+    /// the scenarios are cut again for each endpoint at preparation.
+    pub server_lengths: bool,
     /// Every scenario's prepared workload.
     pub catalog: Catalog,
     /// Each endpoint's in-process simulator settings, parsed, with the run's seed and
@@ -60,7 +65,16 @@ pub fn resolve(
             }
         }
     }
-    let tokenizer = Tokenizer::load(config.tokenizer.as_deref(), env)
+    let server_lengths = crate::server_tokens::wanted(config)
+        .map_err(|m| problems.push(origins.blame("tokenizer", format!("tokenizer: {m}"))))
+        .unwrap_or(false);
+    // Under `server` the text is cut in the embedded default, then again in each server's
+    // tokens.
+    let local = config
+        .tokenizer
+        .as_deref()
+        .filter(|p| p.to_str() != Some(plateau_model::results::token_check::SERVER));
+    let tokenizer = Tokenizer::load(local, env)
         .map(Arc::new)
         .map_err(|e| problems.push(origins.blame("tokenizer", e)))
         .ok();
@@ -87,9 +101,15 @@ pub fn resolve(
                         .then(|| in_process(sim.unwrap_or_default(), &plan, own_seed))
                 })
                 .collect();
+            let counter: Arc<dyn TokenCounter> = if server_lengths {
+                Arc::new(crate::server_tokens::Named(tokenizer))
+            } else {
+                tokenizer
+            };
             Ok(Resolved {
                 plan,
-                tokenizer,
+                counter,
+                server_lengths,
                 catalog,
                 sims,
             })

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use plateau_core::driver::{self, RunContext};
 use plateau_core::live::Live;
-use plateau_core::plan::Plan;
 use plateau_http::Client;
 use plateau_model::results::{self, run_info::Launch};
 use plateau_model::validate::{self, Severity};
@@ -18,7 +17,7 @@ use crate::exit::{self, BadInput, Failure};
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
 use crate::resolve::{self, Resolved};
-use crate::{limits, load, preflight, quick, signals};
+use crate::{limits, load, preflight, quick, server_tokens, signals};
 
 /// The config file read when neither `--config` nor `--url` is given.
 const DEFAULT_CONFIG: &str = "benchmark_config.json";
@@ -33,6 +32,7 @@ pub async fn run(
     let load::Loaded {
         mut config,
         mut origins,
+        given,
     } = match quick::config(&args) {
         Some(built) => {
             let mut loaded =
@@ -51,8 +51,9 @@ pub async fn run(
     let env = |name: &str| std::env::var(name).ok();
     let Resolved {
         plan,
-        tokenizer,
-        catalog,
+        counter,
+        server_lengths,
+        mut catalog,
         sims,
     } = resolve::resolve(&config, &origins, &env)?;
     redactions.add(
@@ -60,8 +61,16 @@ pub async fn run(
             .iter()
             .flat_map(|e| e.secrets.iter().cloned()),
     );
+    let shown = quick::given(&plan.redacted_config, &given).bad_input()?;
     if args.url.is_some() {
-        show_quick_config(&plan, args.save_config.as_deref())?;
+        println!(
+            "config from --url/--model (edit it with --save-config FILE, run it with --config FILE):"
+        );
+        println!("{}", serde_json::to_string_pretty(&shown).bad_input()?);
+    }
+    if let Some(path) = &args.save_config {
+        quick::save(path, &shown)?;
+        println!("config written to {}", path.display());
     }
     for w in plan.warnings.iter().chain(catalog.warnings()) {
         tracing::warn!("{w}");
@@ -86,7 +95,15 @@ pub async fn run(
     let max_n = plan.max_in_flight() as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
     let (targets, sims) = preflight::resolve_targets(&plan, &sims).await?;
-    let endpoint_infos = match preflight::check(&plan, &targets, &client).await {
+    let prepared = match preflight::check(&plan, &targets, &client).await {
+        Ok(infos) if server_lengths => {
+            server_tokens::prepare(&plan, &targets, &client, &mut catalog, &*counter)
+                .await
+                .map(|()| infos)
+        }
+        other => other,
+    };
+    let endpoint_infos = match prepared {
         Ok(infos) => infos,
         Err(f) => {
             sims.shutdown().await;
@@ -106,10 +123,11 @@ pub async fn run(
             targets,
             endpoint_infos,
             workloads: &catalog,
-            counter: tokenizer,
+            counter,
             live,
             interrupt,
             resume: args.resume,
+            redo: args.redo.iter().map(|&r| r.into()).collect(),
             launch: launch(&args),
             observer: &progress,
         },
@@ -140,6 +158,7 @@ pub async fn run(
         .iter()
         .flat_map(|s| validate::check_cell(s, &validate::Thresholds::default()))
         .collect();
+    let findings = validate::fold_run_wide(findings, report.summaries.len());
     for (severity, line) in crate::findings::grouped(&findings) {
         match severity {
             Severity::Fail => tracing::error!("{line}"),
@@ -161,21 +180,6 @@ pub async fn run(
 /// The config file of a run without `--url`.
 fn config_file(args: &RunArgs) -> &Path {
     args.config.as_deref().unwrap_or(Path::new(DEFAULT_CONFIG))
-}
-
-/// Prints the config `--url`/`--model` built (secrets as `***`), and writes it to `save`.
-fn show_quick_config(plan: &Plan, save: Option<&Path>) -> Result<(), Failure> {
-    let text = serde_json::to_string_pretty(&plan.redacted_config).bad_input()?;
-    println!(
-        "config from --url/--model (save it with --save-config FILE, edit, run with --config FILE):"
-    );
-    println!("{text}");
-    if let Some(path) = save {
-        std::fs::write(path, format!("{text}\n"))
-            .map_err(|e| Failure::io(anyhow!("--save-config {}: {e}", path.display())))?;
-        println!("config written to {}", path.display());
-    }
-    Ok(())
 }
 
 /// The exit code and message of a run that stopped: a result file that could not be

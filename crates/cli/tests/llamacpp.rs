@@ -444,3 +444,105 @@ fn props_in_run_json(dir: &Path, failed: &mut Vec<String>) {
         )),
     }
 }
+
+/// The first look a new user types, with no tokenizer anywhere: `--url --model --engine
+/// llamacpp`. The prompts are cut in llama.cpp's own tokens at preparation (its tokenizer is
+/// nothing like cl100k_base), so `usage.prompt_tokens` meets each target within 5%; and a
+/// model name the server does not list stops the run before it starts.
+#[test]
+fn a_first_look_needs_no_local_tokenizer_and_no_guessed_model() {
+    let Some(python) = python() else { return };
+    let mut tmp = tempfile::Builder::new()
+        .prefix("plateau-llamacpp-first-look-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().to_path_buf();
+    let models = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llamacpp-model");
+    let server = start(&python, &models, &dir);
+    let url = format!("{}/v1", server.url);
+    let no_datasets = dir.join("no-datasets");
+    fs::create_dir_all(&no_datasets).unwrap();
+    let first_look = |model: &str, out: &str| {
+        let t0 = Instant::now();
+        let o = Command::new(env!("CARGO_BIN_EXE_plateau"))
+            .current_dir(root())
+            .args([
+                "run", "--url", &url, "--model", model, "--engine", "llamacpp",
+            ])
+            .args(["--scenarios", "A1,A2,B1,C", "--concurrency", &N.to_string()])
+            .args(["--set", "fill_seconds=1", "--set", "stabilize_seconds=1"])
+            .args(["--set", "measure_seconds=4", "--set", "max_tokens=8"])
+            .args(["--set", &format!("datasets_dir={}", no_datasets.display())])
+            .args(["--output-dir", dir.join(out).to_str().unwrap()])
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap();
+        eprintln!("plateau run --url took {:.1} s", t0.elapsed().as_secs_f64());
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let mut failed = Vec::new();
+
+    let (code, _, err) = first_look("llama-3", "wrong");
+    if code != Some(3) || !err.contains("lists `tiny-llama`, not `llama-3`") {
+        failed.push(format!(
+            "a model llama.cpp does not list: exit {code:?}\n{err}"
+        ));
+    }
+    if dir.join("wrong/server").exists() {
+        failed.push("a cell ran for the unlisted model".into());
+    }
+
+    let (code, out, err) = first_look("tiny-llama", "first-look");
+    eprintln!("{out}\n{err}");
+    if !matches!(code, Some(0 | 1)) {
+        failed.push(format!("the first look: exit {code:?}"));
+    }
+    match err
+        .lines()
+        .find(|l| l.contains("prompt lengths in server's own tokens"))
+    {
+        Some(line) if line.contains("/tokenize requests in") => eprintln!("{line}"),
+        _ => failed.push("no preparation line naming its /tokenize requests".into()),
+    }
+    for scenario in ["A1", "A2", "B1", "C"] {
+        let path = dir.join(format!(
+            "first-look/server/tiny-llama/{scenario}/c{N}/summary.json"
+        ));
+        let Ok(text) = fs::read_to_string(&path) else {
+            failed.push(format!("{}: missing", path.display()));
+            continue;
+        };
+        let s: Value = serde_json::from_str(&text).unwrap();
+        let (target, usage) = (
+            f64_at(&s, "/tokens/input/mean_target"),
+            f64_at(&s, "/tokens/input/mean_server"),
+        );
+        eprintln!(
+            "{scenario}: usage.prompt_tokens mean {} for a target of {} (tokenizer {})",
+            show(usage),
+            show(target),
+            s["tokenizer"]
+        );
+        match (usage, target) {
+            (Some(got), Some(want)) if (got / want - 1.0).abs() <= 0.05 => {}
+            _ => failed.push(format!(
+                "{scenario}: usage.prompt_tokens {usage:?} not within 5% of the target {target:?}"
+            )),
+        }
+        if s["tokenizer"] != "server" {
+            failed.push(format!("{scenario}: tokenizer {}", s["tokenizer"]));
+        }
+    }
+    tmp.disable_cleanup(!failed.is_empty());
+    assert!(
+        failed.is_empty(),
+        "{} requirement(s) failed (kept in {}):\n  {}",
+        failed.len(),
+        dir.display(),
+        failed.join("\n  ")
+    );
+}

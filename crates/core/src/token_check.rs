@@ -15,6 +15,7 @@
 //! and are not asked. Every request is bounded by [`TIMEOUT`]; a failure is recorded in
 //! the check, never fatal.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -41,6 +42,11 @@ enum Dialect {
     Openai,
     /// llama.cpp: `{"content"}`, chats rendered by `/apply-template` first.
     Llamacpp,
+}
+
+/// Whether plateau can ask `engine` for its token counts (`tokenizer: "server"`).
+pub fn has_tokenize(engine: Engine) -> bool {
+    dialect(engine).is_some()
 }
 
 fn dialect(engine: Engine) -> Option<Dialect> {
@@ -78,7 +84,11 @@ pub async fn run(
             prompts.push(messages);
         }
     }
-    let ask = Ask { server, dialect };
+    let ask = Ask {
+        server,
+        dialect,
+        sent: AtomicU32::new(0),
+    };
     let mut check = TokenCheck {
         path: "/tokenize".into(),
         prompts: prompts.len() as u32,
@@ -91,6 +101,7 @@ pub async fn run(
         rel_diff: None,
         templated_tokens_mean: None,
         error: None,
+        requests: 0,
     };
     let mut alone = Vec::with_capacity(prompts.len());
     for prompt in &prompts {
@@ -100,6 +111,7 @@ pub async fn run(
                 Ok(n) => tokens += n,
                 Err(e) => {
                     check.error = Some(e);
+                    check.requests = ask.sent();
                     return Some(check);
                 }
             }
@@ -118,12 +130,14 @@ pub async fn run(
                 Ok(n) => templated.push(n as f64),
                 Err(e) => {
                     check.error = Some(format!("the chat template: {e}"));
+                    check.requests = ask.sent();
                     return Some(check);
                 }
             }
         }
         check.templated_tokens_mean = Some(mean(templated.into_iter()));
     }
+    check.requests = ask.sent();
     Some(check)
 }
 
@@ -135,9 +149,15 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 struct Ask<'s, 'a> {
     server: &'s Server<'a>,
     dialect: Dialect,
+    /// Requests sent so far.
+    sent: AtomicU32,
 }
 
 impl Ask<'_, '_> {
+    fn sent(&self) -> u32 {
+        self.sent.load(Ordering::Relaxed)
+    }
+
     /// The server's token count of `text`, with its special tokens (BOS) when `special`.
     async fn text(&self, text: &str, special: bool) -> Result<u64, String> {
         let body = match self.dialect {
@@ -194,6 +214,7 @@ impl Ask<'_, '_> {
             .join_root(path)
             .map_err(|e| format!("no URL for {path}: {e}"))?;
         let headers = wire::of(endpoint).auth_headers(endpoint);
+        self.sent.fetch_add(1, Ordering::Relaxed);
         let (status, bytes) = client
             .post_json(uri, &headers, body, TIMEOUT)
             .await

@@ -34,6 +34,6 @@ pub mod text;
 pub mod tokenizer;
 pub mod workload;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, Conversion};
 pub use error::ScenarioError;
 pub use tokenizer::Tokenizer;

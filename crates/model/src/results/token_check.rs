@@ -6,6 +6,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The `tokenizer` setting, and the tokenizer name results record, for prompt lengths met
+/// in the server's own tokens (its `/tokenize`, chat template included).
+pub const SERVER: &str = "server";
+
 /// Above this relative difference between the server's count and plateau's, the client
 /// tokenizer is not the model's (the `tokenizer_mismatch` finding).
 pub const MAX_REL_DIFF: f64 = 0.05;
@@ -33,6 +37,10 @@ pub struct TokenCheck {
     /// Why the check (or its templated half) could not be done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Requests the check sent (`/tokenize`, and `/apply-template` on llama.cpp); 0 in
+    /// summaries written before it was counted.
+    #[serde(default)]
+    pub requests: u32,
 }
 
 impl TokenCheck {
@@ -61,6 +69,7 @@ mod tests {
             rel_diff: server.map(|s| s / 100.0 - 1.0),
             templated_tokens_mean: templated,
             error: None,
+            requests: 8,
         }
     }
 

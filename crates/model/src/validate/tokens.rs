@@ -101,6 +101,7 @@ pub(super) mod tests {
             rel_diff: Some(server / 100.0 - 1.0),
             templated_tokens_mean: templated,
             error: None,
+            requests: 16,
         }
     }
 

@@ -5,6 +5,7 @@
 
 mod loaders;
 mod prepare;
+mod retarget;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::workload::multi_turn::{DialogRules, MultiTurn};
 use crate::workload::shared_prefix::SharedPrefix;
 use crate::workload::with_lengths::WithLengths;
 use prepare::{Material, Prepared};
+pub use retarget::Conversion;
 
 /// The scenarios of a run, ready to build workloads.
 #[derive(Debug)]
@@ -33,6 +35,9 @@ pub struct Catalog {
     tokenizer: Arc<Tokenizer>,
     scenarios: BTreeMap<String, Scenario>,
     prepared: BTreeMap<String, Prepared>,
+    /// Scenarios whose lengths are met in an endpoint's tokens, by (endpoint index, model
+    /// index, scenario): the cells of that endpoint and model take these over `prepared`.
+    retargeted: BTreeMap<(usize, usize, String), Prepared>,
     warnings: Vec<String>,
 }
 
@@ -75,6 +80,7 @@ impl Catalog {
             tokenizer,
             scenarios: defs.scenarios,
             prepared,
+            retargeted: BTreeMap::new(),
             warnings,
         })
     }
@@ -104,14 +110,18 @@ impl Catalog {
 
 impl WorkloadFactory for Catalog {
     fn workload(&self, plan: &Plan, cell: &Cell) -> Result<Arc<dyn Workload>, String> {
-        let p = self.prepared.get(&cell.scenario).ok_or_else(|| {
-            let loaded: Vec<&str> = self.prepared.keys().map(String::as_str).collect();
-            format!(
-                "scenario `{}` was not loaded (the catalog prepared: {})",
-                cell.scenario,
-                loaded.join(", ")
-            )
-        })?;
+        let p = self
+            .retargeted
+            .get(&(cell.endpoint, cell.model, cell.scenario.clone()))
+            .or_else(|| self.prepared.get(&cell.scenario))
+            .ok_or_else(|| {
+                let loaded: Vec<&str> = self.prepared.keys().map(String::as_str).collect();
+                format!(
+                    "scenario `{}` was not loaded (the catalog prepared: {})",
+                    cell.scenario,
+                    loaded.join(", ")
+                )
+            })?;
         let seed = cell_seed(plan.seed, &cell.scenario, cell.load.seed_key());
         let info = p.info.clone();
         let n = cell.load.sessions();
@@ -122,9 +132,13 @@ impl WorkloadFactory for Catalog {
             p.reply_median,
         ));
         let inner: Arc<dyn Workload> = match &p.material {
-            Material::Identical { corpus, target } => Arc::new(
-                Identical::new(info, corpus, *target, seed)
-                    .ok_or_else(|| format!("{}: no text of {target} tokens", cell.scenario))?,
+            Material::Identical {
+                corpus,
+                target,
+                length,
+            } => Arc::new(
+                Identical::new(info, corpus, *length, *target, seed)
+                    .ok_or_else(|| format!("{}: no text of {length} tokens", cell.scenario))?,
             ),
             Material::Diverse {
                 corpus,

@@ -32,12 +32,16 @@ const BUILTIN_DOC_CHARS: usize = 50_000;
 /// Fewer distinct prompts than this in a diverse scenario is worth a warning.
 const FEW_WINDOWS: usize = 10_000;
 
-/// What a cell's workload is built from.
-#[derive(Debug)]
+/// What a cell's workload is built from. `target` is the prompt length the requests
+/// record (in the tokens lengths are met in); the text is cut to `length`, `windows` or
+/// `system_tokens` of plateau's tokenizer, the same numbers unless the lengths are met in
+/// a server's tokens (`retarget`).
+#[derive(Clone, Debug)]
 pub(super) enum Material {
     Identical {
         corpus: Arc<Corpus>,
         target: u32,
+        length: u32,
     },
     Diverse {
         corpus: Arc<Corpus>,
@@ -77,7 +81,7 @@ impl Material {
 }
 
 /// A configured scenario, ready for its cells.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Prepared {
     pub info: WorkloadInfo,
     pub material: Material,
@@ -208,6 +212,7 @@ impl<'a> Sources<'a> {
                 Material::Identical {
                     corpus,
                     target: *input_tokens,
+                    length: *input_tokens,
                 }
             }
             Spec::Diverse {

@@ -14,10 +14,17 @@ pub struct Identical {
 }
 
 impl Identical {
-    /// The cell's prompt: a window of `target` tokens of `corpus` picked with `seed`
-    /// (`None` when no document is long enough).
-    pub fn new(info: WorkloadInfo, corpus: &Corpus, target: u32, seed: u64) -> Option<Identical> {
-        let w = corpus.pick(target, &mut stream_rng(seed, "identical"))?;
+    /// The cell's prompt: a window of `length` tokens of `corpus` picked with `seed`, which
+    /// records `target` as its length (the same number unless the lengths are met in a
+    /// server's tokens); `None` when no document is long enough.
+    pub fn new(
+        info: WorkloadInfo,
+        corpus: &Corpus,
+        length: u32,
+        target: u32,
+        seed: u64,
+    ) -> Option<Identical> {
+        let w = corpus.pick(length, &mut stream_rng(seed, "identical"))?;
         Some(Identical {
             info,
             prompt: super::user_prompt(corpus.text(w), target),
