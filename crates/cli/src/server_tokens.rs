@@ -26,7 +26,10 @@ use crate::exit::Failure;
 const TOLERANCE: f64 = 0.02;
 
 /// Counts after which preparation stops refining (the first is of the unchanged prompts).
-const PASSES: usize = 3;
+/// A short prompt in a tokenizer several times finer than plateau's moves by several
+/// percent per plateau token, so a few tries may be needed; each costs one request per
+/// distinct prompt and message (at most 8 prompts).
+const PASSES: usize = 6;
 
 /// Whether `config` meets prompt lengths in the servers' tokens: `tokenizer: "server"`, or
 /// no `tokenizer` and every endpoint's engine has `/tokenize`. `Err` names an endpoint
@@ -110,7 +113,14 @@ pub async fn prepare(
                 ) else {
                     continue;
                 };
-                let mut last = None;
+                // The closest cut so far: (relative miss, server count, pass, conversion);
+                // pass 0 counts the prompts as prepared (the identity conversion).
+                let identity = Conversion {
+                    ratio: 1.0,
+                    template: 0.0,
+                };
+                let mut best: Option<(f64, f64, usize, Conversion)> = None;
+                let mut cut = identity;
                 for pass in 0..PASSES {
                     let workload = catalog
                         .workload(plan, cell)
@@ -119,7 +129,8 @@ pub async fn prepare(
                         .await
                         .unwrap_or_else(no_tokenize);
                     tally.requests += check.requests;
-                    let (counted, conversion) = read(&check).map_err(|why| {
+                    let requested = catalog.cut_length(scenario, cut).unwrap_or(target);
+                    let (counted, measured) = read(&check, requested).map_err(|why| {
                         Failure::unreachable(anyhow!(
                             "endpoint {} ({}): tokenizer \"server\" could not count {scenario}'s \
                              prompts: {why}; set tokenizer to a local one (cl100k_base, a \
@@ -128,18 +139,28 @@ pub async fn prepare(
                             targets[ei].as_str()
                         ))
                     })?;
-                    last = Some((counted, pass));
-                    if (counted / f64::from(target) - 1.0).abs() <= TOLERANCE || pass + 1 == PASSES
-                    {
+                    let miss = (counted / f64::from(target) - 1.0).abs();
+                    if best.is_none_or(|b| miss < b.0) {
+                        best = Some((miss, counted, pass, cut));
+                    }
+                    if miss <= TOLERANCE || pass + 1 == PASSES {
                         break;
                     }
                     // Cut from the scenario as prepared with the conversion these prompts
                     // showed: after a first cut, the one measured on cut prompts (a
-                    // tokenizer's ratio drifts with the text).
+                    // tokenizer's ratio drifts with the text, and a shorter cut is other text).
+                    cut = measured;
                     catalog
-                        .retarget(ei, mi, scenario, conversion)
+                        .retarget(ei, mi, scenario, cut)
                         .map_err(|err| Failure::bad_input(err.into()))?;
                 }
+                // Keep the closest cut, not merely the last.
+                if let Some((_, _, _, closest)) = best.filter(|b| b.3 != cut) {
+                    catalog
+                        .retarget(ei, mi, scenario, closest)
+                        .map_err(|err| Failure::bad_input(err.into()))?;
+                }
+                let last = best.map(|(_, counted, pass, _)| (counted, pass));
                 if let Some((counted, pass)) = last {
                     tally.scenarios.push(format!(
                         "{scenario} {counted:.0}/{target}{}",
@@ -148,7 +169,7 @@ pub async fn prepare(
                     if (counted / f64::from(target) - 1.0).abs() > 0.05 {
                         tracing::warn!(
                             "endpoint {}: {scenario}'s prompts count {counted:.0} server tokens \
-                             for a target of {target} after {PASSES} tries",
+                             for a target of {target}, the closest of {PASSES} cuts",
                             e.name
                         );
                     }
@@ -185,19 +206,22 @@ fn no_tokenize() -> TokenCheck {
 }
 
 /// The server's count of the prompts as requests carry them (templated where it renders a
-/// chat), and the conversion the check measured; why not, when it failed.
-fn read(check: &TokenCheck) -> Result<(f64, Conversion), String> {
+/// chat), and the conversion the check measured for prompts cut to `requested` plateau
+/// tokens: the server's tokens per token *asked for*, not per token of the text cut (a
+/// window of whole words can come out a token or two short, which a short prompt in a
+/// finer tokenizer would otherwise never make up); why not, when it failed.
+fn read(check: &TokenCheck, requested: u32) -> Result<(f64, Conversion), String> {
     if let Some(e) = &check.error {
         return Err(e.clone());
     }
-    let (Some(text), Some(ratio)) = (check.server_tokens_mean, check.rel_diff) else {
+    let Some(text) = check.server_tokens_mean.filter(|t| *t > 0.0) else {
         return Err("no count in its answers".into());
     };
     let counted = check.templated_tokens_mean.unwrap_or(text);
     Ok((
         counted,
         Conversion {
-            ratio: 1.0 + ratio,
+            ratio: text / f64::from(requested.max(1)),
             template: (counted - text).max(0.0),
         },
     ))

@@ -64,7 +64,7 @@ fn stop_mid_cell(signal: &str) {
     assert_eq!(summary["status"], "interrupted");
     assert!(summary["records"]["count"].as_u64().unwrap() > 10);
     // The requests in flight at the stop were cancelled by plateau: not errors.
-    let requests = &summary["metrics"]["requests"];
+    let requests = &summary["requests"];
     assert!(requests["cancelled"].as_u64().unwrap() >= 1, "{requests}");
     assert_eq!(requests["measured_errors"], 0, "{requests}");
     assert_eq!(

@@ -179,14 +179,14 @@ fn redo_unsteady_reruns_only_the_unsteady_cells() {
     // Mark c1 unsteady as a noisy window would have left it; c2 stays as measured.
     let c1 = dir.join("results/sim/m/A1/c1/summary.json");
     let mut summary = json(&c1);
-    summary["metrics"]["steady"]["steady"] = false.into();
-    summary["metrics"]["steady"]["reasons"] = serde_json::json!(["block cv 0.41 > 0.25"]);
+    summary["steady"]["steady"] = false.into();
+    summary["steady"]["reasons"] = serde_json::json!(["block cv 0.41 > 0.25"]);
     std::fs::write(&c1, serde_json::to_vec(&summary).unwrap()).unwrap();
     // c2 steady whatever a busy machine made of it.
     let c2 = dir.join("results/sim/m/A1/c2/summary.json");
     let mut summary = json(&c2);
-    summary["metrics"]["steady"]["steady"] = true.into();
-    summary["metrics"]["steady"]["reasons"] = serde_json::json!([]);
+    summary["steady"]["steady"] = true.into();
+    summary["steady"]["reasons"] = serde_json::json!([]);
     std::fs::write(&c2, serde_json::to_vec(&summary).unwrap()).unwrap();
     let c2_before = std::fs::read(&c2).unwrap();
 

@@ -42,6 +42,25 @@ impl Catalog {
         }
     }
 
+    /// Plateau tokens a cut of `scenario` by `c` asks for in all (system prompt and query
+    /// together); the identity conversion gives the target.
+    pub fn cut_length(&self, scenario: &str, c: Conversion) -> Option<u32> {
+        match &self.prepared.get(scenario)?.material {
+            Material::Identical { target, .. } | Material::Diverse { target, .. } => {
+                Some(c.length(*target, true))
+            }
+            Material::SharedPrefix {
+                system_tokens,
+                target,
+                ..
+            } => Some(
+                c.length(*system_tokens, false)
+                    + c.length(target.saturating_sub(*system_tokens), true),
+            ),
+            Material::MultiTurn { .. } | Material::Custom { .. } => None,
+        }
+    }
+
     /// Cuts `scenario`'s prompts for the cells of endpoint `endpoint` and model `model` (plan
     /// indices) so their server counts, template included, meet the target: text of
     /// `(target - template) / ratio` plateau tokens (a shared system prompt scaled by the
@@ -123,13 +142,13 @@ mod tests {
 
     #[test]
     fn a_length_in_server_tokens_becomes_plateau_tokens() {
-        // llama.cpp's tiny model: 3.14 server tokens per cl100k token, 12 template tokens.
+        // llama.cpp's tiny model: 3.2 server tokens per cl100k token, 13 template tokens.
         let c = Conversion {
-            ratio: 3.14,
-            template: 12.0,
+            ratio: 3.2,
+            template: 13.0,
         };
-        assert_eq!(c.length(50, true), 12); // (50 - 12) / 3.14 = 12.1
-        assert_eq!(c.length(2000, false), 637); // a system prompt: no template
+        assert_eq!(c.length(50, true), 12); // (50 - 13) / 3.2 = 11.6
+        assert_eq!(c.length(2000, false), 625); // a system prompt: no template
         // A target the template alone fills still sends one token of text.
         assert_eq!(c.length(10, true), 1);
         // The same tokenizer and no template: the target itself.
