@@ -113,54 +113,24 @@ pub async fn prepare(
                 ) else {
                     continue;
                 };
-                // The closest cut so far: (relative miss, server count, pass, conversion);
-                // pass 0 counts the prompts as prepared (the identity conversion).
-                let identity = Conversion {
-                    ratio: 1.0,
-                    template: 0.0,
+                let where_ = Where {
+                    endpoint: ei,
+                    model: mi,
+                    scenario,
+                    target,
                 };
-                let mut best: Option<(f64, f64, usize, Conversion)> = None;
-                let mut cut = identity;
-                for pass in 0..PASSES {
-                    let workload = catalog
-                        .workload(plan, cell)
-                        .map_err(|m| Failure::bad_input(anyhow!("{scenario}: {m}")))?;
-                    let check = token_check::run(&server, &*workload, counter)
-                        .await
-                        .unwrap_or_else(no_tokenize);
-                    tally.requests += check.requests;
-                    let requested = catalog.cut_length(scenario, cut).unwrap_or(target);
-                    let (counted, measured) = read(&check, requested).map_err(|why| {
-                        Failure::unreachable(anyhow!(
-                            "endpoint {} ({}): tokenizer \"server\" could not count {scenario}'s \
-                             prompts: {why}; set tokenizer to a local one (cl100k_base, a \
-                             tokenizer.json or the model's Hugging Face id)",
+                let last = closest_cut(&server, catalog, plan, cell, &where_, counter, &mut tally)
+                    .await
+                    .map_err(|err| match err {
+                        CutError::Count(why) => Failure::unreachable(anyhow!(
+                            "endpoint {} ({}): tokenizer \"server\" could not count \
+                             {scenario}'s prompts: {why}; set tokenizer to a local one \
+                             (cl100k_base, a tokenizer.json or the model's Hugging Face id)",
                             e.name,
                             targets[ei].as_str()
-                        ))
+                        )),
+                        CutError::Input(err) => Failure::bad_input(err),
                     })?;
-                    let miss = (counted / f64::from(target) - 1.0).abs();
-                    if best.is_none_or(|b| miss < b.0) {
-                        best = Some((miss, counted, pass, cut));
-                    }
-                    if miss <= TOLERANCE || pass + 1 == PASSES {
-                        break;
-                    }
-                    // Cut from the scenario as prepared with the conversion these prompts
-                    // showed: after a first cut, the one measured on cut prompts (a
-                    // tokenizer's ratio drifts with the text, and a shorter cut is other text).
-                    cut = measured;
-                    catalog
-                        .retarget(ei, mi, scenario, cut)
-                        .map_err(|err| Failure::bad_input(err.into()))?;
-                }
-                // Keep the closest cut, not merely the last.
-                if let Some((_, _, _, closest)) = best.filter(|b| b.3 != cut) {
-                    catalog
-                        .retarget(ei, mi, scenario, closest)
-                        .map_err(|err| Failure::bad_input(err.into()))?;
-                }
-                let last = best.map(|(_, counted, pass, _)| (counted, pass));
                 if let Some((counted, pass)) = last {
                     tally.scenarios.push(format!(
                         "{scenario} {counted:.0}/{target}{}",
@@ -189,6 +159,77 @@ pub async fn prepare(
         }
     }
     Ok(())
+}
+
+/// Which scenario of which endpoint and model (plan indices) is being cut, to what target.
+struct Where<'a> {
+    endpoint: usize,
+    model: usize,
+    scenario: &'a str,
+    target: u32,
+}
+
+/// Why a scenario could not be cut.
+enum CutError {
+    /// The server's `/tokenize` gave no count: why.
+    Count(String),
+    /// The scenario could not be built or cut.
+    Input(anyhow::Error),
+}
+
+/// Counts `at`'s prompts with `server` and cuts them again until the count is within
+/// [`TOLERANCE`] of the target or [`PASSES`] counts were made, leaving the catalog with the
+/// closest cut: its server count and the pass that made it (0: the prompts as prepared).
+async fn closest_cut(
+    server: &token_check::Server<'_>,
+    catalog: &mut Catalog,
+    plan: &Plan,
+    cell: &plateau_core::plan::Cell,
+    at: &Where<'_>,
+    counter: &dyn TokenCounter,
+    tally: &mut Tally,
+) -> Result<Option<(f64, usize)>, CutError> {
+    let (scenario, target) = (at.scenario, at.target);
+    // The closest cut so far: (relative miss, server count, pass, conversion); pass 0
+    // counts the prompts as prepared (the identity conversion).
+    let identity = Conversion {
+        ratio: 1.0,
+        template: 0.0,
+    };
+    let mut best: Option<(f64, f64, usize, Conversion)> = None;
+    let mut cut = identity;
+    for pass in 0..PASSES {
+        let workload = catalog
+            .workload(plan, cell)
+            .map_err(|m| CutError::Input(anyhow!("{scenario}: {m}")))?;
+        let check = token_check::run(server, &*workload, counter)
+            .await
+            .unwrap_or_else(no_tokenize);
+        tally.requests += check.requests;
+        let requested = catalog.cut_length(scenario, cut).unwrap_or(target);
+        let (counted, measured) = read(&check, requested).map_err(CutError::Count)?;
+        let miss = (counted / f64::from(target) - 1.0).abs();
+        if best.is_none_or(|b| miss < b.0) {
+            best = Some((miss, counted, pass, cut));
+        }
+        if miss <= TOLERANCE || pass + 1 == PASSES {
+            break;
+        }
+        // Cut from the scenario as prepared with the conversion these prompts showed: after
+        // a first cut, the one measured on cut prompts (a tokenizer's ratio drifts with the
+        // text, and a shorter cut is other text).
+        cut = measured;
+        catalog
+            .retarget(at.endpoint, at.model, scenario, cut)
+            .map_err(|err| CutError::Input(err.into()))?;
+    }
+    // Keep the closest cut, not merely the last.
+    if let Some((_, _, _, closest)) = best.filter(|b| b.3 != cut) {
+        catalog
+            .retarget(at.endpoint, at.model, scenario, closest)
+            .map_err(|err| CutError::Input(err.into()))?;
+    }
+    Ok(best.map(|(_, counted, pass, _)| (counted, pass)))
 }
 
 /// A check for an engine without `/tokenize` ([`wanted`] keeps those out).

@@ -55,13 +55,14 @@ fn the_default_config_flattens_at_the_simulated_batch_limit() {
     assert!(c16.2 > 10.0 * c1.2, "{by_n:?}");
     assert_eq!(c16.3, "true", "the server's own queue says so: {by_n:?}");
     assert_eq!(c8.3, "false", "{by_n:?}");
-    // The server's /tokenize (cl100k_base, as plateau's default) counts A1's prompt exactly
-    // as plateau does; its template adds 7 tokens to one user message. Once per scenario.
-    assert_eq!(
-        out.lines().filter(|l| l.ends_with(" A1 +0.0% 7")).count(),
-        1,
-        "{out}"
-    );
+    // Lengths are met in the server's own tokens (`tokenizer: server`, the default for the
+    // sim): one line at preparation says A1's 50-token target was met, chat template and all.
+    let prepared: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("prompt lengths in sim's own tokens for plateau-sim-8b"))
+        .collect();
+    assert_eq!(prepared.len(), 1, "{err}");
+    assert!(prepared[0].contains(" A1 50/50"), "{err}");
     let diff = rows_of(&csv, "server_prompt_tokens_diff");
     assert_eq!(
         diff,

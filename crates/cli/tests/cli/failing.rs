@@ -24,12 +24,27 @@ fn a_wrong_model_name_stops_the_run_before_any_cell() {
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert_eq!(code, 3, "{err}");
     assert!(
+        err.contains("/v1/models lists `the-real-model`, not `a-typo`"),
+        "names what the server lists: {err}"
+    );
+    assert!(!dir.join("results/sim").exists(), "no cell ran");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Told the list is not the whole story, plateau sends the name, and the server's own
+    // refusal (HTTP 404 with its message) still stops the run before any cell.
+    let (code, _, err) = run(&mut plateau(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--set",
+        "allow_unlisted_model=true",
+    ]));
+    assert_eq!(code, 3, "{err}");
+    assert!(
         err.contains("model `a-typo` got HTTP 404")
             && err.contains("The model `a-typo` does not exist."),
         "the server's own message: {err}"
     );
     assert!(!dir.join("results/sim").exists(), "no cell ran");
-    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 /// Waits for `child` at most `limit`; kills it and fails the test after that.

@@ -136,12 +136,25 @@ pub const REGISTRY: &[Entry] = &[
         check: "client_bottleneck",
         severity: FAIL,
         scope: Scope::Cell,
-        meaning: "plateau itself was short of CPU during Measure: its scheduling lag p99 \
-                  exceeded 5 ms, or it used 90% or more of its cores. Every gap it stamped \
-                  (TTFT, ITL, E2E) may carry its own delay.",
+        meaning: "plateau itself was short of CPU during Measure: it used 90% or more of \
+                  the cores it has, or its scheduling lag p99 exceeded 5 ms while the \
+                  machine had idle CPU. Every gap it stamped (TTFT, ITL, E2E) may carry its \
+                  own delay.",
         action: "Run fewer requests in flight per client process, give the client more cores, \
                  or spread the load over several client machines; stop other work on the \
                  client machine.",
+    },
+    Entry {
+        check: "busy_machine",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "plateau was late waking its tasks (scheduling lag p99 above 5 ms) while other \
+                  processes kept the machine at least 90% busy and plateau alone would not \
+                  have filled it (read from `/proc/stat` at both ends of Measure). Latencies \
+                  may be stretched by up to the lag shown; throughput is unaffected. Not a \
+                  failure of the run.",
+        action: "Rerun on a quieter machine, or give plateau cores of its own (`taskset`, a \
+                 container CPU set).",
     },
     Entry {
         check: "client_busy",
@@ -171,8 +184,9 @@ pub const REGISTRY: &[Entry] = &[
         meaning: "The cell's TTFT p99 rests on fewer than 1,000 requests (fewer than 10 \
                   samples beyond it): it is set by a handful of the slowest requests, and \
                   `summary.json` flags it under `small_sample`.",
-        action: "Treat the p99 as indicative, or lengthen `measure_seconds` until the cell \
-                 measures 1,000 requests (`summary.json` has the count as `ttft_ms.n`).",
+        action: "Treat the p99 as indicative, or lengthen `measure_seconds` as the message \
+                 says (the seconds of Measure that give 1,000 requests at the cell's pace). \
+                 The console table shows TTFT p95 for such cells.",
     },
     Entry {
         check: "token_agreement",

@@ -10,6 +10,7 @@ mod bad_input;
 mod chromium;
 mod common;
 mod compare;
+mod cost;
 mod distributions;
 mod figures;
 mod fixtures;
