@@ -1,6 +1,6 @@
 //! The client checks itself ([`SelfCheck`] -> [`ClientHealth`]): over the measure window, a
 //! 1 ms ticker on the client's own runtime records how late it wakes, and the process's CPU
-//! time and the whole machine's ([`machine`], `/proc/stat`) are read at both ends. A client
+//! time and the whole machine's (`machine`, `/proc/stat`) are read at both ends. A client
 //! out of CPU wakes every task late, so it stretches every gap it stamps (TTFT, ITL, E2E)
 //! and says nothing; these numbers let `validate` say it, and say whose CPU it was: its own
 //! (`client_bottleneck`) or other processes' (`busy_machine`).

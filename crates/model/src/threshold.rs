@@ -7,7 +7,7 @@
 const MAX_DIGITS: usize = 6;
 
 /// `value op limit` (e.g. `"5.04 > 5.00"`), both written with `digits` decimals, or more,
-/// up to [`MAX_DIGITS`], until they read differently. Equal numbers stay at `digits`
+/// up to `MAX_DIGITS` (6), until they read differently. Equal numbers stay at `digits`
 /// (`"0.90 >= 0.90"` is true as written). `op` is written as given (`>`, `>=`, `<`, ...).
 pub fn compare(value: f64, op: &str, limit: f64, digits: usize) -> String {
     let (v, l) = pair(value, limit, digits);
