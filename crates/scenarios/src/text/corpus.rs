@@ -231,15 +231,21 @@ impl Corpus {
         })
     }
 
-    /// A random window of `tokens` tokens (`None` when no document has room for one).
+    /// A random window of `tokens` tokens (`None` when no document has room for one). Where
+    /// it starts is drawn as a share of its document, not of the room the length leaves, so
+    /// the same `rng` asked for a few tokens more or fewer gives the same text cut longer or
+    /// shorter: a length met in a server's tokens is found by cutting again, and a new
+    /// window per cut made a short prompt's server count jump instead of moving with it.
     pub fn pick(&self, tokens: u32, rng: &mut impl rand::Rng) -> Option<Window> {
         let fits: Vec<usize> = (0..self.docs.len())
             .filter(|&i| self.docs[i].ids.len() > tokens as usize)
             .collect();
         for _ in 0..64 {
             let &doc = fits.get(rng.random_range(0..fits.len().max(1)))?;
-            let room = self.docs[doc].ids.len() - tokens as usize;
-            if let Some(w) = self.window_at(doc, rng.random_range(0..room), tokens) {
+            let len = self.docs[doc].ids.len();
+            let share: f64 = rng.random();
+            let start = ((share * len as f64) as usize).min(len - tokens as usize - 1);
+            if let Some(w) = self.window_at(doc, start, tokens) {
                 return Some(w);
             }
         }
@@ -321,71 +327,4 @@ fn word_starts(t: &Tokenizer, ids: &[u32], edges: &mut HashMap<u32, (u8, u8)>) -
 }
 
 #[cfg(test)]
-mod tests {
-    use plateau_core::tokens::TokenCounter;
-
-    use super::*;
-    use crate::rng::stream_rng;
-    use crate::text::words::prose;
-
-    fn corpus(suffix: &str) -> Corpus {
-        let t = Arc::new(Tokenizer::embedded_cl100k());
-        let texts = (0..3)
-            .map(|i| Text {
-                body: prose(&mut stream_rng(i, "doc"), 20_000),
-                suffix: suffix.into(),
-            })
-            .collect();
-        Corpus::new(t, texts)
-    }
-
-    #[test]
-    fn windows_meet_their_length_and_have_unique_heads() {
-        let c = corpus("");
-        let t = c.tokenizer().clone();
-        for target in [50u32, 300, 2500] {
-            let ws = c.windows(target);
-            assert!(ws.len() > 1_000, "{target}: {}", ws.len());
-            for &w in ws.iter().step_by(101) {
-                assert_eq!(c.tokens(w) as usize, t.count(&c.text(w)), "{}", c.text(w));
-            }
-            let mut heads = std::collections::HashSet::new();
-            for &w in ws.iter().step_by(37) {
-                let text = c.text(w);
-                let n = t.count(&text) as f64;
-                assert!(
-                    (n - f64::from(target)).abs() <= 0.05 * f64::from(target),
-                    "{target}: {n} `{text}`"
-                );
-                let ids = t.encode(&text);
-                assert!(
-                    heads.insert(ids[..16.min(ids.len())].to_vec()),
-                    "repeated head `{text}`"
-                );
-                assert!(!text.starts_with(char::is_whitespace));
-            }
-        }
-    }
-
-    #[test]
-    fn suffix_counts_toward_the_target() {
-        let c = corpus("\n\nQuestion: what did the quiet engineer measure near the canal?");
-        let w = c.window_at(1, 100, 200).unwrap();
-        let text = c.text(w);
-        assert!(text.ends_with("canal?"));
-        let n = c.tokenizer().count(&text);
-        assert!((195..=205).contains(&n), "{n}");
-        assert!(
-            (n as i64 - i64::from(c.tokens(w))).abs() <= 2,
-            "{n} vs {}",
-            c.tokens(w)
-        );
-    }
-
-    #[test]
-    fn too_long_windows_do_not_exist() {
-        let c = corpus("");
-        assert!(c.window_at(0, 0, 1_000_000).is_none());
-        assert!(c.windows(1_000_000).is_empty());
-    }
-}
+mod tests;
