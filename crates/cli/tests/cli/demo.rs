@@ -56,13 +56,20 @@ fn the_default_config_flattens_at_the_simulated_batch_limit() {
     assert_eq!(c16.3, "true", "the server's own queue says so: {by_n:?}");
     assert_eq!(c8.3, "false", "{by_n:?}");
     // Lengths are met in the server's own tokens (`tokenizer: server`, the default for the
-    // sim): one line at preparation says A1's 50-token target was met, chat template and all.
+    // sim): one line at preparation says A1's 50-token target was met within preparation's
+    // 2%, chat template and all (`A1 51/50*`: 51 server tokens, recut).
     let prepared: Vec<&str> = err
         .lines()
         .filter(|l| l.contains("prompt lengths in sim's own tokens for plateau-sim-8b"))
         .collect();
     assert_eq!(prepared.len(), 1, "{err}");
-    assert!(prepared[0].contains(" A1 50/50"), "{err}");
+    let a1: f64 = prepared[0]
+        .split(" A1 ")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no A1 count: {err}"));
+    assert!((49.0..=51.0).contains(&a1), "A1 {a1} of 50: {err}");
     let diff = rows_of(&csv, "server_prompt_tokens_diff");
     assert_eq!(
         diff,
