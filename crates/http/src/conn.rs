@@ -120,14 +120,17 @@ impl Conn {
     /// the kernel's receive time where it gave one (see `stamped`), else now. Call it as
     /// soon as the read returns.
     pub(crate) fn arrival_us(&self, clock: &Clock, not_before: u64) -> u64 {
+        let Some(at) = self.arrived else {
+            return clock.now_us().max(not_before);
+        };
         // The wall clock is read before the cell clock: time that passes between the two
         // reads then makes the stamp later, never earlier than the arrival (the other order
         // once put a 20 ms first token at 19.995 ms).
         let wall = SystemTime::now();
         let now = clock.now_us();
-        let age = self
-            .arrived
-            .and_then(|at| wall.duration_since(at).ok())
+        let age = wall
+            .duration_since(at)
+            .ok()
             .filter(|age| *age < MAX_AGE)
             .map_or(0, micros);
         now.saturating_sub(age).max(not_before)
