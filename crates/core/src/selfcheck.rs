@@ -1,9 +1,11 @@
 //! The client checks itself ([`SelfCheck`] -> [`ClientHealth`]): over the measure window, a
-//! 1 ms ticker on the client's own runtime records how late it wakes, and the process's CPU
-//! time and the whole machine's (`machine`, `/proc/stat`) are read at both ends. A client
-//! out of CPU wakes every task late, so it stretches every gap it stamps (TTFT, ITL, E2E)
-//! and says nothing; these numbers let `validate` say it, and say whose CPU it was: its own
-//! (`client_bottleneck`) or other processes' (`busy_machine`).
+//! 1 ms ticker on the client's own runtime records how late it wakes, a bare OS thread
+//! beside it how late the machine wakes a thread that waits for nothing else, and the
+//! process's CPU time and the whole machine's (`machine`, `/proc/stat`) are read at both
+//! ends. A client out of CPU wakes every task late, so it stretches every gap it stamps
+//! (TTFT, ITL, E2E) and says nothing; these numbers let `validate` say it, and say whose
+//! doing it was: its own (`client_bottleneck`) or the machine's (`busy_machine`: other
+//! processes' CPU, or a kernel or hypervisor slow to wake any thread).
 
 mod machine;
 
@@ -11,7 +13,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use machine::Ticks;
 pub use plateau_model::results::health::ClientHealth;
@@ -24,7 +26,11 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// A running self-check: started at `m0`, finished at `m1`.
 pub struct SelfCheck {
     ticker: JoinHandle<Vec<f64>>,
+    bare: JoinHandle<Vec<f64>>,
     stop: CancellationToken,
+    /// Stops both tickers should the check be dropped unfinished (the bare one would
+    /// otherwise hold the runtime's shutdown).
+    _stop_on_drop: DropGuard,
     started: Instant,
     cpu_at_start: Option<Duration>,
     machine_at_start: Option<Ticks>,
@@ -34,8 +40,11 @@ impl SelfCheck {
     /// Starts the ticker on the current tokio runtime and reads the CPU clock.
     pub fn start() -> SelfCheck {
         let stop = CancellationToken::new();
+        let bare_stop = stop.clone();
         SelfCheck {
             ticker: tokio::spawn(tick(stop.clone())),
+            bare: tokio::task::spawn_blocking(move || bare_tick(&bare_stop)),
+            _stop_on_drop: stop.clone().drop_guard(),
             stop,
             started: Instant::now(),
             cpu_at_start: process_cpu(),
@@ -51,6 +60,7 @@ impl SelfCheck {
         self.stop.cancel();
         // The ticker only ends by `stop`; a panic in it loses the lags, not the cell.
         let lags = self.ticker.await.unwrap_or_default();
+        let bare_lags = self.bare.await.unwrap_or_default();
         let cpu = self
             .cpu_at_start
             .zip(cpu_at_end)
@@ -58,6 +68,7 @@ impl SelfCheck {
         let window_s = window.as_secs_f64();
         ClientHealth {
             sched_lag_ms: Distribution::from_values(&lags),
+            bare_lag_ms: Distribution::from_values(&bare_lags),
             cpu_s: cpu.map(|c| c.as_secs_f64()),
             cpu_cores_used: cpu
                 .filter(|_| window_s > 0.0)
@@ -87,6 +98,20 @@ async fn tick(stop: CancellationToken) -> Vec<f64> {
         let lag = Instant::now().saturating_duration_since(intended);
         lags.push(lag.as_secs_f64() * 1e3);
     }
+}
+
+/// Sleeps [`TICK`] after [`TICK`] on a thread of its own until `stop`, returning each
+/// wake-up's lag in ms: how late the kernel (and any hypervisor under it) ran a ready thread
+/// that no runtime of plateau's stood in front of.
+fn bare_tick(stop: &CancellationToken) -> Vec<f64> {
+    let mut lags = Vec::new();
+    while !stop.is_cancelled() {
+        let intended = std::time::Instant::now() + TICK;
+        std::thread::sleep(TICK);
+        let lag = std::time::Instant::now().saturating_duration_since(intended);
+        lags.push(lag.as_secs_f64() * 1e3);
+    }
+    lags
 }
 
 /// CPU time (user + system) of this process so far.

@@ -39,6 +39,14 @@ fn a_starved_runtime_shows_up_as_lag_and_cpu() {
         check.finish().await
     });
     let lag = health.sched_lag_ms.as_ref().expect("the ticker ticked");
+    // The bare thread ticked beside the blocked runtime on a thread of its own: each of its
+    // ticks asks for 1 ms, so a window of at least 150 ms holds more than 20 of them however
+    // late a busy machine wakes it.
+    let bare = health.bare_lag_ms.as_ref().expect("the bare thread ticked");
+    assert!(bare.n > 20, "{bare:?}");
+    // ... and plateau's own block did not reach it: the bare thread's p99 stays under half
+    // the runtime's (which is what tells a blocked runtime from a slow host).
+    assert!(bare.p99 < lag.p99 / 2.0, "bare {bare:?}, runtime {lag:?}");
     // The ticker asked to wake at most 1 ms after a block began, and woke after it ended.
     assert!(lag.max >= BLOCK.as_secs_f64() * 1e3 - 1.0, "{lag:?}");
     // Three late ticks among at most ~80 on time: the p99 is one of them.
@@ -50,6 +58,7 @@ fn a_starved_runtime_shows_up_as_lag_and_cpu() {
     // moment would (rightly) turn a late client into their doing.
     let own = ClientHealth {
         machine_cores_busy: None,
+        bare_lag_ms: None,
         ..health
     };
     let verdict = client_bottleneck(&own, &Thresholds::default()).expect("a bottleneck");

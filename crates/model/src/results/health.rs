@@ -14,6 +14,13 @@ pub struct ClientHealth {
     /// is time a ready task waited for a thread, and every gap the client stamped may be
     /// stretched by as much. Absent when the window held no tick.
     pub sched_lag_ms: Option<Distribution>,
+    /// Wake-up lag of a bare OS thread sleeping 1 ms beside plateau's runtime over the same
+    /// window, ms (`std::thread::sleep`, no runtime timer to round it): how late the kernel,
+    /// and any hypervisor under it, ran a ready thread. A late runtime with a prompt bare
+    /// thread was held up by plateau itself; with a late one, by the machine. Absent in
+    /// summaries written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bare_lag_ms: Option<Distribution>,
     /// CPU time (user + system) of the plateau process over the window, s; it includes the
     /// in-process simulator for `sim://` endpoints. Absent where the platform does not
     /// report it.

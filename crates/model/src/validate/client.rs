@@ -58,29 +58,47 @@ pub fn client_shortage(c: &ClientHealth, t: &Thresholds) -> Option<Shortage> {
         )));
     }
     let lag = lag?;
-    match (c.machine_cores_busy, c.machine_cores, c.others_cores_used()) {
-        (Some(busy), Some(n), Some(others))
-            if busy >= t.max_client_cpu_share * f64::from(n.max(1)) =>
-        {
-            Some(Shortage::Machine(format!(
-                "other processes took {others:.2} of the machine's {n} cores while plateau used \
-                 {:.2} (the machine busy {}): {lag}; plateau alone had CPU to spare, so rerun \
-                 on a quieter machine or give plateau cores of its own",
-                c.cpu_cores_used.unwrap_or(0.0),
-                percent(busy / f64::from(n.max(1)), ">=", t.max_client_cpu_share)
-            )))
-        }
-        _ => Some(Shortage::Own(format!(
+    machine_shortage(c, t, &lag).or_else(|| {
+        Some(Shortage::Own(format!(
             "the client was the bottleneck{}: {lag}; {REMEDY}",
             match c.machine_cores_busy {
                 Some(busy) => format!(
-                    " though the machine had CPU to spare ({busy:.2} of {} cores busy)",
+                    " though the machine had CPU to spare ({busy:.2} of {} cores busy) and \
+                     woke a bare thread on time",
                     c.machine_cores.unwrap_or(c.cores)
                 ),
                 None => String::new(),
             }
-        ))),
+        )))
+    })
+}
+
+/// A late client (`lag` says how late) that the machine held up: other processes filled
+/// it, or it woke a bare thread outside plateau's runtime late too (p99 at least half the
+/// runtime's: the kernel or a hypervisor was slow to run ready threads). `None` when
+/// neither shows, so the lateness was plateau's own.
+fn machine_shortage(c: &ClientHealth, t: &Thresholds, lag: &str) -> Option<Shortage> {
+    let used = c.cpu_cores_used.unwrap_or(0.0);
+    if let (Some(busy), Some(n), Some(others)) =
+        (c.machine_cores_busy, c.machine_cores, c.others_cores_used())
+        && busy >= t.max_client_cpu_share * f64::from(n.max(1))
+    {
+        return Some(Shortage::Machine(format!(
+            "other processes took {others:.2} of the machine's {n} cores while plateau used \
+             {used:.2} (the machine busy {}): {lag}; plateau alone had CPU to spare, so rerun \
+             on a quieter machine or give plateau cores of its own",
+            percent(busy / f64::from(n.max(1)), ">=", t.max_client_cpu_share)
+        )));
     }
+    let runtime = c.sched_lag_ms.as_ref()?.p99;
+    let bare = c.bare_lag_ms.as_ref().filter(|b| b.p99 >= runtime / 2.0)?;
+    Some(Shortage::Machine(format!(
+        "a bare thread outside plateau's runtime woke late too (lag p99 {:.1} ms, at least \
+         half the runtime's) while plateau used {used:.2} cores: the kernel or a hypervisor \
+         was slow to run ready threads, not plateau: {lag}; rerun on a quieter host, or on \
+         CPUs that are not shared (steal time)",
+        bare.p99
+    )))
 }
 
 /// Why the client was its own bottleneck, with its numbers and the remedy; `None` when it
@@ -136,6 +154,7 @@ mod tests {
                 v.extend([p99; 3]);
                 Distribution::from_values(&v)
             }),
+            bare_lag_ms: None,
             cpu_s: cpu_cores_used.map(|u| u * 10.0),
             cpu_cores_used,
             cores,
@@ -175,11 +194,32 @@ mod tests {
         assert!(
             own.starts_with(
                 "the client was the bottleneck though the machine had CPU to spare \
-                 (0.90 of 2 cores busy): scheduling lag p99 20.0 ms"
+                 (0.90 of 2 cores busy) and woke a bare thread on time: scheduling lag p99 \
+                 20.0 ms"
             ),
             "{own}"
         );
         assert_eq!(busy_machine(&idle, &t), None);
+        // The same lag on the idle machine, with a bare thread beside the runtime late too
+        // (p99 12 ms, more than half of 20): the kernel or hypervisor, not plateau. A bare
+        // thread late by less than half (9 ms) leaves it plateau's own.
+        let bare = |p99: f64| ClientHealth {
+            bare_lag_ms: Distribution::from_values(&[vec![0.1; 100], vec![p99; 3]].concat()),
+            ..idle.clone()
+        };
+        let host = busy_machine(&bare(12.0), &t).expect("a slow host");
+        assert!(
+            host.starts_with(
+                "a bare thread outside plateau's runtime woke late too (lag p99 12.0 ms, at \
+                 least half the runtime's) while plateau used 0.50 cores: the kernel or a \
+                 hypervisor was slow to run ready threads, not plateau: scheduling lag p99 \
+                 20.0 ms"
+            ),
+            "{host}"
+        );
+        assert_eq!(client_bottleneck(&bare(12.0), &t), None);
+        assert!(client_bottleneck(&bare(9.0), &t).is_some());
+        assert_eq!(busy_machine(&bare(9.0), &t), None);
         // plateau itself on every core: its own, however busy the rest of the machine.
         let saturated = on_machine(health(Some(20.0), Some(1.9), 2), 2.0, 2);
         assert!(client_bottleneck(&saturated, &t).is_some());

@@ -138,7 +138,8 @@ pub const REGISTRY: &[Entry] = &[
         scope: Scope::Cell,
         meaning: "plateau itself was short of CPU during Measure: it used 90% or more of \
                   the cores it has, or its scheduling lag p99 exceeded 5 ms while the \
-                  machine had idle CPU. Every gap it stamped (TTFT, ITL, E2E) may carry its \
+                  machine had idle CPU and woke a bare thread beside plateau's runtime on \
+                  time. Every gap it stamped (TTFT, ITL, E2E) may carry its \
                   own delay.",
         action: "Run fewer requests in flight per client process, give the client more cores, \
                  or spread the load over several client machines; stop other work on the \
@@ -148,13 +149,16 @@ pub const REGISTRY: &[Entry] = &[
         check: "busy_machine",
         severity: WARN,
         scope: Scope::Cell,
-        meaning: "plateau was late waking its tasks (scheduling lag p99 above 5 ms) while other \
-                  processes kept the machine at least 90% busy and plateau alone would not \
-                  have filled it (read from `/proc/stat` at both ends of Measure). Latencies \
-                  may be stretched by up to the lag shown; throughput is unaffected. Not a \
-                  failure of the run.",
+        meaning: "plateau was late waking its tasks (scheduling lag p99 above 5 ms) and the \
+                  machine held it up: other processes kept it at least 90% busy while plateau \
+                  alone would not have filled it (read from `/proc/stat` at both ends of \
+                  Measure), or a bare thread sleeping beside plateau's runtime woke late too \
+                  (p99 at least half the runtime's: the kernel or a hypervisor was slow to \
+                  run ready threads). Latencies may be stretched by up to the lag shown; \
+                  throughput is unaffected. Not a failure of the run.",
         action: "Rerun on a quieter machine, or give plateau cores of its own (`taskset`, a \
-                 container CPU set).",
+                 container CPU set); on a virtual machine, one whose CPUs are not shared \
+                 (steal time in `/proc/stat`).",
     },
     Entry {
         check: "client_busy",

@@ -263,6 +263,7 @@ fn a_row_of_a_cell_that_failed_a_check_names_the_check() {
     // The same steady window, measured by a client on every core it had.
     s.client = Some(plateau_model::results::health::ClientHealth {
         sched_lag_ms: None,
+        bare_lag_ms: None,
         cpu_s: Some(19.0),
         cpu_cores_used: Some(1.9),
         cores: 2,
