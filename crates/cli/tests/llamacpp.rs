@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "llamacpp/timings.rs"]
+mod timings;
+
 const SCENARIOS: [&str; 6] = ["A1", "A2", "B1", "B2", "C", "D"];
 const N: u32 = 4;
 /// Generating the model and loading llama.cpp takes seconds; this bounds a hang.
@@ -257,6 +260,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
             }
         }
         server_metrics(scenario, &s, &mut failed);
+        timings::check(&dir, scenario, &s, &mut failed);
         token_check(scenario, &s, &mut failed);
         ttft_p50.insert(scenario, ttft);
     }

@@ -3,7 +3,7 @@
 //! [`Sample`] with token counts and their sources. Finalising runs off the request path.
 
 use crate::tokens::TokenCounter;
-use crate::wire::{Decoded, Text, Usage};
+use crate::wire::{Decoded, Text, Timings, Usage};
 use crate::workload::Prompt;
 use plateau_model::phase::Phase;
 use plateau_model::sample::{Chunk, Outcome, Sample, TokenSource};
@@ -28,7 +28,7 @@ pub struct RawChunk {
 }
 
 /// One request as the client saw it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Exchange {
     /// Once a usable connection was in hand, just before the request was written, us
     /// since cell start.
@@ -53,6 +53,10 @@ pub struct Exchange {
     pub error: Option<String>,
     /// How long the server asked the client to wait (`Retry-After` on an error answer).
     pub retry_after: Option<std::time::Duration>,
+    /// The trace id the request carried in its `traceparent`.
+    pub trace_id: Option<crate::trace::TraceId>,
+    /// llama.cpp's `timings` from its final response.
+    pub timings: Option<Timings>,
 }
 
 impl Exchange {
@@ -70,6 +74,8 @@ impl Exchange {
             outcome: Outcome::Ok,
             error: None,
             retry_after: None,
+            trace_id: None,
+            timings: None,
         }
     }
 
@@ -233,6 +239,8 @@ pub fn finalize(
         turn: prompt.turn,
         prompt: store_text.then(prompt_text),
         response: store_text.then_some(ex.text.answer),
+        trace_id: ex.trace_id.map(|t| crate::trace::hex(&t)),
+        server: ex.timings.map(|t| t.server_timing()),
     }
 }
 

@@ -33,6 +33,7 @@ mod splitmix;
 pub mod sse;
 pub mod token_check;
 pub mod tokens;
+pub mod trace;
 pub mod transport;
 pub mod wire;
 pub mod workload;

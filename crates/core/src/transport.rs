@@ -1,6 +1,7 @@
 //! The runner's view of a server: [`Transport`] turns a prompt into an [`Exchange`].
 //! [`HttpTransport`] is the real one (OpenAI body, pooled client, the endpoint's secrets
-//! scrubbed from error text and stored answers); tests substitute a fake that runs on
+//! scrubbed from error text and stored answers, the join key of [`crate::trace`] on every
+//! request); tests substitute a fake that runs on
 //! paused time.
 
 use std::borrow::Cow;
@@ -43,6 +44,7 @@ pub struct HttpTransport {
     endpoint: Arc<Endpoint>,
     model: String,
     options: RequestOptions,
+    join: crate::trace::Join,
 }
 
 impl HttpTransport {
@@ -56,6 +58,10 @@ impl HttpTransport {
     ) -> Result<Self, http::uri::InvalidUri> {
         let wire = wire::of(&endpoint);
         let uri = base.join(wire.path(endpoint.api))?;
+        let join = crate::trace::Join::new(
+            crate::trace::TraceIds::random(),
+            endpoint.headers.iter().map(|(n, v)| (n, v)),
+        );
         Ok(HttpTransport {
             client,
             wire,
@@ -63,6 +69,7 @@ impl HttpTransport {
             endpoint,
             model,
             options,
+            join,
         })
     }
 }
@@ -96,7 +103,8 @@ impl Transport for HttpTransport {
         let body = self
             .wire
             .body(&self.endpoint, &self.model, prompt, &self.options);
-        let headers = self.wire.auth_headers(&self.endpoint);
+        let mut headers = self.wire.auth_headers(&self.endpoint);
+        let trace_id = self.join.stamp(&mut headers);
         let mut ex = match plateau_http::post(&self.uri, headers, self.options.stream, body) {
             Ok(req) => {
                 exchange(
@@ -116,6 +124,7 @@ impl Transport for HttpTransport {
                 ex
             }
         };
+        ex.trace_id = trace_id;
         self.scrub(&mut ex);
         ex
     }

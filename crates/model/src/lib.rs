@@ -23,5 +23,6 @@ pub mod results;
 pub mod sample;
 pub mod scrape;
 pub mod secret;
+pub mod server_timing;
 pub mod threshold;
 pub mod validate;

@@ -218,6 +218,16 @@ pub struct Sample {
     /// Response text, when `store_text` is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<String>,
+    /// The W3C trace id the request carried in its `traceparent` header (32 lower-case
+    /// hex digits): the key its server's span is joined on. Absent in records written
+    /// before plateau sent one, and when a `traceparent` the user configured is not a valid
+    /// one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+    /// The server's own timing of this request (its span, or llama.cpp's `timings`);
+    /// absent when the server gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::server_timing::ServerTiming>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -297,6 +307,8 @@ mod tests {
             turn: None,
             prompt: None,
             response: None,
+            trace_id: Some("0af7651916cd43dd8448eb211c80319c".into()),
+            server: None,
         };
         let line = serde_json::to_string(&s).unwrap();
         assert!(line.contains(r#""chunks":[[40,1],[80,2]]"#), "{line}");

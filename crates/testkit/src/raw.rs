@@ -1,7 +1,7 @@
 //! Raw HTTP/1.1 test servers on 127.0.0.1 (a port the OS picks): each connection is served
 //! by the test's own function with the test's script for it, so a test can write any bytes
 //! a real server might (split heads, odd framing, a close before the answer), and
-//! [`read_request`] reads one request as such a server does.
+//! [`read_request`] / [`read_head`] read one request as such a server does.
 
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -30,11 +30,17 @@ where
 
 /// Reads one request (head and its content-length body); false on EOF.
 pub async fn read_request(sock: &mut TcpStream) -> bool {
+    read_head(sock).await.is_some()
+}
+
+/// Reads one request (head and its content-length body) and returns its head, the request
+/// line and header lines as sent; `None` on EOF.
+pub async fn read_head(sock: &mut TcpStream) -> Option<String> {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1024];
     loop {
         match sock.read(&mut byte).await {
-            Ok(0) | Err(_) => return false,
+            Ok(0) | Err(_) => return None,
             Ok(n) => buf.extend_from_slice(&byte[..n]),
         }
         let text = String::from_utf8_lossy(&buf);
@@ -48,7 +54,7 @@ pub async fn read_request(sock: &mut TcpStream) -> bool {
                 })
                 .unwrap_or(0);
             if buf.len() >= end + 4 + len {
-                return true;
+                return Some(text[..end].to_owned());
             }
         }
     }

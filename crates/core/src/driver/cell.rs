@@ -21,6 +21,7 @@ use plateau_model::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
 use plateau_model::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
+use plateau_model::server_timing::ServerTimingSummary;
 
 /// What one cell runs with, besides the plan and the run's context.
 pub(super) struct Job {
@@ -181,6 +182,11 @@ pub(super) async fn run_one(
         },
         client: out.client.clone(),
         server: None,
+        server_timing: ServerTimingSummary::measure(
+            &out.recorded.samples,
+            &window,
+            plan.request.stream,
+        ),
         cost: None,
         token_check,
         metrics,

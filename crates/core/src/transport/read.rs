@@ -163,6 +163,7 @@ fn finish_whole(
         Ok(d) if d.error.is_some() => Some(Stop::new(Outcome::ServerError, d.error)),
         Ok(d) => {
             ex.usage = d.usage.or(ex.usage);
+            ex.timings = d.timings.or(ex.timings);
             if d.carries_output() {
                 ex.record(t_end, 0, &d);
             }

@@ -109,6 +109,9 @@ fn on_event(
             if d.usage.is_some() {
                 ex.usage = d.usage;
             }
+            if d.timings.is_some() {
+                ex.timings = d.timings;
+            }
             *finished |= d.finished;
         }
     }

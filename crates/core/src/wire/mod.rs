@@ -14,6 +14,7 @@ use crate::plan::{Endpoint, RequestOptions};
 use crate::sse;
 use crate::workload::Prompt;
 use plateau_model::config::Api;
+use plateau_model::server_timing::{ServerTiming, TimingSource, ms_to_us};
 
 /// The wire format of `endpoint`'s API (OpenAI's for every engine plateau speaks today).
 pub fn of(_endpoint: &Endpoint) -> &'static dyn Wire {
@@ -72,6 +73,48 @@ pub struct CompletionDetails {
     pub reasoning_tokens: Option<u32>,
 }
 
+/// llama.cpp's `timings` object in a final response (tools/server `server.cpp`,
+/// `result_timings`): prompt tokens evaluated and their time, tokens reused from its cache,
+/// tokens predicted and their time. Numbers are read as floats, whatever their JSON type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+pub struct Timings {
+    /// Prompt tokens evaluated (those not found in the cache).
+    #[serde(default)]
+    pub prompt_n: Option<f64>,
+    /// Time evaluating them, ms.
+    #[serde(default)]
+    pub prompt_ms: Option<f64>,
+    /// Prompt tokens reused from the slot's cache.
+    #[serde(default)]
+    pub cache_n: Option<f64>,
+    /// Tokens predicted.
+    #[serde(default)]
+    pub predicted_n: Option<f64>,
+    /// Time predicting them, ms.
+    #[serde(default)]
+    pub predicted_ms: Option<f64>,
+}
+
+impl Timings {
+    /// The server timing these say: prefill the prompt's evaluation, decode the
+    /// prediction; prompt tokens those evaluated plus those reused from the cache.
+    pub fn server_timing(&self) -> ServerTiming {
+        let count = |n: Option<f64>| {
+            n.filter(|n| n.is_finite() && *n >= 0.0)
+                .map(|n| n.round().min(f64::from(u32::MAX)) as u32)
+        };
+        let cached = count(self.cache_n);
+        ServerTiming {
+            source: TimingSource::Timings,
+            prefill_us: self.prompt_ms.and_then(ms_to_us),
+            decode_us: self.predicted_ms.and_then(ms_to_us),
+            prompt_tokens: count(self.prompt_n).map(|p| p.saturating_add(cached.unwrap_or(0))),
+            cached_tokens: cached,
+            output_tokens: count(self.predicted_n),
+        }
+    }
+}
+
 /// The generated text of one response, as it arrives.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Text {
@@ -85,7 +128,7 @@ pub struct Text {
 }
 
 /// What one stream event or whole body carried.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Decoded {
     /// Bytes of generated text appended to [`Text::all`].
     pub content_len: usize,
@@ -101,6 +144,8 @@ pub struct Decoded {
     pub finished: bool,
     /// The server's error message, if this was an error object.
     pub error: Option<String>,
+    /// llama.cpp's `timings`, if present.
+    pub timings: Option<Timings>,
 }
 
 impl Decoded {

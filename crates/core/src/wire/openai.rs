@@ -8,7 +8,7 @@ use http::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Decoded, Text, Usage, Wire};
+use super::{Decoded, Text, Timings, Usage, Wire};
 use crate::plan::{Endpoint, RequestOptions};
 use crate::sse;
 use crate::workload::{Prompt, Role};
@@ -162,6 +162,8 @@ struct WireChunk<'a> {
     object: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     message: Option<Cow<'a, str>>,
+    #[serde(default)]
+    timings: Option<Timings>,
 }
 
 #[derive(Deserialize)]
@@ -209,6 +211,7 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
     let chunk: WireChunk<'_> = serde_json::from_slice(data)?;
     let mut d = Decoded {
         usage: chunk.usage,
+        timings: chunk.timings,
         ..Decoded::default()
     };
     let before = text.all.len();

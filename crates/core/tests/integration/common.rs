@@ -1,4 +1,5 @@
-//! Shared setup: a simulator on loopback, a plan from JSON, a run through the driver.
+//! Shared setup: a simulator (or a test's own server) on loopback, a plan from JSON, a run
+//! through the driver.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,19 +50,32 @@ pub async fn run_with(
 ) -> RunReport {
     let server = Server::start(addr.parse().unwrap(), sim).await.unwrap();
     let url = format!("http://{}/v1", server.addr());
+    let report = run_at(&url, config, out, resume).await;
+    server.shutdown().await;
+    report
+}
+
+/// Runs `config` (JSON; endpoints are pointed at `url`) with the fixed built-in prompt,
+/// continuing the results in `out` when `resume` is set.
+pub async fn run_at(
+    url: &str,
+    config: serde_json::Value,
+    out: &std::path::Path,
+    resume: bool,
+) -> RunReport {
     let mut config: RunConfig = serde_json::from_value(config).unwrap();
     config.output_dir = out.to_owned();
     for e in &mut config.endpoints {
-        e.url = Some(url.clone());
+        e.url = Some(url.to_owned());
     }
     let plan = Plan::build(&config, &|_| None).unwrap();
     let max_n = plan.max_in_flight() as usize;
     let workload = FixedPrompt::new(PROMPT, None);
-    let report = driver::run_plan(
+    driver::run_plan(
         &plan,
         RunContext {
             client: Client::new(max_n + 8).unwrap(),
-            targets: vec![BaseUrl::parse(&url).unwrap()],
+            targets: vec![BaseUrl::parse(url).unwrap()],
             endpoint_infos: vec![],
             workloads: &workload,
             counter: Arc::new(Whitespace),
@@ -74,9 +88,7 @@ pub async fn run_with(
         },
     )
     .await
-    .unwrap();
-    server.shutdown().await;
-    report
+    .unwrap()
 }
 
 /// The one summary with concurrency `n`.

@@ -15,4 +15,5 @@ mod realistic;
 mod schema;
 mod server_info;
 mod server_metrics;
+mod server_timing;
 mod wire;

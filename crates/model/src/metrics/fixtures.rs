@@ -38,6 +38,8 @@ pub fn sample(t_sent_us: u64, chunks: &[(u64, u32)], t_end_us: u64) -> Sample {
         turn: None,
         prompt: None,
         response: None,
+        trace_id: None,
+        server: None,
     }
 }
 

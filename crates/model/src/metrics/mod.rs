@@ -35,7 +35,7 @@ mod turns;
 mod wire;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;
 

@@ -17,6 +17,7 @@ use crate::results::health::ClientHealth;
 use crate::results::token_check::TokenCheck;
 use crate::results::workload::WorkloadInfo;
 use crate::scrape::ServerMetrics;
+use crate::server_timing::ServerTimingSummary;
 
 /// Version of the `summary.json` layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -73,6 +74,10 @@ pub struct CellSummary {
     /// when scraping was off or the server has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerMetrics>,
+    /// The server's own timing of the measured requests (llama.cpp's `timings`) beside the
+    /// client's, with the gap between the two TTFTs; absent when the server gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_timing: Option<ServerTimingSummary>,
     /// Output tokens/s per GPU and USD per million output tokens, from the endpoint's
     /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -182,6 +182,19 @@ pub const REGISTRY: &[Entry] = &[
                  server's batch limit (`max_num_seqs`, `--parallel`) or add instances.",
     },
     Entry {
+        check: "server_timing_disagrees",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "On some measured requests the server's own timing (llama.cpp's `prompt_ms`) \
+                  is longer than plateau's TTFT from the send: the server cannot have evaluated \
+                  the prompt for longer than the client waited for its first token, so the two \
+                  do not measure the same events (a proxy answering in its place, a server \
+                  that times something else, a clock that jumped).",
+        action: "Look at the requests with a negative gap in `requests.jsonl.gz` (`server`, \
+                 `trace_id`) and at what sits between plateau and the engine; until it is \
+                 explained, do not read `server_timing` beside the client's numbers.",
+    },
+    Entry {
         check: "small_sample",
         severity: WARN,
         scope: Scope::Cell,

@@ -1,6 +1,8 @@
-//! The `server_saturated` check: the server's own waiting queue (scraped from its
-//! `/metrics`) was non-empty through most of Measure, so the N plateau held exceeds what
-//! the server runs at once. A finding about the server, not a failed measurement: warn.
+//! Checks on what the server says of itself. `server_saturated`: its own waiting queue
+//! (scraped from its `/metrics`) was non-empty through most of Measure, so the N plateau
+//! held exceeds what the server runs at once. `server_timing_disagrees`: its own timing of
+//! some requests is longer than plateau's TTFT. Findings about the server, not failed
+//! measurements: warn.
 
 use crate::results::summary::CellSummary;
 
@@ -27,5 +29,23 @@ pub fn server_saturated(s: &CellSummary) -> Option<String> {
         m.waiting_share.unwrap_or(0.0) * 100.0,
         waiting.mean,
         waiting.max,
+    ))
+}
+
+/// Why the server's own timings disagree with plateau's clock (some prefill longer than the
+/// client's TTFT from the send); `None` when they agree or there are none.
+pub fn server_timing_disagrees(s: &CellSummary) -> Option<String> {
+    let st = s.server_timing.as_ref()?;
+    if st.negative_gaps == 0 {
+        return None;
+    }
+    let worst = st
+        .gap_ms
+        .as_ref()
+        .map(|g| format!(" (by up to {:.1} ms)", -g.min))
+        .unwrap_or_default();
+    Some(format!(
+        "on {} of {} measured requests the server's prefill is longer than plateau's TTFT{worst}: the two do not time the same events",
+        st.negative_gaps, st.matched
     ))
 }
