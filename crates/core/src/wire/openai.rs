@@ -162,8 +162,9 @@ struct WireChunk<'a> {
     object: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     message: Option<Cow<'a, str>>,
+    /// llama.cpp's; read apart so that a `timings` of another shape drops only itself.
     #[serde(default)]
-    timings: Option<Timings>,
+    timings: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -211,7 +212,9 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
     let chunk: WireChunk<'_> = serde_json::from_slice(data)?;
     let mut d = Decoded {
         usage: chunk.usage,
-        timings: chunk.timings,
+        timings: chunk
+            .timings
+            .and_then(|t| serde_json::from_value::<Timings>(t).ok()),
         ..Decoded::default()
     };
     let before = text.all.len();

@@ -250,3 +250,37 @@ fn decode_rejects_non_json() {
     let mut s = Text::default();
     assert!(decode(b"not json", &mut s).is_err());
 }
+
+/// llama.cpp's whole chat answer, as its server (xllamacpp 2026.10.11549) wrote it, and the
+/// last chunk of its stream: `timings` read from both, prompt tokens evaluated plus reused.
+#[test]
+fn decodes_llama_cpp_timings() {
+    let whole = r#"{"choices":[{"finish_reason":"length","index":0,"message":{"role":"assistant","content":"arkould and"}}],"created":1795722953,"model":"tiny-llama","system_fingerprint":"b0-unknown","object":"chat.completion","usage":{"completion_tokens":3,"prompt_tokens":32,"total_tokens":35,"prompt_tokens_details":{"cached_tokens":31}},"id":"chatcmpl-nmKXswFmpHzsVpns6xX4pThQg9qoapSD","timings":{"cache_n":31,"prompt_n":1,"prompt_ms":8.154,"prompt_per_token_ms":8.154,"prompt_per_second":122.63919548687761,"predicted_n":3,"predicted_ms":0.468,"predicted_per_token_ms":0.234,"predicted_per_second":4273.504273504273}}"#;
+    let (d, text) = dec(whole);
+    assert_eq!(text, "arkould and");
+    let t = d.timings.expect("timings").server_timing();
+    assert_eq!(t.prefill_us, Some(8_154));
+    assert_eq!(t.decode_us, Some(468));
+    assert_eq!(
+        (t.prompt_tokens, t.cached_tokens, t.output_tokens),
+        (Some(32), Some(31), Some(3))
+    );
+
+    let last = r#"{"choices":[],"created":1795722953,"id":"chatcmpl-GTJeijABckCllYMtsffKWTWaG8ACqpTM","model":"tiny-llama","system_fingerprint":"b0-unknown","object":"chat.completion.chunk","usage":{"completion_tokens":3,"prompt_tokens":32,"total_tokens":35,"prompt_tokens_details":{"cached_tokens":0}},"timings":{"cache_n":0,"prompt_n":32,"prompt_ms":2.122,"prompt_per_token_ms":0.0663125,"prompt_per_second":15080.113100848257,"predicted_n":3,"predicted_ms":1.281,"predicted_per_token_ms":0.6405,"predicted_per_second":1561.28024980484}}"#;
+    let t = dec(last).0.timings.expect("timings").server_timing();
+    assert_eq!((t.prefill_us, t.decode_us), (Some(2_122), Some(1_281)));
+    assert_eq!((t.prompt_tokens, t.cached_tokens), (Some(32), Some(0)));
+
+    // Nonsense is absent, never 0; a chunk without timings has none.
+    let odd = r#"{"choices":[],"timings":{"prompt_ms":-1,"predicted_ms":2.5,"prompt_n":4}}"#;
+    let t = dec(odd).0.timings.expect("timings").server_timing();
+    assert_eq!((t.prefill_us, t.decode_us), (None, Some(2_500)));
+    assert_eq!((t.cached_tokens, t.prompt_tokens), (None, Some(4)));
+    assert_eq!(dec(r#"{"choices":[]}"#).0.timings, None);
+}
+
+#[test]
+fn timings_of_another_shape_drop_only_themselves() {
+    let (d, text) = dec(r#"{"choices":[{"index":0,"delta":{"content":"hi"}}],"timings":"fast"}"#);
+    assert_eq!((d.timings, text.as_str()), (None, "hi"));
+}
