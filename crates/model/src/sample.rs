@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::phase::Phase;
 
+pub mod server;
+
 /// How a request ended. Failures are data, counted by kind.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -227,7 +229,7 @@ pub struct Sample {
     /// The server's own timing of this request (its span, or llama.cpp's `timings`);
     /// absent when the server gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<crate::server_timing::ServerTiming>,
+    pub server: Option<server::ServerTiming>,
 }
 
 fn is_zero(n: &u32) -> bool {

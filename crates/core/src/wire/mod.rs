@@ -14,7 +14,7 @@ use crate::plan::{Endpoint, RequestOptions};
 use crate::sse;
 use crate::workload::Prompt;
 use plateau_model::config::Api;
-use plateau_model::server_timing::{ServerTiming, TimingSource, ms_to_us};
+use plateau_model::sample::server::{ServerTiming, TimingSource, ms_to_us};
 
 /// The wire format of `endpoint`'s API (OpenAI's for every engine plateau speaks today).
 pub fn of(_endpoint: &Endpoint) -> &'static dyn Wire {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use plateau_model::results::{self, REQUESTS_FILE};
+use plateau_model::sample::server::TimingSource;
 use plateau_model::sample::{Outcome, Sample};
-use plateau_model::server_timing::TimingSource;
 use plateau_testkit::raw::{read_head, server};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

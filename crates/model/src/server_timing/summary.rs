@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ServerTiming, TimingSource};
 use crate::metrics::{Distribution, Window, us_to_ms};
 use crate::sample::Sample;
+use crate::sample::server::{ServerTiming, TimingSource};
 
 /// The server's own timings over one cell's measured successful requests.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

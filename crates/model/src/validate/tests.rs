@@ -152,7 +152,8 @@ mod prompt_tokens {
 fn a_server_prefill_longer_than_the_clients_ttft_is_a_finding() {
     use crate::metrics::Window;
     use crate::metrics::fixtures::{ok, sample};
-    use crate::server_timing::{ServerTiming, ServerTimingSummary, TimingSource};
+    use crate::sample::server::{ServerTiming, TimingSource};
+    use crate::server_timing::ServerTimingSummary;
     let timed = |t_sent_us: u64, first_us: u64, prefill_us: u64| {
         let mut x = ok(sample(t_sent_us, &[(first_us, 1)], first_us + 10));
         x.server = Some(ServerTiming {
