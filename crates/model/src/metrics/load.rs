@@ -116,8 +116,9 @@ impl LoadMetrics {
         let in_flight = relative_trend(&series);
         let in_flight_trend = in_flight.map(|t| t.0);
         let level = series.iter().map(|p| p.1).sum::<f64>() / series.len().max(1) as f64;
+        let arrivals = count(Sample::t_start_us) * w;
         let in_flight_rising =
-            in_flight.filter(|t| rising(*t, max_trend) && beyond_fluctuation(t.0 * level, level));
+            in_flight.filter(|t| rising(*t, max_trend) && queue_grows(t.0 * level, arrivals));
         let ttft_points: Vec<(f64, f64)> = ok
             .iter()
             .filter_map(|s| {
@@ -197,19 +198,19 @@ fn relative_trend(points: &[(f64, f64)]) -> Option<(f64, Option<f64>)> {
     (mean > 0.0).then(|| (f.slope * (hi - lo) / mean, f.p_value))
 }
 
-/// How many standard deviations of a steady queue's level a rise of requests outstanding
-/// must span to count as growth.
-const QUEUE_GROWTH_Z: f64 = 2.0;
+/// The share of a window's arrivals by which requests outstanding must grow across it to
+/// count as a queue that grows: the server fell behind by at least one arrival in 40.
+pub const MIN_QUEUE_GROWTH: f64 = 0.025;
 
-/// Whether requests outstanding rose by more (`rise`, requests across the window) than a
-/// queue that keeps up fluctuates about its mean `level`: arrivals that the server keeps up
-/// with leave about a Poisson count in flight, standard deviation `sqrt(level)`, so a swell
-/// of a request or two at a low rate (1.65 about a mean of 1.5 at 50 req/s against
-/// llama.cpp, with TTFT up 124% on a machine busy at that moment) is not a queue growing
-/// without bound, while one that does gains `(offered - carried) x window` requests (10 for
-/// 5% over a server of 10 req/s in 20 s, about a mean of 12).
-fn beyond_fluctuation(rise: f64, level: f64) -> bool {
-    rise > QUEUE_GROWTH_Z * level.sqrt()
+/// Whether requests outstanding rose by at least [`MIN_QUEUE_GROWTH`] of the window's
+/// `arrivals` (`rise`, requests across the window, from the fitted line). Arrivals the
+/// server keeps up with leave the count in flight where it was, whatever it swells by on
+/// the way; a server that falls behind gains `(offered - carried) x window` requests. A
+/// swell of 1.65 requests among 300 arrivals (50 req/s for 6 s against llama.cpp on a
+/// machine busy at that moment, TTFT +124%) is not a queue that grows; 3.1 among 32 (8 req/s
+/// offered, 7 carried) is.
+fn queue_grows(rise: f64, arrivals: f64) -> bool {
+    rise >= MIN_QUEUE_GROWTH * arrivals
 }
 
 /// A rise above `max_trend`, significant at the 5% level.

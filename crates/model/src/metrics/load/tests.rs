@@ -78,16 +78,16 @@ fn rising_queue_and_ttft_is_overloaded() {
 fn a_swell_of_a_request_or_two_at_a_low_rate_is_not_overloaded() {
     // TTFT climbs from 0 to 120 ms across the window (as on a machine that got busy part
     // way), so requests outstanding climb from 1.0 to 2.2: +75% of their mean 1.6 and
-    // significant, but 1.2 requests is within two standard deviations (2 x sqrt(1.6) = 2.5)
-    // of a steady level. CI saw this against llama.cpp at a sixth of its capacity.
+    // significant, but 1.2 requests among 200 arrivals is no queue that grows (the floor is
+    // 2.5% of them, 5). CI saw this against llama.cpp at a sixth of its capacity.
     let samples = arrivals(|_| 0, |t| t.saturating_sub(10 * S) * 6 / 1000);
     let load = measure(&samples, &open_window(), Some(10.0));
     let trend = load.in_flight_trend.unwrap();
     assert!((trend - 0.75).abs() < 0.05, "{trend}");
     assert!(load.ttft_trend.unwrap() > 0.5, "{:?}", load.ttft_trend);
     assert_eq!(load.overloaded, None);
-    // Ten times the climb (TTFT to 1.2 s, outstanding 1.0 to 13): a queue that grows.
-    let samples = arrivals(|_| 0, |t| t.saturating_sub(10 * S) * 6 / 100);
+    // Five times the climb (TTFT to 0.6 s, outstanding 1.0 to 7): a queue that grows.
+    let samples = arrivals(|_| 0, |t| t.saturating_sub(10 * S) * 3 / 100);
     let load = measure(&samples, &open_window(), Some(10.0));
     assert!(load.overloaded.is_some(), "{load:?}");
 }
