@@ -1,7 +1,7 @@
 //! summary.md: the run in a few lines, the headline of each scenario, the capacity answer
-//! when a run searched for one, the failed checks and warnings, the results tables of each
-//! scenario (closed loop, open loop) and the list of figures, as GitHub-flavoured Markdown
-//! (pastes into an issue or a PR).
+//! when a run searched for one, the summary table (report.html's, row for row), the failed
+//! checks and warnings, the results tables of each scenario (closed loop, open loop) and
+//! the list of figures, as GitHub-flavoured Markdown (pastes into an issue or a PR).
 
 use std::fmt::Write;
 
@@ -71,6 +71,7 @@ pub fn render(input: &Input) -> String {
     if !capacity.is_empty() {
         capacity_section(&mut out, capacity);
     }
+    summary_section(&mut out, m);
     let fails = findings
         .iter()
         .filter(|f| f.severity == Severity::Fail)
@@ -184,6 +185,56 @@ fn headline_section(out: &mut String, cards: &[Card]) {
                 .map(|f| format!("**{}** ({})", cell(&f.value), cell(&f.detail))),
         );
         let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// The summary table: report.html's rows and columns ([`tables::summary`]), the scenario
+/// on every row.
+fn summary_section(out: &mut String, m: &Matrix) {
+    let scenarios = tables::summary(m);
+    let series = scenarios
+        .iter()
+        .flat_map(|(_, rows)| rows)
+        .any(|r| r.series.is_some());
+    let mut head: Vec<String> = vec!["scenario".into()];
+    if series {
+        head.push("series".into());
+    }
+    head.push("load".into());
+    let numbers = head.len();
+    head.extend(tables::SUMMARY_COLUMNS.iter().map(tables::header));
+    head.push("steady".into());
+    let align: Vec<&str> = (0..head.len())
+        .map(|i| {
+            if i < numbers || i == head.len() - 1 {
+                ":--"
+            } else {
+                "--:"
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "## Summary\n\n| {} |\n|{}|",
+        head.join(" | "),
+        align.join("|")
+    );
+    for (scenario, rows) in &scenarios {
+        for row in rows {
+            let mut cells = vec![cell(&scenario.title())];
+            if series {
+                cells.push(cell(row.series.unwrap_or("")));
+            }
+            cells.push(row.load.to_string());
+            cells.extend(
+                tables::SUMMARY_COLUMNS
+                    .iter()
+                    .map(|q| q.text(row.summary).unwrap_or_else(|| "–".into())),
+            );
+            cells.push(tables::summary_verdict(row.summary).0.into());
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
     }
     out.push('\n');
 }

@@ -1,16 +1,31 @@
-//! The per-scenario results tables of report.html and summary.md: which columns, in which
-//! order, and the rows of each scenario: one table of closed-loop cells (by N) and one of
+//! The tables of report.html and summary.md: which columns, in which order, and which rows.
+//! The summary table ([`summary`], [`SUMMARY_COLUMNS`]) is the one both open on: a row per
+//! cell, scenario by scenario, with the few numbers a user quotes. Below it, the
+//! per-scenario results tables ([`groups`]): one of closed-loop cells (by N) and one of
 //! open-loop cells (by request rate, with the load columns and the overload verdict), each
 //! with per-GPU throughput and cost where its endpoint states hardware, and the server's
 //! running, waiting and KV-cache gauges where its `/metrics` was scraped.
 //! Writers format them; nothing is computed here.
 
+use plateau_model::load::Load;
 use plateau_model::results::run_info::RunStatus;
 use plateau_model::results::summary::CellSummary;
 use plateau_model::validate::{self, Thresholds, Verdict};
 
-use crate::matrix::{Matrix, Scenario};
+use crate::matrix::{Cell, Matrix, Scenario};
 use crate::quantity::{self as q, Quantity};
+
+/// The numeric columns of the summary table, in order (the scenario, series and load
+/// columns come before them, the verdict after): what a user quotes of a cell. summary.csv
+/// has each of them under its [`Quantity::column`].
+pub const SUMMARY_COLUMNS: [Quantity; 6] = [
+    q::SERVER_TPS,
+    q::TTFT_P50,
+    q::TTFT_P99,
+    q::TPOT_P50,
+    q::TPOT_P99,
+    q::ERRORS,
+];
 
 /// The numeric columns of a closed-loop table, in order (the series and steady columns are
 /// added around them).
@@ -86,6 +101,8 @@ pub struct Group<'a> {
 pub struct Row<'a> {
     /// Series label, when the run has more than one series.
     pub series: Option<&'a str>,
+    /// Its load: N or a request rate.
+    pub load: Load,
     /// Path relative to the results directory.
     pub rel: &'a str,
     /// The summary.
@@ -106,17 +123,12 @@ impl Group<'_> {
 /// The tables of `m`: per scenario, its closed-loop cells by series then concurrency, then
 /// its open-loop cells by series then rate (a table without rows is left out).
 pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
-    let many = m.series.len() > 1;
     let group = |k: usize, open: bool| {
         let cells = if open { &m.open } else { &m.cells };
         let rows: Vec<Row<'a>> = cells
             .iter()
             .filter(|c| c.scenario == k)
-            .map(|c| Row {
-                series: many.then(|| m.series[c.series].label.as_str()),
-                rel: c.rel,
-                summary: c.summary,
-            })
+            .map(|c| row(m, c))
             .collect();
         let mut columns = if open {
             OPEN_COLUMNS.to_vec()
@@ -139,6 +151,30 @@ pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
     (0..m.scenarios.len())
         .flat_map(|k| [group(k, false), group(k, true)])
         .filter(|g| !g.rows.is_empty())
+        .collect()
+}
+
+/// The row of `cell` (its series named when `m` has several).
+fn row<'a>(m: &'a Matrix<'a>, cell: &Cell<'a>) -> Row<'a> {
+    Row {
+        series: (m.series.len() > 1).then(|| m.series[cell.series].label.as_str()),
+        load: cell.load,
+        rel: cell.rel,
+        summary: cell.summary,
+    }
+}
+
+/// The summary table of `m`: per scenario with cells, its rows, series by series, each
+/// series' closed-loop cells by N then its open-loop cells by request rate.
+pub fn summary<'a>(m: &'a Matrix<'a>) -> Vec<(&'a Scenario, Vec<Row<'a>>)> {
+    (0..m.scenarios.len())
+        .map(|k| {
+            let mut cells: Vec<&Cell<'a>> = m.all().filter(|c| c.scenario == k).collect();
+            cells.sort_by_key(|c| c.series);
+            let rows: Vec<Row<'a>> = cells.into_iter().map(|c| row(m, c)).collect();
+            (&m.scenarios[k], rows)
+        })
+        .filter(|(_, rows)| !rows.is_empty())
         .collect()
 }
 

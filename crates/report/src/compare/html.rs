@@ -1,4 +1,4 @@
-//! compare.html: one self-contained page (the report's style, figures embedded as PNG data
+//! compare.html: one self-contained page (the report's style, figures embedded as SVG data
 //! URIs, no scripts): how the numbers were tested, one table per matched cell with its
 //! verdicts coloured and the values resting on too few samples marked, the unmatched
 //! cells, then the figures. Text from files is escaped.

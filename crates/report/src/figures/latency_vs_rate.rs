@@ -78,15 +78,16 @@ impl LatencyVsRate<'_> {
             .collect();
         legend.push((Swatch::Line(style::MUTED), "p50".into()));
         legend.push((Swatch::Dashed(style::MUTED), "p99".into()));
-        legend.push(rate::overloaded_swatch());
-        let hollow = self.m.open_scenarios().into_iter().any(|k| {
-            let lines = self.lines(k);
-            lines
-                .iter()
-                .flat_map(|l| &l.2)
-                .any(|p| p.face() == Face::Hollow)
-        });
-        if hollow {
+        let scenarios = self.m.open_scenarios();
+        let drawn: Vec<Point> = scenarios
+            .iter()
+            .flat_map(|&k| self.lines(k))
+            .flat_map(|l| l.2)
+            .collect();
+        if drawn.iter().any(|p| p.overloaded) {
+            legend.push(rate::overloaded_swatch());
+        }
+        if drawn.iter().any(|p| p.face() == Face::Hollow) {
             legend.push(marks::small_sample_swatch(Shape::Square));
         }
         if let Some(limit) = self.slo() {
@@ -95,7 +96,7 @@ impl LatencyVsRate<'_> {
                 format!("SLO: {} ≤ {} ms", self.spec.slo_label, style::tick(limit)),
             ));
         }
-        if self.capacity.is_some() {
+        if rate::any_capacity(self.capacity, self.m) {
             legend.push(rate::capacity_swatch());
         }
         Frame {

@@ -16,8 +16,8 @@
 //! - [`prompt`]: TTFT against prompt length in multi-turn scenarios.
 //!
 //! The open-loop figures are drawn only when the run has open-loop cells. [`frame`],
-//! [`axes`], [`marks`] and [`rate`] hold what figures share: title, subtitle, legend, panel
-//! grid, axes, point markers, the rate axis.
+//! [`axes`], [`marks`], [`rate`] and [`steps`] hold what figures share: title, subtitle,
+//! legend, panel grid, axes, point markers, the rate axis, levels drawn as steps.
 
 pub mod axes;
 pub mod cdf;
@@ -32,6 +32,7 @@ pub mod rate;
 pub mod requests;
 pub mod requests_vs_rate;
 pub mod scaling;
+pub mod steps;
 pub mod timeline;
 
 use std::path::{Path, PathBuf};
@@ -113,6 +114,22 @@ impl Plot<'_> {
         }
     }
 
+    /// Whether report.html shows it among the key figures, right under the summary table:
+    /// throughput, TTFT and TPOT against the load, the heatmaps and the Pareto view against
+    /// TTFT p99 (the others follow them).
+    pub fn key(&self) -> bool {
+        match self {
+            Plot::Scaling(p) => p.spec.key,
+            Plot::Heatmap(_) | Plot::LatencyVsRate(_) => true,
+            Plot::Pareto(p) => p.key,
+            Plot::Compare(_)
+            | Plot::RequestsVsRate(_)
+            | Plot::Timeline(_)
+            | Plot::Cdf(_)
+            | Plot::Prompt(_) => false,
+        }
+    }
+
     fn size(&self) -> (u32, u32) {
         match self {
             Plot::Scaling(p) => p.size(),
@@ -155,8 +172,10 @@ pub struct Rendered {
     pub size: (u32, u32),
     /// The PNG and SVG files.
     pub files: [PathBuf; 2],
-    /// The PNG's bytes (for report.html).
-    pub png: Vec<u8>,
+    /// The SVG's text (report.html embeds it: a fifth of the PNG's size, sharp at any zoom).
+    pub svg: String,
+    /// One of the key figures ([`Plot::key`]).
+    pub key: bool,
 }
 
 /// Draws `plot` into `dir` as `<name>.png` and `<name>.svg`.
@@ -174,22 +193,24 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
         plot.draw(&root).map_err(failed(&png))?;
         root.present().map_err(|e| failed(&png)(e.into()))?;
     }
+    let mut text = String::new();
     {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
         plot.draw(&root).map_err(failed(&svg))?;
         root.present().map_err(|e| failed(&svg)(e.into()))?;
     }
-    let bytes = std::fs::read(&png).map_err(|source| ReportError::Write {
-        path: png.clone(),
+    std::fs::write(&svg, &text).map_err(|source| ReportError::Write {
+        path: svg.clone(),
         source,
     })?;
     Ok(Rendered {
         title: plot.title(),
         scenario: plot.scenario(),
+        key: plot.key(),
         name,
         size,
         files: [png, svg],
-        png: bytes,
+        svg: text,
     })
 }
 

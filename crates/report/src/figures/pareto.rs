@@ -32,6 +32,8 @@ pub struct Pareto<'a> {
     pub latency: Quantity,
     /// Also the open-loop cells, by rate.
     pub open: bool,
+    /// One of report.html's key figures.
+    pub key: bool,
 }
 
 /// One point of a Pareto panel.
@@ -86,6 +88,7 @@ pub fn all<'a>(m: &'a Matrix<'a>) -> Vec<Pareto<'a>> {
             title: "Server throughput vs TTFT p99 (up and left is better)",
             latency: q::TTFT_P99,
             open: false,
+            key: true,
         },
         Pareto {
             m,
@@ -93,6 +96,7 @@ pub fn all<'a>(m: &'a Matrix<'a>) -> Vec<Pareto<'a>> {
             title: "Server throughput vs TPOT p99 (up and left is better)",
             latency: q::TPOT_P99,
             open: false,
+            key: false,
         },
     ]
 }
@@ -106,6 +110,7 @@ pub fn with_open<'a>(m: &'a Matrix<'a>) -> Option<Pareto<'a>> {
         title: "Server throughput vs TTFT p99, closed and open loop (up and left is better)",
         latency: q::TTFT_P99,
         open: true,
+        key: false,
     })
 }
 

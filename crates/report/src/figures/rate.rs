@@ -93,6 +93,13 @@ pub fn capacities(capacity: Option<&CapacityReport>, m: &Matrix, k: usize) -> Ve
         .collect()
 }
 
+/// Whether any series of any open-loop scenario of `m` has a capacity line to draw.
+pub fn any_capacity(capacity: Option<&CapacityReport>, m: &Matrix) -> bool {
+    m.open_scenarios()
+        .into_iter()
+        .any(|k| !capacities(capacity, m, k).is_empty())
+}
+
 /// The legend entry of the capacity lines.
 pub fn capacity_swatch() -> (Swatch, String) {
     (

@@ -9,7 +9,7 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
-use super::rate;
+use super::rate::{self, Point};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
 use crate::style;
@@ -79,8 +79,16 @@ impl RequestsVsRate<'_> {
             Swatch::Dashed(style::REFERENCE),
             "y = x: the target rate".into(),
         ));
-        legend.push(rate::overloaded_swatch());
-        if self.capacity.is_some() {
+        let overloaded = self
+            .m
+            .open_scenarios()
+            .into_iter()
+            .flat_map(|k| self.lines(k))
+            .any(|l| l.2.iter().any(|p| p.overloaded));
+        if overloaded {
+            legend.push(rate::overloaded_swatch());
+        }
+        if rate::any_capacity(self.capacity, self.m) {
             legend.push(rate::capacity_swatch());
         }
         Frame {
@@ -99,19 +107,24 @@ impl RequestsVsRate<'_> {
         )
     }
 
+    /// Every line of scenario `k`: series, dashed, points.
+    fn lines(&self, k: usize) -> Vec<(usize, bool, Vec<Point>)> {
+        (0..self.m.series.len())
+            .flat_map(|s| {
+                self.spec.lines.iter().enumerate().map(move |(i, (l, _))| {
+                    let points = rate::points(self.m, s, k, l.read);
+                    (s, i == 1, points)
+                })
+            })
+            .collect()
+    }
+
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
         let body = self.frame().draw(root)?;
         let scenarios = self.m.open_scenarios();
         for (panel, &k) in frame::panels(&body, scenarios.len()).iter().zip(&scenarios) {
-            let lines: Vec<_> = (0..self.m.series.len())
-                .flat_map(|s| {
-                    self.spec.lines.iter().enumerate().map(move |(i, (l, _))| {
-                        let points = rate::points(self.m, s, k, l.read);
-                        (s, i == 1, points)
-                    })
-                })
-                .collect();
+            let lines = self.lines(k);
             let caps = rate::capacities(self.capacity, self.m, k);
             let x = rate::x_range(self.m, k, caps.iter().map(|c| c.1));
             let top = lines

@@ -1,7 +1,8 @@
 //! Quantities vs concurrency: one panel per scenario, one colour per series, a solid and a
 //! dashed line per quantity pair (p50 and p99, direct and derived), 95% confidence
 //! intervals as translucent bands, concurrency on a log2 axis; a point whose percentile
-//! rests on too few samples (the summary's `small_sample`) is drawn hollow.
+//! rests on too few samples (the summary's `small_sample`) is drawn hollow. The legend
+//! names the band and the hollow marker only when some point has them.
 
 use plotters::prelude::*;
 
@@ -32,6 +33,8 @@ pub struct Spec {
     pub y_desc: &'static str,
     /// Use a log10 y axis when the values span more than [`LOG_SPAN`] in a panel.
     pub log_y: bool,
+    /// One of report.html's key figures.
+    pub key: bool,
     /// The lines (drawn per series).
     pub lines: [Line; 2],
 }
@@ -43,6 +46,7 @@ pub const SPECS: [Spec; 5] = [
         title: "Server throughput vs concurrency",
         y_desc: "output tokens/s (whole server)",
         log_y: false,
+        key: true,
         lines: [
             Line {
                 q: q::SERVER_TPS,
@@ -61,6 +65,7 @@ pub const SPECS: [Spec; 5] = [
         title: "User throughput vs concurrency (what each request sees)",
         y_desc: "output tokens/s per request (n_out / E2E)",
         log_y: false,
+        key: false,
         lines: [
             Line {
                 q: q::USER_TPS,
@@ -79,6 +84,7 @@ pub const SPECS: [Spec; 5] = [
         title: "Time to first token (TTFT) vs concurrency",
         y_desc: "TTFT (ms)",
         log_y: true,
+        key: true,
         lines: [
             Line {
                 q: q::TTFT_P50,
@@ -97,6 +103,7 @@ pub const SPECS: [Spec; 5] = [
         title: "Time per output token (TPOT) vs concurrency",
         y_desc: "TPOT (ms)",
         log_y: true,
+        key: true,
         lines: [
             Line {
                 q: q::TPOT_P50,
@@ -115,6 +122,7 @@ pub const SPECS: [Spec; 5] = [
         title: "Jitter vs concurrency (p99 / p50 of inter-token latency)",
         y_desc: "jitter = ITL p99 / ITL p50",
         log_y: false,
+        key: false,
         lines: [
             Line {
                 q: q::JITTER_CHUNK,
@@ -162,8 +170,11 @@ impl Scaling<'_> {
             };
             legend.push((swatch, line.legend.into()));
         }
-        legend.push((Swatch::Band(style::MUTED), "95% confidence interval".into()));
-        if self.any_small() {
+        let drawn = self.drawn(self.log_y());
+        if drawn.iter().any(|p| p.2.is_some()) {
+            legend.push((Swatch::Band(style::MUTED), "95% confidence interval".into()));
+        }
+        if drawn.iter().any(|p| p.3) {
             legend.push(marks::small_sample_swatch(Shape::Circle));
         }
         Frame {
@@ -193,16 +204,14 @@ impl Scaling<'_> {
             .collect()
     }
 
-    /// Whether any drawn point rests on too few samples.
-    fn any_small(&self) -> bool {
-        (0..self.m.scenarios.len()).any(|k| {
-            (0..self.m.series.len()).any(|s| {
-                self.spec
-                    .lines
-                    .iter()
-                    .any(|l| self.points(s, k, l).iter().any(|p| p.3))
-            })
-        })
+    /// Every point the figure draws (on a `log` axis, as [`to_log`] leaves them), so the
+    /// legend lists only what is drawn.
+    fn drawn(&self, log: bool) -> Vec<Point> {
+        (0..self.m.scenarios.len())
+            .flat_map(|k| (0..self.m.series.len()).map(move |s| (s, k)))
+            .flat_map(|(s, k)| self.spec.lines.iter().map(move |l| self.points(s, k, l)))
+            .flat_map(|p| if log { to_log(p) } else { p })
+            .collect()
     }
 
     /// Whether the y axis is log10: allowed by the spec and some panel spans more than

@@ -4,10 +4,12 @@
 //! measure window was steady. A closed-loop cell shows its target N as a line; an open-loop
 //! cell names its target rate in the legend (requests outstanding have no target). When the
 //! server's `/metrics` was scraped, its own running and waiting counts share the in-flight
-//! axis and its KV-cache usage is drawn with 100% at that axis' top. Failed requests are
-//! red crosses at the instant they ended, and requests the server turned away (429, 503,
-//! no connection) red triangles, both along the bottom; neither is drawn, nor in the
-//! legend, when there are none (requests cut by Ctrl-C are not failures of the server).
+//! axis and its KV-cache usage is drawn with 100% at that axis' top, each as [`steps`]: a
+//! scraped level holds until the next scrape. Failed requests are red crosses at the
+//! instant they ended, and requests the server turned away (429, 503, no connection) red
+//! triangles, both along the bottom; neither is drawn, nor in the legend, when there are
+//! none (requests cut by Ctrl-C are not failures of the server). The legend names the
+//! per-second series and each phase only when drawn.
 
 use plateau_model::load::Load;
 use plateau_model::metrics::{TimelinePoint, timeline};
@@ -21,6 +23,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axes;
 use super::frame::{Area, DrawError, Frame, Swatch};
 use super::marks::{self, Face, Mark, Shape};
+use super::steps::steps;
 use crate::style;
 
 /// Bucket lengths to choose from, us: the shortest giving at most 100 buckets, 1 s at most.
@@ -89,12 +92,24 @@ impl<'a> Timeline<'a> {
         self
     }
 
-    /// The server's series `f` as (s, value) points where scraped.
+    /// The server's gauge `f` as (s, value) where scraped.
     fn server_line(&self, f: impl Fn(&Point) -> Option<f64>) -> Vec<(f64, f64)> {
         self.server
             .iter()
             .filter_map(|p| f(p).map(|v| (p.t_us as f64 / 1e6, v)))
             .collect()
+    }
+
+    /// Fill, Stabilize, Measure and Drain as (from, to), s.
+    fn phase_spans(&self) -> [(f64, f64); 4] {
+        let p = &self.cell.phases;
+        let s = |us: u64| us as f64 / 1e6;
+        [
+            (0.0, p.fill_s),
+            (p.fill_s, s(p.m0_us)),
+            (s(p.m0_us), s(p.m1_us)),
+            (s(p.m1_us), s(p.drain_end_us)),
+        ]
     }
 
     /// File name without extension: `timeline_<endpoint>_<model>_<scenario>_<c8|r2.5>`.
@@ -131,35 +146,35 @@ impl<'a> Timeline<'a> {
         } else {
             format!("NOT steady: {}", steady.reasons.join("; "))
         };
-        let mut legend = vec![
-            (
-                Swatch::Line(TOKENS),
-                format!("output tokens/s, {} s buckets (left axis)", self.bucket_s),
-            ),
-            (
+        let mut legend = vec![(
+            Swatch::Line(TOKENS),
+            format!("output tokens/s, {} s buckets (left axis)", self.bucket_s),
+        )];
+        if !steady.output_tps_per_second.is_empty() {
+            legend.push((
                 Swatch::Dot(style::TEXT),
                 "per-second series the steady verdict judged".into(),
-            ),
-            (
-                Swatch::Line(IN_FLIGHT),
-                "requests in flight (right axis)".into(),
-            ),
-            match self.load {
-                Load::Concurrency(n) => (Swatch::Dashed(style::MUTED), format!("target N = {n}")),
-                Load::Rate(_) => (Swatch::Block(WHITE), format!("target {}", self.load)),
-            },
-        ];
+            ));
+        }
+        legend.push((
+            Swatch::Line(IN_FLIGHT),
+            "requests in flight (right axis)".into(),
+        ));
+        legend.push(match self.load {
+            Load::Concurrency(n) => (Swatch::Dashed(style::MUTED), format!("target N = {n}")),
+            Load::Rate(_) => (Swatch::Block(WHITE), format!("target {}", self.load)),
+        });
         let has = |f: fn(&Point) -> Option<f64>| self.server.iter().any(|p| f(p).is_some());
         if has(|p| p.running) {
             legend.push((
                 Swatch::Line(SERVER_RUNNING),
-                "server: requests running (right axis)".into(),
+                "server: requests running, as scraped (right axis)".into(),
             ));
         }
         if has(|p| p.waiting) {
             legend.push((
                 Swatch::Line(SERVER_WAITING),
-                "server: requests waiting (right axis)".into(),
+                "server: requests waiting, as scraped (right axis)".into(),
             ));
         }
         if has(|p| p.kv_cache_usage) {
@@ -182,8 +197,11 @@ impl<'a> Timeline<'a> {
                 format!("turned away: 429, 503 or no connection ({rejected})"),
             ));
         }
-        for (phase, color) in Phase::ALL.iter().zip(style::PHASES) {
-            legend.push((Swatch::Block(color), phase.name().into()));
+        for ((phase, color), (a, b)) in Phase::ALL.iter().zip(style::PHASES).zip(self.phase_spans())
+        {
+            if b > a {
+                legend.push((Swatch::Block(color), phase.name().into()));
+            }
         }
         Frame {
             title: self.title(),
@@ -208,9 +226,7 @@ impl<'a> Timeline<'a> {
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
         let body = self.frame().draw(root)?;
-        let p = &self.cell.phases;
-        let s = |us: u64| us as f64 / 1e6;
-        let end = s(p.end_us).max(self.bucket_s);
+        let end = (self.cell.phases.end_us as f64 / 1e6).max(self.bucket_s);
         let steady = &self.cell.metrics.steady.output_tps_per_second;
         let top = self
             .points
@@ -241,18 +257,13 @@ impl<'a> Timeline<'a> {
             .right_y_label_area_size(70)
             .build_cartesian_2d(0.0..end, y.clone())?
             .set_secondary_coord(0.0..end, 0.0..flight_top.max(1.0));
-        let bounds = [
-            (0.0, p.fill_s),
-            (p.fill_s, s(p.m0_us)),
-            (s(p.m0_us), s(p.m1_us)),
-            (s(p.m1_us), s(p.drain_end_us)),
-        ];
-        for (((a, b), color), phase) in bounds.iter().zip(style::PHASES).zip(Phase::ALL) {
+        let spans = self.phase_spans();
+        for (((a, b), color), phase) in spans.into_iter().zip(style::PHASES).zip(Phase::ALL) {
             if b <= a {
                 continue;
             }
             let area = chart.plotting_area();
-            area.draw(&Rectangle::new([(*a, 0.0), (*b, y.end)], color.filled()))?;
+            area.draw(&Rectangle::new([(a, 0.0), (b, y.end)], color.filled()))?;
             if (b - a) / end > 0.07 {
                 let font = style::label()
                     .color(&style::MUTED)
@@ -280,10 +291,8 @@ impl<'a> Timeline<'a> {
             .label_style(style::small().color(&style::TEXT))
             .draw()?;
         let step = |f: fn(&TimelinePoint) -> f64| {
-            self.points
-                .iter()
-                .flat_map(|q| [(q.t_s, f(q)), ((q.t_s + self.bucket_s).min(end), f(q))])
-                .collect::<Vec<_>>()
+            let levels: Vec<(f64, f64)> = self.points.iter().map(|q| (q.t_s, f(q))).collect();
+            steps(&levels, end)
         };
         if let Some(n) = n {
             chart.draw_secondary_series(DashedLineSeries::new(
@@ -307,14 +316,17 @@ impl<'a> Timeline<'a> {
             ),
         ] {
             if !line.is_empty() {
-                chart.draw_secondary_series(LineSeries::new(line, color.stroke_width(2)))?;
+                chart.draw_secondary_series(LineSeries::new(
+                    steps(&line, end),
+                    color.stroke_width(2),
+                ))?;
             }
         }
         chart.draw_series(LineSeries::new(
             step(|q| q.output_tps),
             TOKENS.stroke_width(2),
         ))?;
-        let m0 = s(p.m0_us);
+        let m0 = spans[2].0;
         chart.draw_series(
             steady
                 .iter()

@@ -16,7 +16,7 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         out,
         "<h2 id=\"capacity\">Capacity</h2>\n<p class=\"note\">The highest request rate each \
          endpoint, model and scenario sustained within the SLO ({}), found by probing open-loop \
-         rates; each probe is a full cell, listed under Results.</p>",
+         rates; each probe is a full cell, listed under Summary and Per-cell results.</p>",
         escape(&capacity::slo_of(runs))
     );
     for (report, s) in capacity::searches(runs) {

@@ -1,10 +1,12 @@
-//! The "Headline" section that opens report.html: per scenario, a row of cards per series
-//! with [`crate::headline`]'s facts, each a value over its label and what qualifies it.
+//! The "Headline" section that opens report.html: a grid of cards, one per scenario (and
+//! series), each with [`crate::headline`]'s facts as a value over its label and what
+//! qualifies it. A fact every card states alike ("no SLO set") is said once under the
+//! cards instead of in each, so the cards keep to what tells the scenarios apart.
 
 use std::fmt::Write;
 
 use super::escape;
-use crate::headline::Card;
+use crate::headline::{Card, Fact};
 
 /// Writes the section of `cards` (nothing when there are none).
 pub fn section(out: &mut String, cards: &[Card]) {
@@ -15,14 +17,15 @@ pub fn section(out: &mut String, cards: &[Card]) {
         "<h2 id=\"headline\">Headline</h2>\n<p class=\"note\">Per scenario: the highest \
          server throughput of a steady cell, the knee (the smallest N reaching 90% of that \
          peak), where TTFT p99 first exceeds the SLO, and the share of measured requests \
-         that failed. Details in the tables and figures below.</p>\n",
+         that failed.</p>\n<div class=\"cards\">\n",
     );
-    let mut scenario = "";
+    let shared = shared(cards);
     for card in cards {
-        if card.scenario != scenario {
-            scenario = &card.scenario;
-            let _ = writeln!(out, "<h3>{}</h3>", escape(scenario));
-        }
+        let _ = writeln!(
+            out,
+            "<div class=\"hcard\"><h3>{}</h3>",
+            escape(&card.scenario)
+        );
         if let Some(series) = &card.series {
             let _ = writeln!(out, "<p class=\"series\">{}</p>", escape(series));
         }
@@ -31,7 +34,7 @@ pub fn section(out: &mut String, cards: &[Card]) {
             "<div class=\"kpis\" data-scenario=\"{}\">",
             escape(&card.scenario)
         );
-        for f in &card.facts {
+        for f in card.facts.iter().filter(|f| !shared.contains(f)) {
             let _ = writeln!(
                 out,
                 "<div class=\"kpi\" data-fact=\"{}\"><div class=\"v\">{}</div>\
@@ -42,6 +45,34 @@ pub fn section(out: &mut String, cards: &[Card]) {
                 escape(&f.detail)
             );
         }
-        out.push_str("</div>\n");
+        out.push_str("</div></div>\n");
     }
+    out.push_str("</div>\n");
+    for f in shared {
+        let _ = writeln!(
+            out,
+            "<p class=\"shared\" data-fact=\"{}\"><b>{}: {}</b>, the same for every \
+             scenario ({})</p>",
+            escape(f.label),
+            escape(f.label),
+            escape(&f.value),
+            escape(&f.detail)
+        );
+    }
+}
+
+/// The facts of the first card that every other card states identically (none with a
+/// single card).
+fn shared(cards: &[Card]) -> Vec<&Fact> {
+    let [first, rest @ ..] = cards else {
+        return Vec::new();
+    };
+    if rest.is_empty() {
+        return Vec::new();
+    }
+    first
+        .facts
+        .iter()
+        .filter(|f| rest.iter().all(|c| c.facts.contains(f)))
+        .collect()
 }

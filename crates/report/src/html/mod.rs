@@ -1,28 +1,32 @@
-//! report.html: one self-contained page (figures embedded as PNG data URIs, no scripts, no
-//! external resources) opening with the headline of each scenario, then the capacity answer
-//! when a run searched for one, the run's metadata, the warnings, the results tables of
-//! each scenario (closed loop, open loop), every figure and the latency distributions. All
-//! text from result files is escaped ([`escape`]).
+//! report.html: one self-contained page (figures embedded as SVG data URIs, no scripts, no
+//! external resources) that opens on the answer: the headline of each scenario, one line of
+//! checks, the capacity answer when a run searched for one, the summary table (a row per
+//! cell, the numbers a user quotes) and the key figures. The other figures and the latency
+//! distributions follow; the per-cell results tables, the timelines, the full list of
+//! checks and the run's metadata come last, the tables and timelines folded in
+//! `<details>` so that a 24-cell run stays a short page of about a megabyte. All text from
+//! result files is escaped ([`escape`]).
 
 pub mod capacity;
+pub mod cells;
+pub mod checks;
 pub mod headline;
 pub mod repeats;
 pub mod run;
+pub mod summary;
 pub mod table;
 
 use std::fmt::Write;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use plateau_model::results::capacity::CapacityReport;
 use plateau_model::results::repeats::RepeatsReport;
-use plateau_model::validate::{Finding, Severity, Thresholds};
+use plateau_model::validate::{Finding, Thresholds};
 
 use crate::figures::Rendered;
 use crate::headline::Card;
 use crate::matrix::Matrix;
 use crate::per_run::PerRun;
-use crate::tables;
 
 /// Everything the page shows.
 pub struct Page<'a> {
@@ -70,13 +74,24 @@ li code { color: #1e1e1e; }
 figure { margin: 18px 0 30px; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #646464; font-size: 14px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(820px, 1fr)); gap: 12px; }
+.figs { display: flex; flex-wrap: wrap; gap: 0 16px; align-items: flex-start; }
+.figs figure { margin: 10px 0 18px; max-width: 100%; }
 .note { color: #646464; font-size: 14px; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 2px 16px 4px; margin: 12px 0; }
-.kpis { display: flex; flex-wrap: wrap; gap: 12px; margin: 6px 0 18px; }
-.kpi { border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; flex: 1 1 220px; max-width: 320px; }
-.kpi .v { font-size: 26px; font-weight: bold; } .kpi .k { font-size: 14px; margin-top: 2px; }
-.kpi .d { color: #646464; font-size: 13px; margin-top: 4px; }
-p.series { font-weight: bold; margin: 4px 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 10px; margin: 8px 0 6px; }
+.hcard { border: 1px solid #ddd; border-radius: 6px; padding: 8px 12px; }
+.hcard h3 { margin: 0 0 6px; font-size: 16px; }
+.kpis { display: grid; grid-auto-flow: column; grid-auto-columns: 1fr; gap: 12px; }
+.kpi .v { font-size: 21px; font-weight: bold; } .kpi .k { font-size: 13px; margin-top: 1px; }
+.kpi .d { color: #646464; font-size: 12px; margin-top: 2px; }
+p.series { font-weight: bold; margin: 0 0 6px; color: #646464; }
+p.shared { margin: 4px 0; }
+p.brief { margin: 12px 0; font-size: 15px; } .brief .fail { color: #c81e1e; font-weight: bold; }
+.brief .warn { color: #8a6d00; }
+table.summary td.scenario { text-align: left; vertical-align: top; font-weight: bold; white-space: normal; }
+table.summary tr.first td { border-top: 2px solid #bbb; }
+td.overloaded { color: #c81e1e; font-weight: bold; }
+details.fold { margin: 6px 0; } details.fold > summary { cursor: pointer; font-size: 17px; font-weight: bold; margin: 8px 0; }
 ";
 
 /// The page's HTML.
@@ -90,64 +105,35 @@ pub fn render(page: &Page) -> String {
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
         escape(&title)
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>\n<nav>\
-         <a href=\"#headline\">Headline</a>{}\
-         <a href=\"#run\">Run</a><a href=\"#warnings\">Warnings</a>\
-         <a href=\"#results\">Results</a><a href=\"#figures\">Figures</a>\
-         <a href=\"#distributions\">Distributions</a><a href=\"#timelines\">Timelines</a></nav>\n",
+        "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>",
         escape(page.results_dir),
         page.m.all().count(),
         escape(&page.m.subtitle()),
-        if page.capacity.is_empty() {
-            ""
-        } else {
-            "<a href=\"#capacity\">Capacity</a>"
-        }
     );
+    nav(&mut out, page);
     headline::section(&mut out, page.headline);
+    checks::brief(&mut out, page.findings);
     if !page.capacity.is_empty() {
         capacity::section(&mut out, page.capacity);
     }
-    run::section(&mut out, &page.run);
-    warnings(&mut out, page.findings);
-    results(&mut out, page.m, page.thresholds);
+    summary::section(&mut out, page.m, page.thresholds);
+    let (key, more): (Vec<&Rendered>, Vec<&Rendered>) = page.overview.iter().partition(|r| r.key);
+    out.push_str("<h2 id=\"figures\">Key figures</h2>\n");
+    figures(&mut out, &key);
+    if !more.is_empty() {
+        out.push_str("<h2 id=\"more-figures\">More figures</h2>\n");
+        figures(&mut out, &more);
+    }
+    distributions(&mut out, page.distributions);
+    cells::section(&mut out, page.m, page.thresholds);
     if !page.repeats.is_empty() {
         repeats::section(&mut out, page.repeats);
     }
-    out.push_str("<h2 id=\"figures\">Figures</h2>\n");
-    for r in page.overview {
-        figure(&mut out, r);
-    }
-    out.push_str(
-        "<h2 id=\"distributions\">Distributions</h2>\n<p class=\"note\">Every measured \
-         request's TTFT and every gap between its content chunks (ITL per chunk), as \
-         cumulative distributions, one line per load; for multi-turn scenarios, each \
-         request's TTFT against its prompt length.</p>\n",
-    );
-    if page.distributions.is_empty() {
-        out.push_str("<p class=\"note\">No cell's requests could be read.</p>\n");
-    }
-    for r in page.distributions {
-        figure(&mut out, r);
-    }
-    out.push_str(
-        "<h2 id=\"timelines\">Timelines</h2>\n<p class=\"note\">Each cell over its whole life: \
-         output tokens/s and requests in flight, phases shaded. A steady Measure window is flat.</p>\n",
-    );
-    for scenario in &page.m.scenarios {
-        let title = scenario.title();
-        let _ = writeln!(out, "<h3>{}</h3>\n<div class=\"grid\">", escape(&title));
-        for r in page
-            .timelines
-            .iter()
-            .filter(|r| r.scenario.as_ref() == Some(&title))
-        {
-            figure(&mut out, r);
-        }
-        out.push_str("</div>\n");
-    }
+    timelines(&mut out, page);
+    checks::section(&mut out, page.findings);
+    run::section(&mut out, &page.run);
     out.push_str(
         "<p class=\"note\">Every number on this page was read from summary.json and \
          requests.jsonl.gz, computed by plateau's core metric definitions (SPEC section 5).</p>\n\
@@ -156,142 +142,95 @@ pub fn render(page: &Page) -> String {
     out
 }
 
-fn warnings(out: &mut String, findings: &[Finding]) {
-    let fails: Vec<&Finding> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Fail)
-        .collect();
-    let _ = write!(
-        out,
-        "<h2 id=\"warnings\">Warnings</h2>\n<p>{} failed check(s), {} warning(s).</p>\n",
-        fails.len(),
-        findings.len() - fails.len()
-    );
-    if !fails.is_empty() {
-        out.push_str("<ul>\n");
-        for f in fails {
-            item(out, f);
-        }
-        out.push_str("</ul>\n");
+/// The links to the sections, in page order (those the page has).
+fn nav(out: &mut String, page: &Page) {
+    let more = page.overview.iter().any(|r| !r.key);
+    let links = [
+        ("headline", "Headline", !page.headline.is_empty()),
+        ("capacity", "Capacity", !page.capacity.is_empty()),
+        ("summary", "Summary", true),
+        ("figures", "Key figures", true),
+        ("more-figures", "More figures", more),
+        ("distributions", "Distributions", true),
+        ("results", "Per-cell results", true),
+        ("repeats", "Repeats", !page.repeats.is_empty()),
+        ("timelines", "Timelines", true),
+        ("checks", "Checks", true),
+        ("run", "Run", true),
+    ];
+    out.push_str("<nav>");
+    for (id, name, _) in links.iter().filter(|l| l.2) {
+        let _ = write!(out, "<a href=\"#{id}\">{name}</a>");
     }
-    // Warnings grouped by check, folded: a long run repeats the same one in many cells.
-    let mut checks: Vec<&str> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warn)
-        .map(|f| f.check)
-        .collect();
-    checks.sort_unstable();
-    checks.dedup();
-    for check in checks {
-        let these: Vec<&Finding> = findings
+    out.push_str("</nav>\n");
+}
+
+/// `figures` side by side where they fit, each at its own size or the page's width.
+fn figures(out: &mut String, figures: &[&Rendered]) {
+    out.push_str("<div class=\"figs\">\n");
+    for r in figures {
+        figure(out, r);
+    }
+    out.push_str("</div>\n");
+}
+
+fn distributions(out: &mut String, distributions: &[Rendered]) {
+    out.push_str(
+        "<h2 id=\"distributions\">Distributions</h2>\n<p class=\"note\">Every measured \
+         request's TTFT and every gap between its content chunks (ITL per chunk), as \
+         cumulative distributions, one line per load; for multi-turn scenarios, each \
+         request's TTFT against its prompt length.</p>\n",
+    );
+    if distributions.is_empty() {
+        out.push_str("<p class=\"note\">No cell's requests could be read.</p>\n");
+    }
+    let all: Vec<&Rendered> = distributions.iter().collect();
+    figures(out, &all);
+}
+
+/// Each scenario's timelines, folded.
+fn timelines(out: &mut String, page: &Page) {
+    out.push_str(
+        "<h2 id=\"timelines\">Timelines</h2>\n<p class=\"note\">Each cell over its whole life: \
+         output tokens/s and requests in flight, phases shaded, the server's own gauges where \
+         its /metrics was scraped. A steady Measure window is flat. Open a scenario to see \
+         its cells.</p>\n",
+    );
+    for scenario in &page.m.scenarios {
+        let title = scenario.title();
+        let these: Vec<&Rendered> = page
+            .timelines
             .iter()
-            .filter(|f| f.severity == Severity::Warn && f.check == check)
+            .filter(|r| r.scenario.as_ref() == Some(&title))
             .collect();
+        if these.is_empty() {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "<details class=\"checks\"><summary><b>warn</b> {}: {} finding(s)</summary><ul>",
-            escape(check),
+            "<details class=\"fold\"><summary>{}: {} timeline(s)</summary>\n<div class=\"grid\">",
+            escape(&title),
             these.len()
         );
-        for f in these {
-            item(out, f);
+        for r in these {
+            figure(out, r);
         }
-        out.push_str("</ul></details>\n");
+        out.push_str("</div></details>\n");
     }
 }
 
-fn item(out: &mut String, f: &Finding) {
-    let (class, word) = match f.severity {
-        Severity::Fail => ("fail", "FAIL"),
-        Severity::Warn => ("warn", "warn"),
-    };
-    let _ = writeln!(
-        out,
-        "<li class=\"{class}\" data-check=\"{}\"><b>{word}</b> <code>{}</code> {}: {}</li>",
-        escape(f.check),
-        escape(&f.cell),
-        escape(f.check),
-        escape(&f.message)
-    );
-}
+/// What a data URI of an SVG must not hold as is: controls, `%`, `#` (a fragment), and
+/// the markup characters an HTML attribute would otherwise spell as longer entities.
+const SVG_URI: &AsciiSet = &CONTROLS
+    .add(b'%')
+    .add(b'#')
+    .add(b'"')
+    .add(b'\'')
+    .add(b'<')
+    .add(b'>')
+    .add(b'&');
 
-fn results(out: &mut String, m: &Matrix, thresholds: &Thresholds) {
-    out.push_str(
-        "<h2 id=\"results\">Results</h2>\n<p class=\"note\">Latencies in ms over the requests \
-         started in the measure window; throughputs in output tokens/s. <i>Italic</i>: a \
-         percentile from too few samples (p99 below 1000). jitter = ITL p99 / ITL p50. \
-         Open loop: latencies from the intended send; schedule lag and queue are the client's \
-         share; an overloaded cell's percentiles say only how long its window was.</p>\n",
-    );
-    for g in tables::groups(m) {
-        let _ = writeln!(
-            out,
-            "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<tr>",
-            escape(&g.title())
-        );
-        if g.rows.iter().any(|r| r.series.is_some()) {
-            out.push_str("<th class=\"text\">series</th>");
-        }
-        for q in &g.columns {
-            let _ = write!(out, "<th>{}</th>", escape(&tables::header(q)));
-        }
-        if g.open {
-            out.push_str("<th class=\"text\">overloaded</th>");
-        }
-        out.push_str("<th class=\"text\">verdict</th></tr>\n");
-        for row in &g.rows {
-            let _ = write!(out, "<tr data-cell=\"{}\">", escape(row.rel));
-            if let Some(series) = row.series {
-                let _ = write!(out, "<td class=\"text\">{}</td>", escape(series));
-            }
-            for q in &g.columns {
-                match ((q.read)(row.summary), q.text(row.summary)) {
-                    (Some(r), Some(text)) => {
-                        let class = if r.small_sample {
-                            " class=\"small\""
-                        } else {
-                            ""
-                        };
-                        let _ = write!(
-                            out,
-                            "<td data-field=\"{}\" data-value=\"{}\"{class}>{}</td>",
-                            q.field,
-                            r.value,
-                            escape(&text)
-                        );
-                    }
-                    _ => {
-                        let _ = write!(out, "<td data-field=\"{}\">–</td>", q.field);
-                    }
-                }
-            }
-            if g.open {
-                let (word, why) = tables::overloaded(row.summary);
-                let class = if word == "no" { "" } else { " NO" };
-                let _ = write!(
-                    out,
-                    "<td class=\"text{class}\" title=\"{}\">{word}</td>",
-                    escape(&why)
-                );
-            }
-            let v = tables::verdict(row.summary, thresholds);
-            let class = if v.failed || v.word == "interrupted" {
-                "NO"
-            } else {
-                "yes"
-            };
-            let _ = writeln!(
-                out,
-                "<td class=\"text {class}\" title=\"{}\">{}</td></tr>",
-                escape(&v.why),
-                escape(&v.word)
-            );
-        }
-        out.push_str("</table></div>\n");
-    }
-}
-
-/// `r` as an embedded PNG with its caption.
+/// `r` as an embedded SVG with its caption.
 pub fn figure(out: &mut String, r: &Rendered) {
     let files: Vec<String> = r
         .files
@@ -301,12 +240,12 @@ pub fn figure(out: &mut String, r: &Rendered) {
     let _ = writeln!(
         out,
         "<figure id=\"{}\"><img width=\"{}\" height=\"{}\" alt=\"{}\" \
-         src=\"data:image/png;base64,{}\"/><figcaption>{} — {}</figcaption></figure>",
+         src=\"data:image/svg+xml;charset=utf-8,{}\"/><figcaption>{} — {}</figcaption></figure>",
         escape(&r.name),
         r.size.0,
         r.size.1,
         escape(&r.title),
-        STANDARD.encode(&r.png),
+        utf8_percent_encode(&r.svg, SVG_URI),
         escape(&r.title),
         escape(&files.join(", "))
     );

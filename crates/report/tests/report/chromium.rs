@@ -1,5 +1,5 @@
-//! report.html opens in headless Chromium without console errors, and every embedded figure
-//! decodes in the browser. Runs when `chromium` is on PATH (Debian: `apt-get install -y
+//! report.html opens in headless Chromium without console errors, every embedded figure
+//! decodes in the browser, and the first screen of a default-size report shows the answer. Runs when `chromium` is on PATH (Debian: `apt-get install -y
 //! chromium`); skipped otherwise, unless `PLATEAU_REQUIRE_CHROMIUM=1`, which makes a missing
 //! Chromium a failure (CI sets it).
 
@@ -67,9 +67,11 @@ fn console(log: &str) -> Vec<&str> {
     log.lines().filter(|l| l.contains(":CONSOLE")).collect()
 }
 
-#[test]
-fn report_opens_in_headless_chromium_without_errors() {
-    let Some(chromium) = chromium() else {
+/// `chromium` on PATH; `None` (the test skips) when it is not, unless
+/// `PLATEAU_REQUIRE_CHROMIUM=1`.
+fn required() -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
         if std::env::var("PLATEAU_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1") {
             panic!(
                 "PLATEAU_REQUIRE_CHROMIUM=1 but `chromium` is not on PATH (apt-get install -y chromium)"
@@ -78,6 +80,61 @@ fn report_opens_in_headless_chromium_without_errors() {
         eprintln!(
             "skipped: `chromium` is not on PATH (set PLATEAU_REQUIRE_CHROMIUM=1 to fail instead)"
         );
+    }
+    found
+}
+
+/// What `script` (run on load) logs to the console about a copy of `page` in `dir`.
+fn probe(chromium: &Path, page: &Path, dir: &Path, script: &str) -> Vec<String> {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probed = dir.join("probed.html");
+    let tag = format!("<script>window.addEventListener('load', () => {{ {script} }});</script>");
+    std::fs::write(&probed, html.replace("</body>", &format!("{tag}</body>"))).unwrap();
+    let log = open(
+        chromium,
+        &probed,
+        &dir.join("probed.png"),
+        &dir.join("profile-probe"),
+    );
+    console(&log).into_iter().map(str::to_owned).collect()
+}
+
+/// The first screen at 1400 px wide shows the answer: for a run the size of the default
+/// config's, the headline and the start of the summary table are within its 1000 px, and
+/// the key figures start right after the summary table, not thousands of px down.
+#[test]
+fn the_first_screen_of_a_default_size_report_shows_the_answer() {
+    let Some(chromium) = required() else {
+        return;
+    };
+    let (_, _, out) = common::default_size();
+    let tmp = common::scratch("chromium-first-screen");
+    let top = "e => Math.round(e.getBoundingClientRect().top + window.scrollY)";
+    let script = format!(
+        "const top = {top}; console.log('layout summary ' + top(document.querySelector('table.summary')) \
+         + ' figure ' + top(document.querySelector('figure')) + ' images ' + document.images.length \
+         + ' broken ' + [...document.images].filter(i => !i.complete || i.naturalWidth === 0).length);"
+    );
+    let lines = probe(&chromium, &out.html, tmp.path(), &script);
+    // `... "layout summary 640 figure 1482 images 36 broken 0", source: ...`
+    let line = lines
+        .iter()
+        .find_map(|l| l.split("\"layout ").nth(1)?.split('"').next())
+        .unwrap_or_else(|| panic!("no layout in the console: {lines:?}"));
+    let words: Vec<&str> = line.split(' ').collect();
+    let number = |key: &str| -> i64 {
+        let i = words.iter().position(|w| *w == key).unwrap();
+        words[i + 1].parse().unwrap()
+    };
+    assert!(number("summary") < 1000, "{line}");
+    assert!(number("figure") < 2000, "{line}");
+    assert_eq!(number("images"), out.figures.len() as i64, "{line}");
+    assert_eq!(number("broken"), 0, "{line}");
+}
+
+#[test]
+fn report_opens_in_headless_chromium_without_errors() {
+    let Some(chromium) = required() else {
         return;
     };
     let (_, _, out) = common::clean();
@@ -93,22 +150,12 @@ fn report_opens_in_headless_chromium_without_errors() {
     assert_eq!((info.info().width, info.info().height), (1400, 3000));
 
     // A copy with a probe script: every embedded figure decodes in the browser.
-    let html = std::fs::read_to_string(&out.html).unwrap();
-    let probe = "<script>window.addEventListener('load', () => { \
-        const bad = [...document.images].filter(i => !i.complete || i.naturalWidth === 0); \
-        console.log('images ' + document.images.length + ' broken ' + bad.length); });</script>";
-    let probed = dir.join("probed.html");
-    std::fs::write(&probed, html.replace("</body>", &format!("{probe}</body>"))).unwrap();
-    let log = open(
-        &chromium,
-        &probed,
-        &dir.join("probed.png"),
-        &dir.join("profile-b"),
-    );
+    let script = "const bad = [...document.images].filter(i => !i.complete || i.naturalWidth === 0); \
+        console.log('images ' + document.images.length + ' broken ' + bad.length);";
+    let lines = probe(&chromium, &out.html, dir, script);
     let want = format!("\"images {} broken 0\"", out.figures.len());
-    let lines = console(&log);
     assert!(
         lines.len() == 1 && lines[0].contains(&want),
-        "expected only {want} in the console:\n{log}"
+        "expected only {want} in the console: {lines:?}"
     );
 }

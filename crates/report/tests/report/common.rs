@@ -1,8 +1,8 @@
 //! Shared by the tests: a fresh copy of a fixture in a temp directory removed when the test
-//! ends (the report writes into its results directory), the clean and open fixtures
-//! rendered once each (under the target directory, for the whole test process), a repeated
-//! cell added to a copy, a cell's requests rewritten (and its summary with them), a
-//! section cut out of a page, and counts of an SVG's elements.
+//! ends (the report writes into its results directory), the clean and open fixtures and a
+//! default-size run rendered once each (under the target directory, for the whole test
+//! process), a repeated cell added to a copy, a cell's requests rewritten (and its summary
+//! with them), a section cut out of a page, and counts of an SVG's elements.
 
 use std::fs;
 use std::io::Write;
@@ -71,6 +71,20 @@ fn render(name: &str) -> Rendered {
 pub fn clean() -> &'static Rendered {
     static RENDERED: OnceLock<Rendered> = OnceLock::new();
     RENDERED.get_or_init(|| render("clean"))
+}
+
+/// A run the size of the default config's ([`fixtures::default_size`]), generated and
+/// rendered once.
+pub fn default_size() -> &'static Rendered {
+    static RENDERED: OnceLock<Rendered> = OnceLock::new();
+    RENDERED.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plateau-report-default-size");
+        let _ = fs::remove_dir_all(&root);
+        let (results, figures) = (root.join("results"), root.join("figures"));
+        fixtures::default_size::write(&results);
+        let out = plateau_report::render(&Options::new(&results, &figures)).unwrap();
+        (results, figures, out)
+    })
 }
 
 /// The open fixture (closed- and open-loop cells, capacity.json), rendered once.
@@ -150,9 +164,9 @@ pub fn svg(figures: &Path, name: &str) -> String {
         .unwrap_or_else(|e| panic!("{name}.svg: {e}"))
 }
 
-/// The point counts of the `<polyline>`s of `svg` drawn in `stroke` (`#0072B2`) at
+/// The points (x, y px) of the `<polyline>`s of `svg` drawn in `stroke` (`#0072B2`) at
 /// `width` px, in document order.
-pub fn polylines(svg: &str, stroke: &str, width: u32) -> Vec<usize> {
+pub fn polyline_points(svg: &str, stroke: &str, width: u32) -> Vec<Vec<(f64, f64)>> {
     let doc = roxmltree::Document::parse(svg).unwrap();
     doc.descendants()
         .filter(|n| n.has_tag_name("polyline"))
@@ -164,8 +178,20 @@ pub fn polylines(svg: &str, stroke: &str, width: u32) -> Vec<usize> {
             n.attribute("points")
                 .unwrap_or("")
                 .split_whitespace()
-                .count()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
         })
+        .collect()
+}
+
+/// The point counts of [`polyline_points`].
+pub fn polylines(svg: &str, stroke: &str, width: u32) -> Vec<usize> {
+    polyline_points(svg, stroke, width)
+        .iter()
+        .map(Vec::len)
         .collect()
 }
 

@@ -82,7 +82,24 @@ fn clean_cards_show_the_peak_and_say_what_is_missing() {
     assert_eq!(html[first_h2..].find("<h2 id=\"headline\">"), Some(0));
     let section = common::section(&html, "<h2 id=\"headline\">", "<h2 ");
     assert_eq!(section.matches("<div class=\"kpis\"").count(), 4);
-    assert_eq!(section.matches("<div class=\"kpi\"").count(), 16);
+    // Four facts a card, but the knee "not reached" (with the same reason) and "no SLO set"
+    // are the same on every card: each said once, below the cards.
+    assert_eq!(section.matches("<div class=\"kpi\"").count(), 4 * 2);
+    assert_eq!(section.matches("data-fact=\"error rate\"").count(), 4);
+    for (label, value) in [
+        ("knee", "not reached"),
+        ("TTFT p99 crosses the SLO", "no SLO set"),
+    ] {
+        assert_eq!(
+            section.matches(&format!("data-fact=\"{label}\"")).count(),
+            1
+        );
+        let said = format!(
+            "<p class=\"shared\" data-fact=\"{label}\"><b>{label}: {value}</b>, the same for \
+             every scenario ("
+        );
+        assert!(section.contains(&said), "{section}");
+    }
     assert!(section.contains("<div class=\"v\">229 tok/s</div>"));
     let md = std::fs::read_to_string(&out.markdown).unwrap();
     let table = common::section(&md, "## Headline", "## ");

@@ -1,8 +1,10 @@
 //! Integration tests of the report: the checked-in fixtures are what their rules make, every
 //! figure renders as a PNG and an SVG of its size and draws what the fixtures hold (marks,
-//! frontiers, distributions), the headline and report.html and summary.csv show the
-//! fixtures' values, several results directories show each run's capacity and repeats, bad
-//! input is named, and report.html opens in headless Chromium.
+//! frontiers, distributions, log-coloured heatmaps, stepped gauges) and its legend names
+//! only what it draws, the headline and report.html and summary.csv show the fixtures'
+//! values, a default-size report stays small and opens on the answer, several results
+//! directories show each run's capacity and repeats, bad input is named, and report.html
+//! opens in headless Chromium.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -15,6 +17,8 @@ mod distributions;
 mod figures;
 mod fixtures;
 mod headline;
+mod legends;
 mod marks;
+mod page;
 mod several;
 mod values;

@@ -53,7 +53,7 @@ fn several_directories_show_each_runs_capacity_and_repeats() {
         repeats_html(&html),
         labelled(&repeats_html(&alone_b.0), "run-b")
     );
-    let capacity_md = |md: &str| section(md, "## Capacity", "## Checks").to_owned();
+    let capacity_md = |md: &str| section(md, "## Capacity", "## Summary").to_owned();
     let repeats_md = |md: &str| section(md, "## Repeats", "Latencies in ms").to_owned();
     assert_eq!(
         capacity_md(&md),

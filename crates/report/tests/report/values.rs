@@ -68,8 +68,12 @@ fn report_html_shows_the_summary_values() {
     let (results, _, out) = common::clean();
     let html = std::fs::read_to_string(&out.html).unwrap();
     let (rows, checked) = check_rows(results, &html);
-    assert_eq!(rows, 12, "one row per cell");
-    assert!(checked >= 12 * 14, "checked {checked} values");
+    assert_eq!(
+        rows,
+        2 * 12,
+        "one row per cell in the summary and in the per-cell tables"
+    );
+    assert!(checked >= 12 * (14 + 6), "checked {checked} values");
 }
 
 #[test]
@@ -77,9 +81,17 @@ fn open_loop_rows_show_the_load_columns() {
     let (results, _, out) = common::open();
     let html = std::fs::read_to_string(&out.html).unwrap();
     let (rows, checked) = check_rows(results, &html);
-    assert_eq!(rows, 3 + 4, "three closed-loop and four open-loop cells");
-    // Four open-loop rows of 13 numeric columns (queue p99 is absent: no client queue).
-    assert!(checked >= 3 * 13 + 4 * 13, "checked {checked} values");
+    assert_eq!(
+        rows,
+        2 * (3 + 4),
+        "three closed-loop and four open-loop cells, in the summary and per-cell tables"
+    );
+    // Four open-loop rows of 13 numeric columns (queue p99 is absent: no client queue),
+    // and the summary's 6 of every cell.
+    assert!(
+        checked >= 3 * 13 + 4 * 13 + 7 * 6,
+        "checked {checked} values"
+    );
     for field in [
         "cell.request_rate",
         "load.offered_rps",
@@ -94,8 +106,8 @@ fn open_loop_rows_show_the_load_columns() {
             "{field}"
         );
     }
-    assert!(html.contains("<h3>A1 · Same Short, open loop</h3>"));
-    // 8 req/s outpaced the server: its row says so, the others do not.
+    assert!(html.contains("<summary>A1 · Same Short, open loop: 4 cell(s)</summary>"));
+    // 8 req/s outpaced the server: its rows (summary, per-cell) say so, the others do not.
     let r8 = html
         .lines()
         .find(|l| l.contains("data-cell=\"vllm/llama-8b/A1/r8\""))
@@ -104,7 +116,7 @@ fn open_loop_rows_show_the_load_columns() {
     let overloaded_rows = html
         .lines()
         .filter(|l| l.contains("data-cell=") && l.contains(">overloaded</td>"));
-    assert_eq!(overloaded_rows.count(), 1);
+    assert_eq!(overloaded_rows.count(), 2);
 }
 
 #[test]
@@ -167,7 +179,8 @@ fn report_html_lists_the_warnings() {
     assert!(!html.contains("<script"), "no scripts");
     assert!(!html.contains("src=\"http"), "no external resources");
     assert_eq!(
-        html.matches("data:image/png;base64,").count(),
+        html.matches("src=\"data:image/svg+xml;charset=utf-8,")
+            .count(),
         out.figures.len()
     );
 }
