@@ -17,9 +17,17 @@ pub fn section(out: &mut String, cards: &[Card]) {
         "<h2 id=\"headline\">Headline</h2>\n<p class=\"note\">Per scenario: the highest \
          server throughput of a steady cell, the knee (the smallest N reaching 90% of that \
          peak), where TTFT p99 first exceeds the SLO, and the share of measured requests \
-         that failed.</p>\n<div class=\"cards\">\n",
+         that failed.</p>\n",
     );
     let shared = shared(cards);
+    // Four facts side by side need a wider card than three.
+    let most = cards
+        .iter()
+        .map(|c| c.facts.iter().filter(|f| !shared.contains(f)).count())
+        .max()
+        .unwrap_or(0);
+    let wide = if most > 3 { " wide" } else { "" };
+    let _ = writeln!(out, "<div class=\"cards{wide}\">");
     for card in cards {
         let _ = writeln!(
             out,

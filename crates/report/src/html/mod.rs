@@ -78,7 +78,8 @@ figcaption { color: #646464; font-size: 14px; }
 .figs figure { margin: 10px 0 18px; max-width: 100%; }
 .note { color: #646464; font-size: 14px; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 2px 16px 4px; margin: 12px 0; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 10px; margin: 8px 0 6px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 10px; margin: 8px 0 6px; }
+.cards.wide { grid-template-columns: repeat(auto-fit, minmax(600px, 1fr)); }
 .hcard { border: 1px solid #ddd; border-radius: 6px; padding: 8px 12px; }
 .hcard h3 { margin: 0 0 6px; font-size: 16px; }
 .kpis { display: grid; grid-auto-flow: column; grid-auto-columns: 1fr; gap: 12px; }
