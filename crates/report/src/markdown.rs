@@ -71,7 +71,7 @@ pub fn render(input: &Input) -> String {
     if !capacity.is_empty() {
         capacity_section(&mut out, capacity);
     }
-    summary_section(&mut out, m);
+    summary_section(&mut out, m, thresholds);
     let fails = findings
         .iter()
         .filter(|f| f.severity == Severity::Fail)
@@ -191,7 +191,7 @@ fn headline_section(out: &mut String, cards: &[Card]) {
 
 /// The summary table: report.html's rows and columns ([`tables::summary`]), the scenario
 /// on every row.
-fn summary_section(out: &mut String, m: &Matrix) {
+fn summary_section(out: &mut String, m: &Matrix, thresholds: &Thresholds) {
     let scenarios = tables::summary(m);
     let series = scenarios
         .iter()
@@ -204,7 +204,7 @@ fn summary_section(out: &mut String, m: &Matrix) {
     head.push("load".into());
     let numbers = head.len();
     head.extend(tables::SUMMARY_COLUMNS.iter().map(tables::header));
-    head.push("steady".into());
+    head.push("verdict".into());
     let align: Vec<&str> = (0..head.len())
         .map(|i| {
             if i < numbers || i == head.len() - 1 {
@@ -232,7 +232,7 @@ fn summary_section(out: &mut String, m: &Matrix) {
                     .iter()
                     .map(|q| q.text(row.summary).unwrap_or_else(|| "–".into())),
             );
-            cells.push(tables::summary_verdict(row.summary).0.into());
+            cells.push(tables::verdict(row.summary, thresholds).word);
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
     }

@@ -45,10 +45,12 @@ fn cost_columns_appear_where_a_cell_has_a_cost_and_show_its_values() {
         "the Run section states the hardware"
     );
     let (rows, checked) = crate::values::check_rows(&results, &html);
-    assert_eq!(rows, 12);
-    // The 14 columns of every row, and the two cost columns of the six vllm rows.
+    // Each of the 12 cells has a row in the summary table and one in its per-cell table.
+    assert_eq!(rows, 2 * 12);
+    // The 14 columns of every per-cell row, the two cost columns of the six vllm rows, and
+    // the summary's 6 of every cell.
     assert!(
-        checked >= 12 * 14 + with_cost * 2,
+        checked >= 12 * 14 + with_cost * 2 + 12 * 6,
         "checked {checked} values"
     );
     for field in [
