@@ -6,9 +6,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `plateau --version`: the version and the commit the binary was built from (`build.rs`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("PLATEAU_BUILD"), ")");
+
+/// The commit the binary was built from ("unknown" outside a git checkout), for run.json.
+pub const COMMIT: &str = env!("PLATEAU_COMMIT");
+
 /// plateau: what an LLM inference server sustains under continuous full load.
 #[derive(Parser)]
-#[command(name = "plateau", version, about, long_about = None)]
+#[command(name = "plateau", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// More log output (-v: debug, -vv: trace). RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -46,12 +52,23 @@ pub enum Command {
     /// through its cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN,
     /// HF_HOME, HF_HUB_OFFLINE).
     FetchDatasets(crate::fetch::FetchArgs),
+    /// Write an editable benchmark_config.json into DIR (and, with --scenarios, the built-in
+    /// scenario definitions); never overwrites a file. Without a config file, `plateau run`
+    /// runs the same default built into the binary.
+    Init(crate::init::InitArgs),
+    /// Print the completion script of a shell, e.g. `plateau completions bash >
+    /// ~/.local/share/bash-completion/completions/plateau`.
+    Completions(crate::shell::CompletionsArgs),
+    /// Print the man page (roff), e.g. `plateau man | man -l -`; --out DIR writes one page
+    /// per command.
+    Man(crate::shell::ManArgs),
 }
 
 /// `plateau run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The benchmark configuration [default: benchmark_config.json].
+    /// The benchmark configuration [default: benchmark_config.json in the current directory,
+    /// else the built-in default, which runs the simulated engine].
     #[arg(long, short, conflicts_with = "url")]
     pub config: Option<PathBuf>,
     /// A first look without a config file: the server's base URL (with `/v1`). Needs

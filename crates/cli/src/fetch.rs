@@ -12,6 +12,7 @@ use plateau_hub::HubError;
 use plateau_scenarios::fetch::{self, Dataset, FetchError, FetchOptions, Progress};
 
 use crate::exit::Failure;
+use crate::places::Places;
 use crate::redact::Redactions;
 
 /// Which dataset to fetch.
@@ -33,9 +34,11 @@ pub struct FetchArgs {
     /// The dataset to fetch.
     #[arg(value_enum, default_value = "all")]
     which: Which,
-    /// Where datasets go (the config's `datasets_dir`).
-    #[arg(long, default_value = "datasets")]
-    datasets_dir: PathBuf,
+    /// Where datasets go (the config's `datasets_dir`) [default: `datasets/` of the plateau
+    /// checkout this runs in, else `plateau/datasets` in the user's data directory,
+    /// `$XDG_DATA_HOME` or `~/.local/share`].
+    #[arg(long)]
+    datasets_dir: Option<PathBuf>,
     /// A hub revision (commit, branch or tag) instead of the pinned one; needs one dataset.
     #[arg(long)]
     revision: Option<String>,
@@ -86,7 +89,15 @@ pub async fn run(
             "--revision names one dataset's commit; give `longbench` or `oasst2`, not `all`"
         )));
     }
-    let mut options = FetchOptions::from_env(args.datasets_dir, &|k| std::env::var(k).ok());
+    let datasets_dir = args
+        .datasets_dir
+        .or_else(|| Places::find().datasets())
+        .ok_or_else(|| {
+            Failure::bad_input(anyhow!(
+                "no home directory to keep the datasets in: pass --datasets-dir DIR"
+            ))
+        })?;
+    let mut options = FetchOptions::from_env(datasets_dir, &|k| std::env::var(k).ok());
     redactions.add(options.hub.token.iter().cloned());
     options.revision = args.revision;
     options.force = args.force;
@@ -165,7 +176,7 @@ mod tests {
         );
         let a = parse(&[]).unwrap();
         assert!(matches!(a.which, Which::All));
-        assert_eq!(a.datasets_dir, PathBuf::from("datasets"));
+        assert_eq!(a.datasets_dir, None, "the default is resolved when it runs");
         assert!(parse(&["wikipedia"]).is_err());
         let err = run(
             parse(&["all", "--revision", "abc"]).unwrap(),

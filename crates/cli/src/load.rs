@@ -2,7 +2,8 @@
 //! environment variables (`__` separates nesting, lists comma-separated), then `--set
 //! key=value` overrides in command-line order ([`set`]); decodes it into [`RunConfig`] with
 //! unknown keys rejected and every error naming its source ([`Origins`]: the file, the
-//! variable or the `--set`) and the key path.
+//! variable or the `--set`) and the key path. Without `--config`, [`Source`] picks
+//! `benchmark_config.json` in the current directory, else the copy built into the binary.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -29,6 +30,53 @@ pub struct Loaded {
     /// The keys given (by the file, the environment and `--set`), before defaults fill
     /// in the rest: what `--url` shows and `--save-config` writes.
     pub given: serde_json::Value,
+}
+
+/// The config file read when neither `--config` nor `--url` is given.
+pub const DEFAULT_FILE: &str = "benchmark_config.json";
+
+/// The repository's `benchmark_config.json`, built in: what runs where there is no file.
+pub const BUILT_IN: &str = include_str!("../benchmark_config.json");
+
+/// Where a command's configuration comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// A file: `--config`, or `benchmark_config.json` in the current directory.
+    File(&'a Path),
+    /// [`BUILT_IN`]: no `--config` and no `benchmark_config.json` here.
+    BuiltIn,
+}
+
+impl<'a> Source<'a> {
+    /// `given` (`--config`), else `benchmark_config.json` when the current directory has
+    /// one, else the built-in default.
+    pub fn of(given: Option<&'a Path>) -> Source<'a> {
+        match given {
+            Some(path) => Source::File(path),
+            None if Path::new(DEFAULT_FILE).is_file() => Source::File(Path::new(DEFAULT_FILE)),
+            None => Source::BuiltIn,
+        }
+    }
+
+    /// How errors and `run.json` name it.
+    pub fn name(&self) -> String {
+        match self {
+            Source::File(path) => path.display().to_string(),
+            Source::BuiltIn => format!("{DEFAULT_FILE} (built in)"),
+        }
+    }
+
+    /// Reads it, with `sets` and the environment applied (see [`load_text`]).
+    pub fn load(
+        &self,
+        sets: &[String],
+        env: Option<HashMap<String, String>>,
+    ) -> anyhow::Result<Loaded> {
+        match self {
+            Source::File(path) => load(path, sets, env),
+            Source::BuiltIn => load_text(BUILT_IN, Path::new(&self.name()), sets, env),
+        }
+    }
 }
 
 /// Reads the configuration. `env` replaces the process environment (tests).

@@ -8,9 +8,11 @@ mod exit;
 mod export;
 mod fetch;
 mod findings;
+mod init;
 mod limits;
 mod load;
 mod logging;
+mod places;
 mod preflight;
 mod progress;
 mod quick;
@@ -19,6 +21,7 @@ mod report;
 mod resolve;
 mod run;
 mod server_tokens;
+mod shell;
 mod signals;
 mod sim;
 mod validate;
@@ -49,6 +52,9 @@ fn main() -> ExitCode {
             Command::Validate(args) => validate::validate(args, cli.quiet),
             Command::Export(args) => export::export(args),
             Command::FetchDatasets(args) => fetch::run(args, cli.quiet, &redactions).await,
+            Command::Init(args) => init::init(args),
+            Command::Completions(args) => shell::completions(args),
+            Command::Man(args) => shell::man(args),
         }
     });
     match result {

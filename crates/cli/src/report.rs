@@ -2,7 +2,7 @@
 //! directory (or several side by side, written to `--out`), through the same library call
 //! as `cargo xtask figures`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -12,11 +12,6 @@ use plateau_report::{Options, ReportError};
 use crate::args::ReportArgs;
 use crate::exit::{BadInput, Failure};
 use crate::load;
-
-/// The config file whose `output_dir` is the default results directory.
-const CONFIG: &str = "benchmark_config.json";
-/// The results directory when there is no config file.
-const FALLBACK: &str = "results/default";
 
 /// Writes the report.
 pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
@@ -59,17 +54,14 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--results-dir`, else the `output_dir` of `benchmark_config.json` when that file
-/// exists, else `results/default`.
+/// `--results-dir`, else the `output_dir` of `benchmark_config.json` when the current
+/// directory has one, else that of the built-in default (`results/default`).
 pub fn results_dir(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
     if let Some(dir) = given {
         return Ok(dir);
     }
-    let config = Path::new(CONFIG);
-    if !config.is_file() {
-        return Ok(PathBuf::from(FALLBACK));
-    }
-    let loaded = load::load(config, &[], None)
+    let loaded = load::Source::of(None)
+        .load(&[], None)
         .map_err(|e| e.context("reading the default results directory (or pass --results-dir)"))
         .bad_input()?;
     Ok(loaded.config.output_dir)

@@ -11,7 +11,7 @@ use anyhow::anyhow;
 use plateau_core::plan::{Plan, Problem, Target};
 use plateau_core::tokens::TokenCounter;
 use plateau_model::config::RunConfig;
-use plateau_scenarios::{Catalog, ScenarioError, Tokenizer};
+use plateau_scenarios::{Catalog, Folders, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
 use serde_json::Value;
 
@@ -36,12 +36,13 @@ pub struct Resolved {
     pub sims: Vec<Option<SimConfig>>,
 }
 
-/// Resolves `config`; on any problem, every problem, one per line, each blamed on its
-/// source through `origins`.
+/// Resolves `config`, its scenarios read from and prepared in `folders`; on any problem,
+/// every problem, one per line, each blamed on its source through `origins`.
 pub fn resolve(
     config: &RunConfig,
     origins: &Origins,
     env: &dyn Fn(&str) -> Option<String>,
+    folders: &Folders,
 ) -> Result<Resolved, Failure> {
     let mut problems: Vec<String> = Vec::new();
     let plan = Plan::build(config, env)
@@ -80,8 +81,7 @@ pub fn resolve(
         .ok();
     // Prompts are built in the tokenizer's tokens: without it the scenarios cannot be.
     let catalog = tokenizer.as_ref().and_then(|t| {
-        let cache = plateau_scenarios::text::cache_dir(env);
-        Catalog::load_cached(config, t.clone(), cache.as_deref())
+        Catalog::load_in(config, t.clone(), folders)
             .map_err(|e| {
                 problems.push(match &e {
                     ScenarioError::Config { field, .. } => origins.blame(field, &e),

@@ -14,13 +14,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
 use crate::exit::{self, BadInput, Failure};
+use crate::places::Places;
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
 use crate::resolve::{self, Resolved};
 use crate::{limits, load, preflight, quick, server_tokens, signals};
-
-/// The config file read when neither `--config` nor `--url` is given.
-const DEFAULT_CONFIG: &str = "benchmark_config.json";
 
 /// Runs the benchmark matrix; every endpoint's secrets join `redactions` before anything
 /// is printed.
@@ -42,20 +40,30 @@ pub async fn run(
             }
             loaded
         }
-        None => load::load(config_file(&args), &args.set, None).bad_input()?,
+        None => {
+            let source = load::Source::of(args.config.as_deref());
+            if source == load::Source::BuiltIn {
+                tracing::info!(
+                    "no {} here: running the built-in default (`plateau init` writes it to edit)",
+                    load::DEFAULT_FILE
+                );
+            }
+            source.load(&args.set, None).bad_input()?
+        }
     };
     if let Some(dir) = &args.output_dir {
         config.output_dir = dir.clone();
         origins.record("output_dir", "--output-dir");
     }
     let env = |name: &str| std::env::var(name).ok();
+    let places = Places::find();
     let Resolved {
         plan,
         counter,
         server_lengths,
         mut catalog,
         sims,
-    } = resolve::resolve(&config, &origins, &env)?;
+    } = resolve::resolve(&config, &origins, &env, &places.folders(&config))?;
     redactions.add(
         plan.endpoints
             .iter()
@@ -177,10 +185,6 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The config file of a run without `--url`.
-fn config_file(args: &RunArgs) -> &Path {
-    args.config.as_deref().unwrap_or(Path::new(DEFAULT_CONFIG))
-}
 
 /// The exit code and message of a run that stopped: a result file that could not be
 /// written is exit 4, on one line naming the file and the OS error.
@@ -220,8 +224,9 @@ fn launch(args: &RunArgs) -> Launch {
     Launch {
         config_file: Some(match &args.url {
             Some(_) => quick::SOURCE.to_owned(),
-            None => config_file(args).display().to_string(),
+            None => load::Source::of(args.config.as_deref()).name(),
         }),
         overrides,
+        plateau_commit: Some(crate::args::COMMIT.to_owned()),
     }
 }

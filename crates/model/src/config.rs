@@ -100,14 +100,16 @@ pub struct RunConfig {
     /// `cl100k_base`.
     #[serde(default)]
     pub tokenizer: Option<PathBuf>,
-    /// Where the datasets are read from (`plateau fetch-datasets --datasets-dir` writes them
-    /// there); without them, B2, D and S run on built-in text.
-    #[serde(default = "default_datasets_dir")]
-    pub datasets_dir: PathBuf,
-    /// Folder of scenario files (`<id>.json`): each overrides the built-in scenario of the
-    /// same id or adds one.
-    #[serde(default = "default_scenarios_dir")]
-    pub scenarios_dir: PathBuf,
+    /// Where `plateau fetch-datasets` put the datasets; default: `datasets/` of the plateau
+    /// checkout plateau runs in, else `plateau/datasets` in the user's data directory
+    /// (`$XDG_DATA_HOME`, else `~/.local/share`).
+    #[serde(default)]
+    pub datasets_dir: Option<PathBuf>,
+    /// A folder of scenario definition files, which override and add to the built-in ones;
+    /// default: `scenarios/` in the current directory when it exists, else that of the
+    /// plateau checkout plateau runs in, else none (the built-in definitions alone).
+    #[serde(default)]
+    pub scenarios_dir: Option<PathBuf>,
     /// Store prompt and response text in `requests.jsonl.gz`.
     #[serde(default)]
     pub store_text: bool,
@@ -208,12 +210,6 @@ fn default_repeats() -> u32 {
 
 fn default_true() -> bool {
     true
-}
-fn default_datasets_dir() -> PathBuf {
-    PathBuf::from("datasets")
-}
-fn default_scenarios_dir() -> PathBuf {
-    PathBuf::from("scenarios")
 }
 fn default_max_cv() -> f64 {
     0.25

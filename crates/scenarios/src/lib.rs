@@ -4,8 +4,9 @@
 //!
 //! How the parts connect:
 //!
-//! - [`definition`]: a scenario is data, one JSON file per scenario in `scenarios/` (the six
-//!   defaults are also embedded). [`definition::Scenario`] is a definition resolved with the
+//! - [`definition`]: a scenario is data, one JSON file per scenario; the seven of
+//!   `scenarios/` are embedded, and a folder of files ([`Folders`]) overrides and adds to
+//!   them. [`definition::Scenario`] is a definition resolved with the
 //!   run's `scenario_options` ([`definition::Settings`]).
 //! - [`catalog::Catalog`] reads the definitions, validates the options, loads and tokenizes
 //!   every dataset the configured scenarios need once ([`data`], [`text::Corpus`]), and, as
@@ -34,6 +35,6 @@ pub mod text;
 pub mod tokenizer;
 pub mod workload;
 
-pub use catalog::{Catalog, Conversion};
+pub use catalog::{Catalog, Conversion, Folders};
 pub use error::ScenarioError;
 pub use tokenizer::Tokenizer;

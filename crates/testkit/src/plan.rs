@@ -22,7 +22,6 @@ pub fn config(scenarios: &[&str], extra: serde_json::Value) -> RunConfig {
         "models": [{"id": "m", "name": "m"}],
         "batch_sizes": [4],
         "scenarios": scenarios,
-        "scenarios_dir": "/nonexistent/scenarios",
         "datasets_dir": "/nonexistent/datasets",
         "max_tokens": 16,
     });

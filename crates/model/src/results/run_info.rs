@@ -87,6 +87,10 @@ pub struct Launch {
     /// Keys overridden by `--set`, `--output-dir` or `PLATEAU__*` variables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<String>,
+    /// The commit the `plateau` binary was built from ("unknown" for a build outside a git
+    /// checkout); absent in files of plateau before 0.1.0's packaging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plateau_commit: Option<String>,
 }
 
 /// The client machine.

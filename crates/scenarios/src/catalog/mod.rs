@@ -8,6 +8,7 @@ mod prepare;
 mod retarget;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use plateau_core::plan::{Cell, Plan};
@@ -41,24 +42,47 @@ pub struct Catalog {
     warnings: Vec<String>,
 }
 
+/// The folders a catalog reads and writes, as the caller resolved them (the binary fills in
+/// the defaults of a config that names none: see `datasets_dir` and `scenarios_dir`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Folders {
+    /// Definition files that override and add to the built-in ones; none: the built-ins.
+    pub scenarios: Option<PathBuf>,
+    /// Where `plateau fetch-datasets` put the datasets; none: built-in text stands in.
+    pub datasets: Option<PathBuf>,
+    /// The corpus cache (see `Corpus::cached`); none: no cache.
+    pub cache: Option<PathBuf>,
+}
+
+impl Folders {
+    /// The folders `config` names, with no cache.
+    pub fn of(config: &RunConfig) -> Folders {
+        Folders {
+            scenarios: config.scenarios_dir.clone(),
+            datasets: config.datasets_dir.clone(),
+            cache: None,
+        }
+    }
+}
+
 impl Catalog {
-    /// Reads the definitions (`config.scenarios_dir` over the embedded defaults), validates
-    /// `config.scenario_options`, checks that every id in `config.scenarios` exists, and
-    /// prepares those scenarios: datasets under `config.datasets_dir` are read and tokenized
-    /// with `tokenizer` once; a missing dataset falls back to built-in text with a warning.
+    /// [`Catalog::load_in`] the folders `config` names, with no corpus cache.
     pub fn load(config: &RunConfig, tokenizer: Arc<Tokenizer>) -> Result<Catalog, ScenarioError> {
-        Catalog::load_cached(config, tokenizer, None)
+        Catalog::load_in(config, tokenizer, &Folders::of(config))
     }
 
-    /// [`Catalog::load`], with the built-in corpus read from (or stored in) the corpus cache
-    /// in `cache_dir` (see `Corpus::cached`).
-    pub fn load_cached(
+    /// Reads the definitions (`folders.scenarios` over the embedded defaults), validates
+    /// `config.scenario_options`, checks that every id in `config.scenarios` exists, and
+    /// prepares those scenarios: datasets under `folders.datasets` are read and tokenized
+    /// with `tokenizer` once; a missing dataset falls back to built-in text with a warning.
+    /// The built-in corpus is read from (or stored in) the cache in `folders.cache`.
+    pub fn load_in(
         config: &RunConfig,
         tokenizer: Arc<Tokenizer>,
-        cache_dir: Option<&std::path::Path>,
+        folders: &Folders,
     ) -> Result<Catalog, ScenarioError> {
-        let defs = load(&config.scenarios_dir, &config.scenario_options)?;
-        let mut warnings = defs.warnings;
+        let defs = load(folders.scenarios.as_deref(), &config.scenario_options)?;
+        let mut warnings = Vec::new();
         for (i, id) in config.scenarios.iter().enumerate() {
             if !defs.scenarios.contains_key(id) {
                 let known: Vec<&str> = defs.scenarios.keys().map(String::as_str).collect();
@@ -68,7 +92,7 @@ impl Catalog {
                 ));
             }
         }
-        let mut sources = prepare::Sources::new(config, tokenizer.clone(), cache_dir);
+        let mut sources = prepare::Sources::new(config, tokenizer.clone(), folders);
         let mut prepared = BTreeMap::new();
         for id in &config.scenarios {
             if let Some(s) = defs.scenarios.get(id) {
@@ -85,8 +109,7 @@ impl Catalog {
         })
     }
 
-    /// What the user should know: a missing scenario folder, datasets replaced by built-in
-    /// text (those cells' results are marked synthetic), few distinct prompts.
+    /// What the user should know: datasets replaced by built-in text (those cells' results are marked synthetic), few distinct prompts.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }

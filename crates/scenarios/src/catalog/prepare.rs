@@ -4,12 +4,13 @@
 //! missing.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use plateau_core::workload::WorkloadInfo;
 use plateau_model::config::{OutputTokens, RunConfig};
 
+use super::Folders;
 use super::loaders::{
     builtin_dialogs, builtin_pairs, custom_prompts, dialogs_from_oasst2, pairs_from_sharegpt,
     system_prompt,
@@ -96,8 +97,8 @@ pub(super) struct Prepared {
 pub(super) struct Sources<'a> {
     config: &'a RunConfig,
     tokenizer: Arc<Tokenizer>,
-    /// The corpus cache's folder, if any.
-    cache_dir: Option<&'a std::path::Path>,
+    /// Where the datasets and the corpus cache are.
+    folders: &'a Folders,
     builtin: Option<Arc<Corpus>>,
     longbench: Option<Option<(Arc<Corpus>, String)>>,
     windows: HashMap<(Source, u32), Arc<Vec<Window>>>,
@@ -105,15 +106,11 @@ pub(super) struct Sources<'a> {
 }
 
 impl<'a> Sources<'a> {
-    pub fn new(
-        config: &'a RunConfig,
-        tokenizer: Arc<Tokenizer>,
-        cache_dir: Option<&'a std::path::Path>,
-    ) -> Self {
+    pub fn new(config: &'a RunConfig, tokenizer: Arc<Tokenizer>, folders: &'a Folders) -> Self {
         Sources {
             config,
             tokenizer,
-            cache_dir,
+            folders,
             builtin: None,
             longbench: None,
             windows: HashMap::new(),
@@ -122,7 +119,8 @@ impl<'a> Sources<'a> {
     }
 
     fn builtin(&mut self) -> Arc<Corpus> {
-        let (tokenizer, seed, dir) = (self.tokenizer.clone(), self.config.seed, self.cache_dir);
+        let (tokenizer, seed) = (self.tokenizer.clone(), self.config.seed);
+        let dir = self.folders.cache.as_deref();
         self.builtin
             .get_or_insert_with(|| {
                 let texts = (0..BUILTIN_DOCS)
@@ -144,8 +142,8 @@ impl<'a> Sources<'a> {
         if let Some(c) = &self.longbench {
             return Ok(c.clone());
         }
-        let path = longbench::path(&self.config.datasets_dir);
-        let corpus = if path.is_file() {
+        let path = self.dataset(longbench::path);
+        let corpus = if let Some(path) = path.filter(|p| p.is_file()) {
             let texts = longbench::read(&path)?
                 .into_iter()
                 .map(|r| Text {
@@ -171,10 +169,19 @@ impl<'a> Sources<'a> {
             .clone()
     }
 
-    fn fallback(&mut self, id: &str, what: &str, path: PathBuf, dataset: &str) {
+    /// The path of a dataset's normalised file (`file` of the datasets folder), if there is
+    /// a datasets folder.
+    fn dataset(&self, file: fn(&Path) -> PathBuf) -> Option<PathBuf> {
+        self.folders.datasets.as_deref().map(file)
+    }
+
+    fn fallback(&mut self, id: &str, what: &str, path: Option<PathBuf>, dataset: &str) {
+        let at = match path {
+            Some(path) => format!("not found at {}", path.display()),
+            None => "not found (no datasets folder: set datasets_dir)".to_owned(),
+        };
         self.warnings.push(format!(
-            "{id}: {what} not found at {}; using built-in text instead (results are marked synthetic); run `plateau fetch-datasets {dataset}`",
-            path.display()
+            "{id}: {what} {at}; using built-in text instead (results are marked synthetic); run `plateau fetch-datasets {dataset}`"
         ));
     }
 
@@ -230,7 +237,7 @@ impl<'a> Sources<'a> {
                             self.fallback(
                                 &id,
                                 "LongBench-v2",
-                                longbench::path(&self.config.datasets_dir),
+                                self.dataset(longbench::path),
                                 "longbench",
                             );
                             info.synthetic = true;
@@ -288,18 +295,20 @@ impl<'a> Sources<'a> {
                 }
             }
             Spec::MultiTurn(dialog) => {
-                let path = oasst2::path(&self.config.datasets_dir);
-                let conversations = if dialog.source == Source::Oasst2 && path.is_file() {
-                    info.source = described("oasst2 conversation trees", &path);
-                    dialogs_from_oasst2(&path, dialog, &self.tokenizer)?
-                } else {
-                    if dialog.source == Source::Oasst2 {
-                        self.fallback(&id, "oasst2", path, "oasst2");
-                        info.synthetic = true;
-                    }
-                    let corpus = self.builtin();
-                    builtin_dialogs(&corpus, self.config.seed)
-                };
+                let path = self.dataset(oasst2::path);
+                let found = path.as_ref().filter(|p| p.is_file());
+                let conversations =
+                    if let Some(file) = found.filter(|_| dialog.source == Source::Oasst2) {
+                        info.source = described("oasst2 conversation trees", file);
+                        dialogs_from_oasst2(file, dialog, &self.tokenizer)?
+                    } else {
+                        if dialog.source == Source::Oasst2 {
+                            self.fallback(&id, "oasst2", path, "oasst2");
+                            info.synthetic = true;
+                        }
+                        let corpus = self.builtin();
+                        builtin_dialogs(&corpus, self.config.seed)
+                    };
                 let conversations: Vec<Conversation> = conversations
                     .into_iter()
                     .filter(|c| c.turns.len() >= dialog.min_turns as usize)
@@ -320,10 +329,11 @@ impl<'a> Sources<'a> {
                 }
             }
             Spec::SingleTurn { source } => {
-                let path = sharegpt::path(&self.config.datasets_dir);
-                let prompts = if *source == Source::Sharegpt && path.is_file() {
-                    info.source = described("ShareGPT first exchanges", &path);
-                    let (prompts, dropped) = pairs_from_sharegpt(&path, &self.tokenizer)?;
+                let path = self.dataset(sharegpt::path);
+                let found = path.as_ref().filter(|p| p.is_file());
+                let prompts = if let Some(file) = found.filter(|_| *source == Source::Sharegpt) {
+                    info.source = described("ShareGPT first exchanges", file);
+                    let (prompts, dropped) = pairs_from_sharegpt(file, &self.tokenizer)?;
                     info.notes.push(format!(
                         "{} prompts; {dropped} dropped by vLLM's length rule (prompt and reply at least 4 tokens, prompt at most 1024, both at most 2048)",
                         prompts.len()
@@ -397,7 +407,7 @@ fn builtin_source(seed: u64) -> String {
 }
 
 /// `what (path)`, with the fetched revision when the manifest beside it says.
-fn described(what: &str, path: &std::path::Path) -> String {
+fn described(what: &str, path: &Path) -> String {
     match path
         .parent()
         .and_then(|d| crate::fetch::manifest::Manifest::read(d).ok())

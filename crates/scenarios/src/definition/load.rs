@@ -20,8 +20,6 @@ const HEADER_KEYS: &[&str] = &["id", "name", "description", "kind", "caching"];
 pub struct Definitions {
     /// By id.
     pub scenarios: BTreeMap<String, Scenario>,
-    /// Things the user should know (missing folder, overridden defaults).
-    pub warnings: Vec<String>,
 }
 
 struct Raw {
@@ -47,47 +45,22 @@ impl Raw {
     }
 }
 
-/// Loads the definitions from the embedded defaults and `dir`, then applies `options`.
-pub fn load(dir: &Path, options: &BTreeMap<String, Value>) -> Result<Definitions, ScenarioError> {
-    let mut warnings = Vec::new();
+/// Loads the definitions from the embedded defaults and `dir` (none: the defaults alone),
+/// then applies `options`. A `dir` that is not a folder is an error: the user named it.
+pub fn load(
+    dir: Option<&Path>,
+    options: &BTreeMap<String, Value>,
+) -> Result<Definitions, ScenarioError> {
     let mut raws: BTreeMap<String, Raw> = BTreeMap::new();
+    let base = dir.unwrap_or(Path::new("."));
     for (name, text) in defaults::FILES {
-        let raw = Raw::parse(PathBuf::from(format!("built-in {name}")), text, dir)?;
+        let raw = Raw::parse(PathBuf::from(format!("built-in {name}")), text, base)?;
         raws.insert(raw.header.id.clone(), raw);
     }
-    if dir.is_dir() {
-        for file in json_files(dir)? {
-            let text = std::fs::read_to_string(&file).map_err(|e| ScenarioError::io(&file, e))?;
-            let raw = Raw::parse(file.clone(), &text, dir)?;
-            let header = &raw.header;
-            let err = |message: String| ScenarioError::Definition {
-                file: file.clone(),
-                message,
-            };
-            let stem = file
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default();
-            if header.id != stem {
-                return Err(err(format!(
-                    "`id`: `{}` must match the file name (`{stem}.json`)",
-                    header.id
-                )));
-            }
-            if !valid_id(&header.id) {
-                return Err(err(format!(
-                    "`id`: `{}` must be letters, digits, `.`, `_` or `-` (it names a results directory)",
-                    header.id
-                )));
-            }
+    if let Some(dir) = dir {
+        for raw in read_folder(dir)? {
             raws.insert(raw.header.id.clone(), raw);
         }
-    } else {
-        warnings.push(format!(
-            "scenario folder {} not found; using the built-in definitions of {}",
-            dir.display(),
-            defaults::IDS.join(" ")
-        ));
     }
     for raw in raws.values() {
         resolve(raw, &Settings::default(), None)?;
@@ -113,10 +86,48 @@ pub fn load(dir: &Path, options: &BTreeMap<String, Value>) -> Result<Definitions
         let over = overrides.get(id).cloned().unwrap_or_default();
         scenarios.insert(id.clone(), resolve(raw, &over, Some(id))?);
     }
-    Ok(Definitions {
-        scenarios,
-        warnings,
-    })
+    Ok(Definitions { scenarios })
+}
+
+/// Every `*.json` definition in `dir`, each named after its id.
+fn read_folder(dir: &Path) -> Result<Vec<Raw>, ScenarioError> {
+    if !dir.is_dir() {
+        return Err(ScenarioError::config(
+            "scenarios_dir",
+            format!(
+                "{} is not a folder (it should hold scenario definition files, `<id>.json`)",
+                dir.display()
+            ),
+        ));
+    }
+    let mut raws = Vec::new();
+    for file in json_files(dir)? {
+        let text = std::fs::read_to_string(&file).map_err(|e| ScenarioError::io(&file, e))?;
+        let raw = Raw::parse(file.clone(), &text, dir)?;
+        let header = &raw.header;
+        let err = |message: String| ScenarioError::Definition {
+            file: file.clone(),
+            message,
+        };
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if header.id != stem {
+            return Err(err(format!(
+                "`id`: `{}` must match the file name (`{stem}.json`)",
+                header.id
+            )));
+        }
+        if !valid_id(&header.id) {
+            return Err(err(format!(
+                "`id`: `{}` must be letters, digits, `.`, `_` or `-` (it names a results directory)",
+                header.id
+            )));
+        }
+        raws.push(raw);
+    }
+    Ok(raws)
 }
 
 /// Resolves `raw` with `over`; errors name the option (`scenario_options.<id>.<field>`) when

@@ -26,18 +26,6 @@ use crate::rng::stable_hash;
 /// of every key besides, so a released build never reads another's entries.
 const MAGIC: &[u8; 16] = b"plateau-corpus-2";
 
-/// The corpus cache's folder, read through `env`: `PLATEAU_CACHE_DIR` (empty turns the cache
-/// off), else `plateau` under `XDG_CACHE_HOME`, else `~/.cache/plateau`.
-pub fn dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    if let Some(dir) = env("PLATEAU_CACHE_DIR") {
-        return (!dir.is_empty()).then(|| PathBuf::from(dir));
-    }
-    let nonempty = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    nonempty("XDG_CACHE_HOME")
-        .or_else(|| nonempty("HOME").map(|h| h.join(".cache")))
-        .map(|d| d.join("plateau"))
-}
-
 /// Where the corpus of `texts` tokenized by `tokenizer` is cached in `dir`.
 pub(super) fn path(dir: &Path, tokenizer: &str, texts: &[Text]) -> PathBuf {
     path_for(env!("CARGO_PKG_VERSION"), dir, tokenizer, texts)

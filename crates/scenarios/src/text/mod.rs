@@ -5,5 +5,4 @@ mod cache;
 pub mod corpus;
 pub mod words;
 
-pub use cache::dir as cache_dir;
 pub use corpus::{Corpus, Text, Window};

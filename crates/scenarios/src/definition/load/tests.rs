@@ -11,16 +11,11 @@ fn options(v: Value) -> BTreeMap<String, Value> {
 }
 
 #[test]
-fn defaults_load_without_a_folder_with_a_warning() {
-    let d = load(Path::new("/nonexistent/scenarios"), &BTreeMap::new()).unwrap();
+fn defaults_load_without_a_folder() {
+    let d = load(None, &BTreeMap::new()).unwrap();
     assert_eq!(
         d.scenarios.keys().collect::<Vec<_>>(),
         ["A1", "A2", "B1", "B2", "C", "D", "S"]
-    );
-    assert!(
-        d.warnings[0].contains("not found; using the built-in definitions of A1 A2 B1 B2 C D S"),
-        "{:?}",
-        d.warnings
     );
     assert_eq!(
         d.scenarios["A2"].spec,
@@ -50,8 +45,20 @@ fn defaults_load_without_a_folder_with_a_warning() {
 }
 
 #[test]
+fn a_named_folder_that_is_missing_is_an_error() {
+    let err = load(Some(Path::new("/nonexistent/scenarios")), &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "scenarios_dir: /nonexistent/scenarios is not a folder (it should hold scenario \
+         definition files, `<id>.json`)"
+    );
+}
+
+#[test]
 fn options_override_and_are_checked_per_kind() {
-    let dir = Path::new("/nonexistent");
+    let dir = None;
     let d = load(
         dir,
         &options(
@@ -121,8 +128,7 @@ fn files_add_and_override_scenarios() {
     std::fs::write(dir.join("A1.json"), r#"{"id": "A1", "name": "Same Short", "description": "x", "kind": "identical", "input_tokens": 64}"#).unwrap();
     std::fs::write(dir.join("mine.json"), r#"{"id": "mine", "name": "Mine", "description": "y", "kind": "custom", "source": "jsonl", "file": "mine.jsonl"}"#).unwrap();
     std::fs::write(dir.join("notes.txt"), "not a definition").unwrap();
-    let d = load(dir, &BTreeMap::new()).unwrap();
-    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    let d = load(Some(dir), &BTreeMap::new()).unwrap();
     assert_eq!(d.scenarios["A1"].spec, Spec::Identical { input_tokens: 64 });
     assert_eq!(d.scenarios["mine"].header.kind, Kind::Custom);
     assert_eq!(
@@ -172,7 +178,7 @@ fn bad_files_name_the_file_and_the_field() {
         let tmp = temp_dir(&format!("defs-bad-{i}"));
         let dir = tmp.path();
         std::fs::write(dir.join(name), text).unwrap();
-        let err = load(dir, &BTreeMap::new()).unwrap_err().to_string();
+        let err = load(Some(dir), &BTreeMap::new()).unwrap_err().to_string();
         let prefix = format!("{}: {expected}", dir.join(name).display());
         assert!(err.starts_with(&prefix), "{err}\n  expected: {prefix}");
     }

@@ -110,33 +110,6 @@ fn a_damaged_or_foreign_file_is_a_miss_and_is_rebuilt() {
 }
 
 #[test]
-fn the_folder_comes_from_plateau_cache_dir_then_xdg_then_home() {
-    let env = |vars: &'static [(&'static str, &'static str)]| {
-        move |k: &str| {
-            vars.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    };
-    const ALL: &[(&str, &str)] = &[
-        ("PLATEAU_CACHE_DIR", "/p"),
-        ("XDG_CACHE_HOME", "/x"),
-        ("HOME", "/h"),
-    ];
-    assert_eq!(dir(&env(ALL)), Some(PathBuf::from("/p")));
-    assert_eq!(dir(&env(&ALL[1..])), Some(PathBuf::from("/x/plateau")));
-    assert_eq!(
-        dir(&env(&ALL[2..])),
-        Some(PathBuf::from("/h/.cache/plateau"))
-    );
-    assert_eq!(
-        dir(&env(&[("PLATEAU_CACHE_DIR", ""), ("HOME", "/h")])),
-        None
-    );
-    assert_eq!(dir(&env(&[])), None);
-}
-
-#[test]
 fn writers_filling_one_entry_at_once_leave_one_whole_file() {
     let (_tmp, dir) = scratch("racing");
     let t = Arc::new(Tokenizer::embedded_cl100k());
