@@ -3,9 +3,11 @@
 mod bench;
 mod book;
 mod ci;
+mod dist;
 mod docs;
 mod fetch_datasets;
 mod figures;
+mod man;
 mod schema;
 mod tidy;
 
@@ -49,6 +51,12 @@ enum Task {
     /// Draw the figures and write report.html, summary.md and summary.csv from a results
     /// directory (the same output as `plateau report`).
     Figures(figures::Args),
+    /// Regenerate the man pages the wheel installs (a test fails when they are stale).
+    Man,
+    /// Build the wheel (maturin, manylinux2014 via zig) and audit it; `--check` also installs
+    /// it (pip, uv, pipx) and runs it from an empty folder, tries `cargo install`, and builds
+    /// and runs the container image.
+    Dist(dist::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +70,8 @@ fn main() -> ExitCode {
         Task::Book => book::run(),
         Task::FetchDatasets(args) => fetch_datasets::run(args),
         Task::Figures(args) => figures::run(args),
+        Task::Man => man::run(),
+        Task::Dist(args) => dist::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -52,15 +52,21 @@ pub enum Command {
     /// through its cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN,
     /// HF_HOME, HF_HUB_OFFLINE).
     FetchDatasets(crate::fetch::FetchArgs),
-    /// Write an editable benchmark_config.json into DIR (and, with --scenarios, the built-in
-    /// scenario definitions); never overwrites a file. Without a config file, `plateau run`
-    /// runs the same default built into the binary.
+    /// Write an editable config (and scenario files) to start from.
+    ///
+    /// Writes benchmark_config.json into DIR and, with --scenarios, the built-in scenario
+    /// definitions into DIR/scenarios/; never overwrites a file. Without a config file,
+    /// `plateau run` runs the same default, built into the binary.
     Init(crate::init::InitArgs),
-    /// Print the completion script of a shell, e.g. `plateau completions bash >
+    /// Print a shell's completion script.
+    ///
+    /// For example `plateau completions bash >
     /// ~/.local/share/bash-completion/completions/plateau`.
     Completions(crate::shell::CompletionsArgs),
-    /// Print the man page (roff), e.g. `plateau man | man -l -`; --out DIR writes one page
-    /// per command.
+    /// Print the man page.
+    ///
+    /// Prints plateau.1 (roff): `plateau man | man -l -`; --out DIR writes one page per
+    /// command instead.
     Man(crate::shell::ManArgs),
 }
 

@@ -39,8 +39,11 @@ pub fn completions(args: CompletionsArgs) -> Result<ExitCode, Failure> {
 
 /// Prints the main page, or writes every page into `args.out`.
 pub fn man(args: ManArgs) -> Result<ExitCode, Failure> {
-    // The plain version: the pages must not change with every commit.
-    let command = Cli::command().version(env!("CARGO_PKG_VERSION"));
+    // The plain version: the pages must not change with every commit. No `help` command
+    // (as `generate_to` does): the pages are the help.
+    let command = Cli::command()
+        .version(env!("CARGO_PKG_VERSION"))
+        .disable_help_subcommand(true);
     match args.out {
         Some(dir) => {
             let io = |e: std::io::Error| Failure::io(anyhow!("{}: {e}", dir.display()));

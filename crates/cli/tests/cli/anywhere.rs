@@ -186,7 +186,11 @@ fn a_scenarios_folder_here_overrides_and_extends_the_built_in_ones() {
     // An edited definition here replaces the built-in one (and its errors name this file).
     let a1 = dir.join("scenarios/A1.json");
     let text = std::fs::read_to_string(&a1).unwrap();
-    std::fs::write(&a1, text.replace("\"input_tokens\": 50", "\"input_tokens\": 0")).unwrap();
+    std::fs::write(
+        &a1,
+        text.replace("\"input_tokens\": 50", "\"input_tokens\": 0"),
+    )
+    .unwrap();
     let (code, out, err) = dry("scenarios=[A1]");
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains(&a1.display().to_string()), "{err}");

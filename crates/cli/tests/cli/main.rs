@@ -1,11 +1,13 @@
 //! The real `plateau` binary: exit codes, config errors, the dry run, Ctrl-C, --resume, I/O
-//! errors, failing endpoints, secrets and `plateau compare`.
+//! errors, failing endpoints, secrets and `plateau compare`; running from anywhere; what an
+//! install offers.
 
 #![allow(
     clippy::unwrap_used,
     reason = "test helpers fail the test by panicking"
 )]
 
+mod anywhere;
 mod common;
 mod compare;
 mod config_errors;
@@ -13,6 +15,7 @@ mod demo;
 mod echo_server;
 mod exit_codes;
 mod failing;
+mod install;
 mod interrupt;
 mod io_errors;
 mod open_loop;
