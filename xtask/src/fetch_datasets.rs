@@ -3,8 +3,6 @@
 
 use std::process::Command;
 
-use anyhow::{Context, bail};
-
 /// Arguments, passed to `plateau fetch-datasets` as they are.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,30 +14,14 @@ pub struct Args {
 
 /// The `cargo run` command line that runs `plateau fetch-datasets` with `args`.
 fn command(args: &Args) -> Command {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.args([
-        "run",
-        "--quiet",
-        "--package",
-        "plateau",
-        "--bin",
-        "plateau",
-        "--",
-    ])
-    .arg("fetch-datasets")
-    .args(&args.args);
+    let mut cmd = crate::plateau::command();
+    cmd.arg("fetch-datasets").args(&args.args);
     cmd
 }
 
 /// Runs `plateau fetch-datasets`, failing with its exit code.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let status = command(&args)
-        .status()
-        .context("could not run `cargo run --package plateau`")?;
-    if !status.success() {
-        bail!("plateau fetch-datasets exited with {status}");
-    }
-    Ok(())
+    crate::plateau::run(command(&args), "plateau fetch-datasets")
 }
 
 #[cfg(test)]

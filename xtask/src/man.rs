@@ -4,9 +4,8 @@
 //! fails when they are stale.
 
 use std::path::Path;
-use std::process::Command;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 /// Where the pages live, relative to the workspace root.
 const DIR: &str = "packaging/wheel/data/share/man/man1";
@@ -17,23 +16,7 @@ pub fn run() -> anyhow::Result<()> {
     if dir.is_dir() {
         std::fs::remove_dir_all(&dir).with_context(|| dir.display().to_string())?;
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "plateau",
-            "--bin",
-            "plateau",
-            "--",
-        ])
-        .args(["--quiet", "man", "--out"])
-        .arg(&dir)
-        .status()
-        .context("could not run `cargo run --package plateau`")?;
-    if !status.success() {
-        bail!("plateau man exited with {status}");
-    }
-    Ok(())
+    let mut cmd = crate::plateau::command();
+    cmd.args(["--quiet", "man", "--out"]).arg(&dir);
+    crate::plateau::run(cmd, "plateau man")
 }
