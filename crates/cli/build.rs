@@ -33,7 +33,12 @@ fn from_git() -> Option<String> {
         watch(&manifest, &["rev-parse", "--git-path", what]);
     }
     if let Some(branch) = git(&manifest, &["symbolic-ref", "-q", "HEAD"]) {
-        watch(&manifest, &["rev-parse", "--git-path", &branch]);
+        // The branch's ref file; when the ref is packed there is none yet, and the next
+        // commit writes it into its folder.
+        if !watch(&manifest, &["rev-parse", "--git-path", &branch]) {
+            let folder = branch.rsplit_once('/').map_or("refs", |(dir, _)| dir);
+            watch(&manifest, &["rev-parse", "--git-path", folder]);
+        }
     }
     git(
         &manifest,
@@ -47,12 +52,14 @@ fn from_git() -> Option<String> {
     )
 }
 
-/// Reruns the build script when the file git names for `args` changes (only a file that
-/// exists: cargo would rerun for a missing one on every build).
-fn watch(dir: &Path, args: &[&str]) {
-    if let Some(path) = git(dir, args).map(|p| dir.join(p)).filter(|p| p.is_file()) {
+/// Reruns the build script when the file or folder git names for `args` changes, if it
+/// exists (cargo would rerun for a missing one on every build); whether it does.
+fn watch(dir: &Path, args: &[&str]) -> bool {
+    let path = git(dir, args).map(|p| dir.join(p)).filter(|p| p.exists());
+    if let Some(path) = &path {
         println!("cargo::rerun-if-changed={}", path.display());
     }
+    path.is_some()
 }
 
 /// The trimmed output of `git args` run in `dir`, if it succeeded and said something.
