@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use etcetera::BaseStrategy;
-use plateau_core::config::RunConfig;
+use plateau_model::config::RunConfig;
 use plateau_scenarios::Folders;
 
 /// The folder of plateau's files in the user's data and cache directories.
