@@ -1,9 +1,10 @@
 //! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format,
 //! tidy, clippy, tests, docs (each cargo step with `--locked`), the book (its generated
 //! reference pages current, `mdbook build`, no broken link), then the README's main job
-//! (the default config against the built-in simulator, validated and reported). `.ci/run`
-//! installs what a fresh machine lacks (mdbook included) and then runs this; there is no
-//! second list.
+//! (the default config against the built-in simulator, validated and reported), then
+//! `dist --check` (the wheel built, installed and run from an empty folder; cargo install;
+//! the container image). `.ci/run` installs what a fresh machine lacks (mdbook, the
+//! packaging tools, buildah) and then runs this; there is no second list.
 
 use std::path::Path;
 use std::process::Command;
@@ -65,7 +66,12 @@ pub fn run() -> anyhow::Result<()> {
     eprintln!("==> the book: cargo xtask docs --check, cargo xtask book");
     crate::docs::run(crate::docs::Args { check: true })?;
     crate::book::run()?;
-    readme_job()
+    readme_job()?;
+    // After the README's job: `cargo install` then reuses its release build.
+    eprintln!("==> install without Rust: cargo xtask dist --check");
+    crate::dist::run(crate::dist::Args { check: true })?;
+    eprintln!("CI passed");
+    Ok(())
 }
 
 /// The README's main job: `plateau run` with the default config against the built-in
@@ -115,7 +121,7 @@ fn readme_job() -> anyhow::Result<()> {
     if !has_timeline(&figures)? {
         bail!("missing: timeline figures in {}", figures.display());
     }
-    eprintln!("CI passed ({})", out.display());
+    eprintln!("the README's main job passed ({})", out.display());
     Ok(())
 }
 

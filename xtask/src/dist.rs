@@ -28,7 +28,7 @@ pub struct Args {
     /// Also install the wheel (pip, uv, pipx) and run it from an empty folder, install with
     /// `cargo install`, and build and run the container image.
     #[arg(long)]
-    check: bool,
+    pub check: bool,
 }
 
 /// Builds and audits the wheel; with `--check`, tries it as users would.

@@ -8,6 +8,7 @@ mod docs;
 mod fetch_datasets;
 mod figures;
 mod man;
+mod plateau;
 mod schema;
 mod tidy;
 
@@ -26,8 +27,8 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Task {
     /// Run what CI runs: fmt check, tidy, clippy -D warnings, tests, rustdoc, the generated
-    /// reference pages, the book and its links, and the README's main job against the
-    /// built-in simulator.
+    /// reference pages, the book and its links, the README's main job against the
+    /// built-in simulator, and `dist --check`.
     Ci,
     /// Check the house rules: `//!` lines, file and function length, no unwrap in library
     /// code, dependency versions only in the workspace manifest.
