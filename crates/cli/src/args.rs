@@ -62,12 +62,12 @@ pub enum Command {
     ///
     /// For example `plateau completions bash >
     /// ~/.local/share/bash-completion/completions/plateau`.
-    Completions(crate::shell::CompletionsArgs),
+    Completions(CompletionsArgs),
     /// Print the man page.
     ///
     /// Prints plateau.1 (roff): `plateau man | man -l -`; --out DIR writes one page per
     /// command instead.
-    Man(crate::shell::ManArgs),
+    Man(ManArgs),
 }
 
 /// `plateau run`.
@@ -254,4 +254,21 @@ impl From<Redo> for plateau_core::driver::Redo {
             Redo::Failed => plateau_core::driver::Redo::Failed,
         }
     }
+}
+
+/// `plateau completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `plateau man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `plateau.1` and one `plateau-<command>.1` per command into this folder instead
+    /// of printing `plateau.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

@@ -3,32 +3,13 @@
 //! never drift from it. `cargo xtask man` keeps the checked-in pages the wheel installs.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::anyhow;
-use clap::{Args, CommandFactory};
-use clap_complete::Shell;
+use clap::CommandFactory;
 
-use crate::args::Cli;
+use crate::args::{Cli, CompletionsArgs, ManArgs};
 use crate::exit::Failure;
-
-/// `plateau completions`.
-#[derive(Debug, Args)]
-pub struct CompletionsArgs {
-    /// The shell: bash, zsh, fish, elvish or powershell.
-    #[arg(value_enum)]
-    shell: Shell,
-}
-
-/// `plateau man`.
-#[derive(Debug, Args)]
-pub struct ManArgs {
-    /// Write `plateau.1` and one `plateau-<command>.1` per command into this folder instead
-    /// of printing `plateau.1`.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-}
 
 /// Prints the completion script for `args.shell`.
 pub fn completions(args: CompletionsArgs) -> Result<ExitCode, Failure> {

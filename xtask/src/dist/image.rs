@@ -92,7 +92,7 @@ pub fn run(root: &Path, binary: &Path) -> anyhow::Result<()> {
     output(&mut buildah(&["rm", container]))?;
     let archive = root.join(OUT).join("plateau-image.tar");
     output(
-        &mut buildah(&["push", "--quiet", TAG])
+        buildah(&["push", "--quiet", TAG])
             .arg(format!("docker-archive:{}:{TAG}", archive.display())),
     )?;
     eprintln!(
