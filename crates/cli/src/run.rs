@@ -185,7 +185,6 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-
 /// The exit code and message of a run that stopped: a result file that could not be
 /// written is exit 4, on one line naming the file and the OS error.
 fn failure(e: driver::DriverError) -> Failure {
