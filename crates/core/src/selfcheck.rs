@@ -9,6 +9,7 @@
 
 mod machine;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
@@ -26,10 +27,12 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// A running self-check: started at `m0`, finished at `m1`.
 pub struct SelfCheck {
     ticker: JoinHandle<Vec<f64>>,
-    bare: JoinHandle<Vec<f64>>,
+    /// The bare thread's lags so far, read without waiting for it (an await here would let
+    /// a paused test clock jump ahead).
+    bare: Arc<Mutex<Vec<f64>>>,
     stop: CancellationToken,
     /// Stops both tickers should the check be dropped unfinished (the bare one would
-    /// otherwise hold the runtime's shutdown).
+    /// otherwise tick until the process ends).
     _stop_on_drop: DropGuard,
     started: Instant,
     cpu_at_start: Option<Duration>,
@@ -40,10 +43,17 @@ impl SelfCheck {
     /// Starts the ticker on the current tokio runtime and reads the CPU clock.
     pub fn start() -> SelfCheck {
         let stop = CancellationToken::new();
-        let bare_stop = stop.clone();
+        let bare = Arc::new(Mutex::new(Vec::new()));
+        let (lags, bare_stop) = (bare.clone(), stop.clone());
+        // A thread of its own, not `spawn_blocking`: a blocking task in flight keeps a
+        // paused clock (the tests') from advancing. Should it not start, there is no bare
+        // lag, and the lateness is judged without it.
+        let _ = std::thread::Builder::new()
+            .name("plateau-selfcheck".into())
+            .spawn(move || bare_tick(&lags, &bare_stop));
         SelfCheck {
             ticker: tokio::spawn(tick(stop.clone())),
-            bare: tokio::task::spawn_blocking(move || bare_tick(&bare_stop)),
+            bare,
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
             started: Instant::now(),
@@ -60,7 +70,11 @@ impl SelfCheck {
         self.stop.cancel();
         // The ticker only ends by `stop`; a panic in it loses the lags, not the cell.
         let lags = self.ticker.await.unwrap_or_default();
-        let bare_lags = self.bare.await.unwrap_or_default();
+        let bare_lags = self
+            .bare
+            .lock()
+            .map(|mut lags| std::mem::take(&mut *lags))
+            .unwrap_or_default();
         let cpu = self
             .cpu_at_start
             .zip(cpu_at_end)
@@ -100,18 +114,19 @@ async fn tick(stop: CancellationToken) -> Vec<f64> {
     }
 }
 
-/// Sleeps [`TICK`] after [`TICK`] on a thread of its own until `stop`, returning each
-/// wake-up's lag in ms: how late the kernel (and any hypervisor under it) ran a ready thread
-/// that no runtime of plateau's stood in front of.
-fn bare_tick(stop: &CancellationToken) -> Vec<f64> {
-    let mut lags = Vec::new();
+/// Sleeps [`TICK`] after [`TICK`] on a thread of its own until `stop`, adding each
+/// wake-up's lag in ms to `lags`: how late the kernel (and any hypervisor under it) ran a
+/// ready thread that no runtime of plateau's stood in front of.
+fn bare_tick(lags: &Mutex<Vec<f64>>, stop: &CancellationToken) {
     while !stop.is_cancelled() {
         let intended = std::time::Instant::now() + TICK;
         std::thread::sleep(TICK);
         let lag = std::time::Instant::now().saturating_duration_since(intended);
-        lags.push(lag.as_secs_f64() * 1e3);
+        match lags.lock() {
+            Ok(mut lags) => lags.push(lag.as_secs_f64() * 1e3),
+            Err(_) => return,
+        }
     }
-    lags
 }
 
 /// CPU time (user + system) of this process so far.
