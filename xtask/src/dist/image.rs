@@ -46,14 +46,13 @@ pub fn run(root: &Path, binary: &Path) -> anyhow::Result<()> {
     )
     .context("buildah build")?;
     let size = output(&mut buildah(&["images", "--format", "{{.Size}}", TAG]))?;
-    let entrypoint: Vec<String> = serde_json::from_str(&output(&mut buildah(&[
-        "inspect",
-        "--type",
-        "image",
-        "--format",
-        "{{json .OCIv1.Config.Entrypoint}}",
-        TAG,
-    ]))?)?;
+    // The whole inspection, parsed here: Debian's buildah 1.28 has no `json` template
+    // function for `--format`.
+    let inspected: serde_json::Value =
+        serde_json::from_str(&output(&mut buildah(&["inspect", "--type", "image", TAG]))?)?;
+    let entrypoint: Vec<String> =
+        serde_json::from_value(inspected["OCIv1"]["config"]["Entrypoint"].clone())
+            .context("the image's OCI config has no Entrypoint list")?;
     let container = output(&mut buildah(&["from", "--quiet", TAG]))?;
     let container = container.trim();
     let results = tmp.path().join("results");
