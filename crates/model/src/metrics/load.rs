@@ -116,9 +116,9 @@ impl LoadMetrics {
         let in_flight = relative_trend(&series);
         let in_flight_trend = in_flight.map(|t| t.0);
         let level = series.iter().map(|p| p.1).sum::<f64>() / series.len().max(1) as f64;
-        let arrivals = count(Sample::t_start_us) * w;
-        let in_flight_rising =
-            in_flight.filter(|t| rising(*t, max_trend) && queue_grows(t.0 * level, arrivals));
+        let offered_rps = count(Sample::t_start_us);
+        let in_flight_rising = in_flight
+            .filter(|t| rising(*t, max_trend) && queue_grows(t.0 * level, offered_rps * w));
         let ttft_points: Vec<(f64, f64)> = ok
             .iter()
             .filter_map(|s| {
@@ -152,7 +152,7 @@ impl LoadMetrics {
             },
             target_concurrency: window.concurrency,
             target_rps,
-            offered_rps: count(Sample::t_start_us),
+            offered_rps,
             sent_rps: count(|s| s.t_sent_us),
             achieved_rps,
             in_flight_per_second: series.iter().map(|p| p.1).collect(),
