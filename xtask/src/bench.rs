@@ -2,9 +2,11 @@
 //! the client's CPU time is the client's alone. Builds the release `plateau` binary, starts
 //! `plateau sim --profile fixed`, and runs `cargo bench -p plateau-core --bench calibration`
 //! against it; then the SSE parser micro-benchmark. `cargo xtask bench overhead` measures
-//! the client's own cost instead ([`overhead`]).
+//! the client's own cost instead ([`overhead`]); `cargo xtask bench report`, how the report
+//! scales with a run's cell count ([`report_scale`]).
 
 mod overhead;
+mod report_scale;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -24,6 +26,9 @@ enum Mode {
     /// start-up, timing error) against an exact-timing mock on its own core, at
     /// N = 1, 100, 1,000 and 4,096.
     Overhead(overhead::Args),
+    /// `plateau report` on a generated run of `--cells` cells (default 10,000): wall time,
+    /// peak memory, report.html size.
+    Report(report_scale::Args),
     /// Spin on one core for `--burst-ms` of every `--period-ms`, until killed: the busy
     /// neighbour `overhead --steal-ms` puts beside the client.
     #[command(hide = true)]
@@ -38,6 +43,7 @@ enum Mode {
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.mode {
         Some(Mode::Overhead(o)) => overhead::run(&o),
+        Some(Mode::Report(r)) => report_scale::run(&r),
         Some(Mode::Spin {
             burst_ms,
             period_ms,

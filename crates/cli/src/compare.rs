@@ -27,14 +27,5 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode, Failure> {
         other => Failure::bad_input(other.into()),
     })?;
     print!("{}", out.describe());
-    if !out.unreadable.is_empty() {
-        for e in &out.unreadable {
-            eprintln!("error: {e}");
-        }
-        return Err(Failure::bad_input(anyhow!(
-            "{} input file(s) could not be read; the comparison covers the rest",
-            out.unreadable.len()
-        )));
-    }
-    Ok(ExitCode::SUCCESS)
+    crate::inputs::conclude("the comparison", &out.unreadable, &[], &out.warnings)
 }

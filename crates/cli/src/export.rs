@@ -43,14 +43,10 @@ pub fn export(args: ExportArgs) -> Result<ExitCode, Failure> {
     for path in &written.files {
         println!("wrote {}", path.display());
     }
-    if !written.unreadable.is_empty() {
-        for e in &written.unreadable {
-            eprintln!("error: {e}");
-        }
-        return Err(Failure::bad_input(anyhow!(
-            "{} input file(s) could not be read; the export covers the rest",
-            written.unreadable.len()
-        )));
-    }
-    Ok(ExitCode::SUCCESS)
+    crate::inputs::conclude(
+        "the export",
+        &written.unreadable,
+        &written.missing,
+        &written.warnings,
+    )
 }

@@ -42,16 +42,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode, Failure> {
     })?;
     print!("{}", out.describe(&figures_dir));
     println!("done in {:.1} s", started.elapsed().as_secs_f64());
-    if !out.unreadable.is_empty() {
-        for e in &out.unreadable {
-            eprintln!("error: {e}");
-        }
-        return Err(Failure::bad_input(anyhow!(
-            "{} input file(s) could not be read; the report covers the rest",
-            out.unreadable.len()
-        )));
-    }
-    Ok(ExitCode::SUCCESS)
+    crate::inputs::conclude("the report", &out.unreadable, &out.missing, &out.warnings)
 }
 
 /// `--results-dir`, else the `output_dir` of `benchmark_config.json` when the current

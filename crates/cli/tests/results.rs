@@ -180,3 +180,99 @@ fn report_names_a_missing_directory_with_exit_2() {
         "{stderr}"
     );
 }
+
+/// A copy of the `clean` fixture (12 cells) in `dir/r`.
+fn clean_copy(dir: &Path) -> PathBuf {
+    let r = dir.join("r");
+    copy_tree(&fixture("clean"), &r);
+    r
+}
+
+#[test]
+fn report_and_export_exit_1_naming_a_cell_that_lost_its_summary() {
+    let tmp = scratch("lost-summary");
+    let dir = tmp.path();
+    let r = clean_copy(dir);
+    fs::remove_file(r.join("sglang/llama-8b/A1/c2/summary.json")).unwrap();
+    let named = "error: sglang/llama-8b/A1/c2: no summary.json: the cell finished, but its files are gone (deleted or moved?)";
+    for args in [
+        &["report", "--results-dir", "r"][..],
+        &["export", "--format", "long-csv", "r"][..],
+        &["export", "--format", "vllm", "r"][..],
+    ] {
+        let out = plateau(args, dir);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("1 cell(s) ran but have no summary.json"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = plateau(&["validate", "--results-dir", "r"], dir);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no summary.json: the cell finished, but its files are gone"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_link_loop_is_named_and_not_followed_by_any_reader() {
+    let tmp = scratch("link-loop");
+    let dir = tmp.path();
+    let r = clean_copy(dir);
+    std::os::unix::fs::symlink(".", r.join("sglang/llama-8b/A1/self")).unwrap();
+    let loop_named = "A1/self: a symbolic link to ., which holds it: a loop";
+    let out = plateau(&["report", "--results-dir", "r"], dir);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stdout.starts_with("12 cells: "), "{stdout}");
+    assert!(stderr.contains(loop_named), "{stderr}");
+    let out = plateau(&["export", "--format", "vllm", "r"], dir);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("12 cells exported (12 files)"),
+        "{stdout}"
+    );
+    assert!(stderr.contains(loop_named), "{stderr}");
+    let out = plateau(&["validate", "--results-dir", "r"], dir);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("12 cells with a summary.json"), "{stdout}");
+    assert!(
+        stdout.contains("not_followed") && stdout.contains(loop_named),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn files_from_a_newer_plateau_are_named_with_both_versions() {
+    let tmp = scratch("newer");
+    let dir = tmp.path();
+    let r = clean_copy(dir);
+    let path = r.join("vllm/llama-8b/A1/c1/summary.json");
+    let mut s: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    s["plateau_version"] = "9.1.0".into();
+    fs::write(&path, serde_json::to_vec(&s).unwrap()).unwrap();
+    let out = plateau(&["validate", "--results-dir", "r"], dir);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("newer_version")
+            && stdout
+                .contains("1 file(s) written by plateau 9.1.0, newer than this plateau (0.1.0)"),
+        "{stdout}"
+    );
+    s["schema_version"] = 999.into();
+    fs::write(&path, serde_json::to_vec(&s).unwrap()).unwrap();
+    let out = plateau(&["report", "--results-dir", "r"], dir);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("c1/summary.json: written by plateau 9.1.0 in summary layout version 999; this plateau (0.1.0) reads layout version 1"),
+        "{stderr}"
+    );
+}

@@ -5,6 +5,7 @@
 //! [`dir::ResultsDir`] reads a whole results directory back.
 
 pub mod capacity;
+pub mod claim;
 pub mod cost;
 pub mod csv;
 pub mod dir;
@@ -15,10 +16,12 @@ pub mod run_info;
 pub mod server_info;
 pub mod summary;
 pub mod token_check;
+pub mod version;
+pub mod walk;
 pub mod workload;
 
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
@@ -114,21 +117,36 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<(), ResultsErro
     write_atomic(path, &bytes)
 }
 
-/// Reads a JSON file.
+/// Reads a JSON file (not through a symbolic link: [`walk::open_file`]).
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsError> {
-    let bytes = fs::read(path).map_err(|e| ResultsError::io(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| ResultsError::Format {
+    parse_json(path, &read_bytes(path)?)
+}
+
+/// The bytes of the file at `path`, unless it is a symbolic link.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ResultsError> {
+    let mut bytes = Vec::new();
+    walk::open_file(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| ResultsError::io(path, e))?;
+    Ok(bytes)
+}
+
+/// `bytes`, read from `path`, as JSON; an error names the file and line.
+pub fn parse_json<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, ResultsError> {
+    serde_json::from_slice(bytes).map_err(|e| ResultsError::Format {
         path: path.to_owned(),
         line: Some(e.line()),
         message: e.to_string(),
     })
 }
 
-/// Reads a JSON file that may be absent: `None` when there is no file at `path`.
+/// Reads a JSON file that may be absent: `None` when there is nothing at `path` (a link
+/// there is an error, not an absence).
 pub fn read_json_if_present<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, ResultsError> {
-    match path.exists() {
-        true => read_json(path).map(Some),
-        false => Ok(None),
+    match fs::symlink_metadata(path) {
+        Ok(_) => read_json(path).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ResultsError::io(path, e)),
     }
 }
 
@@ -150,7 +168,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<Sample>, ResultsError> {
 /// Reads every line of a gzipped JSON-lines file (`requests.jsonl.gz`,
 /// `server_metrics.jsonl.gz`), naming the line that does not decode.
 pub fn read_jsonl_gz<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
-    let file = File::open(path).map_err(|e| ResultsError::io(path, e))?;
+    let file = walk::open_file(path)?;
     let reader = BufReader::new(MultiGzDecoder::new(BufReader::new(file)));
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {
@@ -169,24 +187,9 @@ pub fn read_jsonl_gz<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Results
 }
 
 /// Every directory under `root` holding a `summary.json`, in natural order (`c4` before
-/// `c16`).
+/// `c16`), found without following a link ([`walk::walk`]).
 pub fn find_cells(root: &Path) -> Result<Vec<PathBuf>, ResultsError> {
-    let mut found = Vec::new();
-    let mut stack = vec![root.to_owned()];
-    while let Some(dir) = stack.pop() {
-        let entries = fs::read_dir(&dir).map_err(|e| ResultsError::io(&dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| ResultsError::io(&dir, e))?;
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.file_name().is_some_and(|n| n == SUMMARY_FILE) {
-                found.push(dir.clone());
-            }
-        }
-    }
-    found.sort_by(|a, b| crate::natural::cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-    Ok(found)
+    Ok(walk::walk(root)?.cells)
 }
 
 #[cfg(test)]

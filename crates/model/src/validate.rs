@@ -94,14 +94,7 @@ impl fmt::Display for Finding {
 
 /// The cell's label in findings and tables.
 pub fn cell_label(s: &CellSummary) -> String {
-    let dir = s.cell.load.load().map_or_else(
-        || "?".into(),
-        |l| crate::load::cell_dir_name(&l, s.cell.repeat),
-    );
-    format!(
-        "{}/{}/{}/{dir}",
-        s.cell.endpoint, s.cell.model, s.cell.scenario
-    )
+    s.rel_path()
 }
 
 /// Every finding about one cell.

@@ -129,6 +129,8 @@ pub struct Output {
     pub comparisons: Vec<Comparison>,
     /// Files that could not be read (their cells are left out), each naming the file.
     pub unreadable: Vec<String>,
+    /// What the reader should know of the input (files from a newer plateau).
+    pub warnings: Vec<String>,
 }
 
 impl Output {
@@ -185,9 +187,14 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
     let labels = labels(&opts.dirs);
     let mut unreadable: Vec<String> = dirs
         .iter()
-        .flat_map(|d| &d.cells)
-        .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
+        .flat_map(|d| {
+            d.cells
+                .iter()
+                .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
+                .chain(d.skipped.iter().map(|e| e.to_string()))
+        })
         .collect();
+    let warnings: Vec<String> = dirs.iter().flat_map(|d| d.warnings.clone()).collect();
     let groups: Vec<Vec<Group>> = dirs.iter().map(runs::groups).collect();
     for (d, g) in dirs.iter().zip(&groups) {
         if g.is_empty() {
@@ -246,6 +253,7 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
         figures,
         comparisons,
         unreadable,
+        warnings,
     })
 }
 

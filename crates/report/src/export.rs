@@ -10,7 +10,7 @@ pub mod vllm;
 
 use std::path::{Path, PathBuf};
 
-use plateau_model::results::dir::ResultsDir;
+use plateau_model::results::dir::{Missing, ResultsDir};
 use plateau_model::results::summary::CellSummary;
 
 use crate::error::ReportError;
@@ -20,8 +20,13 @@ use crate::error::ReportError;
 pub struct Cells {
     /// Each cell's directory and summary.
     pub cells: Vec<(PathBuf, CellSummary)>,
-    /// Summaries that could not be read, each error naming its file.
+    /// Summaries that could not be read and links not followed, each error naming its
+    /// path.
     pub unreadable: Vec<String>,
+    /// Cells that ran (or left records) but have no `summary.json`.
+    pub missing: Vec<Missing>,
+    /// What the reader should know of the input (files from a newer plateau).
+    pub warnings: Vec<String>,
 }
 
 /// What an export wrote.
@@ -34,25 +39,34 @@ pub struct Written {
     /// Input files that could not be read (each error names its file); everything else
     /// was exported.
     pub unreadable: Vec<String>,
+    /// Cells that ran (or left records) but have no `summary.json`: not exported.
+    pub missing: Vec<Missing>,
+    /// What the reader should know of the input (files from a newer plateau).
+    pub warnings: Vec<String>,
 }
 
 /// Reads every cell summary under `root`; an error when the directory holds no readable
 /// summary at all.
 pub fn read(root: &Path) -> Result<Cells, ReportError> {
     let dir = ResultsDir::read(root)?;
-    let mut cells = Vec::new();
-    let mut unreadable = Vec::new();
-    for cell in dir.cells {
-        match cell.summary {
-            Ok(summary) => cells.push((cell.dir, summary)),
-            Err(e) => unreadable.push(e.to_string()),
-        }
-    }
+    let unreadable = dir.problems();
+    let missing = dir.missing().into_iter().filter(|m| m.lost).collect();
+    let warnings = dir.warnings;
+    let cells: Vec<(PathBuf, CellSummary)> = dir
+        .cells
+        .into_iter()
+        .filter_map(|c| c.summary.ok().map(|s| (c.dir, s)))
+        .collect();
     if cells.is_empty() {
         return Err(ReportError::NoCells {
             path: root.to_owned(),
             errors: unreadable.iter().map(|e| format!("\n  {e}")).collect(),
         });
     }
-    Ok(Cells { cells, unreadable })
+    Ok(Cells {
+        cells,
+        unreadable,
+        missing,
+        warnings,
+    })
 }

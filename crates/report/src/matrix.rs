@@ -298,6 +298,11 @@ pub fn merge(runs: &[(String, &ResultsDir)], naming: Naming) -> ResultsDir {
             .collect()
     };
     let series: Vec<_> = runs.iter().map(|(_, d)| endpoints(d)).collect();
+    let labelled = |label: &str, e: &ResultsError| ResultsError::Format {
+        path: label.into(),
+        line: None,
+        message: e.to_string(),
+    };
     let mut cells = Vec::new();
     for (k, (label, dir)) in runs.iter().enumerate() {
         let collides = |endpoint: &str| {
@@ -323,11 +328,7 @@ pub fn merge(runs: &[(String, &ResultsDir)], naming: Naming) -> ResultsDir {
                     };
                     Ok(s)
                 }
-                Err(e) => Err(ResultsError::Format {
-                    path: label.into(),
-                    line: None,
-                    message: e.to_string(),
-                }),
+                Err(e) => Err(labelled(label, e)),
             };
             cells.push(CellFiles {
                 rel: format!("{label}/{}", c.rel),
@@ -340,6 +341,15 @@ pub fn merge(runs: &[(String, &ResultsDir)], naming: Naming) -> ResultsDir {
         root: runs.first().map(|r| r.1.root.clone()).unwrap_or_default(),
         run: None,
         cells,
+        orphans: runs
+            .iter()
+            .flat_map(|(label, d)| d.orphans.iter().map(move |o| format!("{label}/{o}")))
+            .collect(),
+        skipped: runs
+            .iter()
+            .flat_map(|(label, d)| d.skipped.iter().map(|e| labelled(label, e)))
+            .collect(),
+        warnings: runs.iter().flat_map(|(_, d)| d.warnings.clone()).collect(),
     }
 }
 

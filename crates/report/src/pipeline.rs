@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
-use plateau_model::results::dir::ResultsDir;
+use plateau_model::results::dir::{Missing, ResultsDir};
 use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport};
 use plateau_model::results::{self, CSV_FILE, read_samples};
 use plateau_model::scrape;
@@ -28,6 +28,11 @@ use crate::{font, html, markdown};
 pub const HTML_FILE: &str = "report.html";
 /// summary.md's file name.
 pub const MARKDOWN_FILE: &str = "summary.md";
+
+/// Past this many cells, each cell's timeline is a file linked from report.html, not an
+/// image embedded in it, and its PNG is not kept in memory once written: report.html and
+/// the report's memory stay bounded whatever the run's size (`cargo xtask bench report`).
+pub const INLINE_CELLS: usize = 200;
 
 /// What to report on and where to put it.
 #[derive(Clone, Debug)]
@@ -49,6 +54,8 @@ pub struct Options {
     /// Where report.html, summary.md and summary.csv go (created if missing); `None`: into
     /// `results_dir`.
     pub out_dir: Option<PathBuf>,
+    /// Past this many cells, timelines are linked, not embedded ([`INLINE_CELLS`]).
+    pub inline_cells: usize,
 }
 
 impl Options {
@@ -61,6 +68,7 @@ impl Options {
             thresholds: Thresholds::default(),
             more_dirs: Vec::new(),
             out_dir: None,
+            inline_cells: INLINE_CELLS,
         }
     }
 }
@@ -84,6 +92,10 @@ pub struct Output {
     /// Input files that could not be read, each error naming its file; the report covers
     /// everything else.
     pub unreadable: Vec<String>,
+    /// Cells that ran (or left records) but have no `summary.json`.
+    pub missing: Vec<Missing>,
+    /// What the reader should know of the input (files from a newer plateau).
+    pub warnings: Vec<String>,
 }
 
 impl Output {
@@ -149,16 +161,15 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     } else {
         &sources[0]
     };
-    let mut unreadable: Vec<String> = dir
-        .cells
-        .iter()
-        .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string()))
-        .collect();
-    for source in &sources {
-        if let Some(Err(e)) = &source.run {
-            unreadable.push(e.to_string());
+    let mut unreadable = dir.problems();
+    if several {
+        for source in &sources {
+            if let Some(Err(e)) = &source.run {
+                unreadable.push(e.to_string());
+            }
         }
     }
+    let missing: Vec<Missing> = dir.missing().into_iter().filter(|m| m.lost).collect();
     let runs: Vec<(String, PathBuf)> = labels.iter().cloned().zip(paths.clone()).collect();
     let capacity: Vec<PerRun<CapacityReport>> =
         per_run::read(&runs, CAPACITY_FILE, &mut unreadable);
@@ -191,7 +202,15 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         .map(Job::Timeline)
         .chain((0..overview.len()).map(Job::Overview))
         .collect();
-    let done = parallel(&jobs, |job| run(job, &cells, &overview, &opts.figures_dir));
+    let inline = cells.len() <= opts.inline_cells;
+    let done = parallel(&jobs, |job| {
+        run(job, &cells, &overview, &opts.figures_dir).map(|mut d| {
+            if let (Job::Timeline(_), Some(r), false) = (job, &mut d.rendered, inline) {
+                r.svg = String::new();
+            }
+            d
+        })
+    });
     let mut findings = Vec::new();
     for (label, source) in labels.iter().zip(&sources) {
         let checked = validate::check_dir(source, &opts.thresholds, Records::Skip);
@@ -263,6 +282,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         overview: &shown,
         distributions: &distributions,
         timelines: &timelines,
+        linked_from: (!inline).then_some(root.as_path()),
         headline: &cards,
     });
     let html_path = root.join(HTML_FILE);
@@ -306,6 +326,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         cells: cells.len(),
         findings,
         unreadable,
+        missing,
+        warnings: dir.warnings.clone(),
     })
 }
 

@@ -1,13 +1,19 @@
 //! A whole results directory read once ([`ResultsDir`]): `run.json` when present and every
 //! cell's `summary.json`, each kept with the error that stopped it from being read, so
 //! `plateau validate` and the report can list every bad file instead of stopping at the
-//! first. The request records are not read here (see [`read_samples`](super::read_samples)).
+//! first. The tree is walked without following links ([`super::walk`]); a summary that says
+//! it is another cell than the directory it lies in, or that is in another layout, is an
+//! error; one from a newer plateau is read with a warning ([`super::version`]). What
+//! `run.json` lists without a summary is [`ResultsDir::missing`]. The request records are
+//! not read here (see [`read_samples`](super::read_samples)).
 
 use std::path::{Path, PathBuf};
 
-use super::run_info::RunInfo;
+use super::run_info::{CellState, RunInfo};
 use super::summary::CellSummary;
-use super::{RUN_FILE, ResultsError, SUMMARY_FILE, find_cells, read_json};
+use super::version::{Newer, Stamp};
+use super::walk::walk;
+use super::{RUN_FILE, ResultsError, SUMMARY_FILE, parse_json, read_bytes, read_json};
 
 /// Per-cell file of the server's raw `/metrics` scrapes ([`crate::scrape`]), one JSON line
 /// per scrape, gzipped.
@@ -22,6 +28,12 @@ pub struct ResultsDir {
     pub run: Option<Result<RunInfo, ResultsError>>,
     /// Every directory holding a `summary.json`, sorted by path.
     pub cells: Vec<CellFiles>,
+    /// Directories holding request records but no `summary.json`, relative to the root.
+    pub orphans: Vec<String>,
+    /// Links that were not followed and loops, each naming its path.
+    pub skipped: Vec<ResultsError>,
+    /// What the reader should say: files from a newer plateau.
+    pub warnings: Vec<String>,
 }
 
 /// One cell directory and its summary.
@@ -33,6 +45,18 @@ pub struct CellFiles {
     pub dir: PathBuf,
     /// Its `summary.json`, or why it could not be read.
     pub summary: Result<CellSummary, ResultsError>,
+}
+
+/// A cell without a `summary.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// Path relative to the results directory.
+    pub rel: String,
+    /// Why it has none, as a sentence.
+    pub why: String,
+    /// Whether the summary should be there: the cell ran (or left records), as opposed
+    /// to one never reached or skipped.
+    pub lost: bool,
 }
 
 impl ResultsDir {
@@ -47,14 +71,31 @@ impl ResultsDir {
                 message: "no such results directory".into(),
             });
         }
+        let found = walk(root)?;
+        let real_root = std::fs::canonicalize(root).map_err(|e| ResultsError::io(root, e))?;
         let run_path = root.join(RUN_FILE);
-        let run = run_path.exists().then(|| read_json(&run_path));
-        let cells: Vec<CellFiles> = find_cells(root)?
+        let run = std::fs::symlink_metadata(&run_path)
+            .is_ok()
+            .then(|| read_json::<RunInfo>(&run_path));
+        let mut newer = Newer::default();
+        if let Some(Ok(run)) = &run {
+            let stamp = Stamp {
+                schema_version: None,
+                plateau_version: Some(run.plateau_version.clone()),
+            };
+            newer.note(&stamp, &run_path);
+        }
+        let cells: Vec<CellFiles> = found
+            .cells
             .into_iter()
-            .map(|dir| CellFiles {
-                rel: relative(root, &dir),
-                summary: read_json(&dir.join(SUMMARY_FILE)),
-                dir,
+            .map(|dir| {
+                let rel = relative(&real_root, &dir);
+                let shown = root.join(&rel);
+                CellFiles {
+                    summary: read_summary(&shown.join(SUMMARY_FILE), &rel, &mut newer),
+                    rel,
+                    dir: shown,
+                }
             })
             .collect();
         if run.is_none() && cells.is_empty() {
@@ -68,6 +109,13 @@ impl ResultsDir {
             root: root.to_owned(),
             run,
             cells,
+            orphans: found
+                .orphans
+                .iter()
+                .map(|d| relative(&real_root, d))
+                .collect(),
+            skipped: found.skipped,
+            warnings: newer.warnings(),
         })
     }
 
@@ -80,6 +128,95 @@ impl ResultsDir {
     pub fn summaries(&self) -> impl Iterator<Item = &CellSummary> {
         self.cells.iter().filter_map(|c| c.summary.as_ref().ok())
     }
+
+    /// Every file that could not be read and every link not followed, each error naming
+    /// its path.
+    pub fn problems(&self) -> Vec<String> {
+        let run = match &self.run {
+            Some(Err(e)) => Some(e.to_string()),
+            _ => None,
+        };
+        run.into_iter()
+            .chain(
+                self.cells
+                    .iter()
+                    .filter_map(|c| c.summary.as_ref().err().map(|e| e.to_string())),
+            )
+            .chain(self.skipped.iter().map(|e| e.to_string()))
+            .collect()
+    }
+
+    /// The cells without a `summary.json`: those `run.json` lists, then directories with
+    /// request records that it does not list.
+    pub fn missing(&self) -> Vec<Missing> {
+        let mut out = Vec::new();
+        let has = |rel: &str| self.cells.iter().any(|c| c.rel == rel);
+        if let Some(run) = self.run_info() {
+            for entry in run.cells.iter().filter(|e| !has(&e.path)) {
+                let (why, lost) = match entry.state {
+                    CellState::Pending => ("the cell was never reached".into(), false),
+                    CellState::Skipped => (
+                        format!(
+                            "the cell was skipped: {}",
+                            entry.reason.as_deref().unwrap_or("its endpoint failed")
+                        ),
+                        false,
+                    ),
+                    CellState::Failed => {
+                        ("the run stopped in the cell before writing it".into(), true)
+                    }
+                    CellState::Interrupted => (
+                        "the cell was interrupted before it was written".into(),
+                        true,
+                    ),
+                    CellState::Complete | CellState::Resumed => (
+                        "the cell finished, but its files are gone (deleted or moved?)".into(),
+                        true,
+                    ),
+                };
+                out.push(Missing {
+                    rel: entry.path.clone(),
+                    why,
+                    lost,
+                });
+            }
+        }
+        for rel in &self.orphans {
+            if !out.iter().any(|m| &m.rel == rel) {
+                out.push(Missing {
+                    rel: rel.clone(),
+                    why: "its request records are there, but not its summary: the run stopped \
+                          before writing it"
+                        .into(),
+                    lost: true,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The summary at `path`, a cell `rel` under its results directory: in this plateau's
+/// layout, and saying it is that cell.
+fn read_summary(path: &Path, rel: &str, newer: &mut Newer) -> Result<CellSummary, ResultsError> {
+    let bytes = read_bytes(path)?;
+    let stamp = Stamp::of(&bytes);
+    stamp.check_layout(path)?;
+    let summary: CellSummary = parse_json(path, &bytes)?;
+    newer.note(&stamp, path);
+    let says = summary.rel_path();
+    if says != rel {
+        return Err(ResultsError::Format {
+            path: path.to_owned(),
+            line: None,
+            message: format!(
+                "says it is cell {says} (endpoint/model/scenario/load) but lies in {rel}: \
+                 moved or edited after plateau wrote it; plateau reads a cell only where it \
+                 was written"
+            ),
+        });
+    }
+    Ok(summary)
 }
 
 /// `dir` relative to `root`, components joined with `/`.
@@ -90,3 +227,6 @@ fn relative(root: &Path, dir: &Path) -> String {
         .collect::<Vec<_>>()
         .join("/")
 }
+
+#[cfg(test)]
+mod tests;

@@ -92,6 +92,19 @@ pub struct CellSummary {
 }
 
 impl CellSummary {
+    /// Where the cell's files lie under its results directory, as it says of itself:
+    /// `endpoint/model/scenario/c8` (`r2.5` for an open loop, `c8-2` for a second run).
+    pub fn rel_path(&self) -> String {
+        let dir = self.cell.load.load().map_or_else(
+            || "?".into(),
+            |l| crate::load::cell_dir_name(&l, self.cell.repeat),
+        );
+        format!(
+            "{}/{}/{}/{dir}",
+            self.cell.endpoint, self.cell.model, self.cell.scenario
+        )
+    }
+
     /// Records what the user says of the endpoint (`labels`, `hardware`) in the cell info
     /// and derives `cost` from the cell's own server output throughput. Called for a new
     /// cell and for one reused by `--resume`, so every cell of a run states today's

@@ -4,7 +4,7 @@
 
 use super::{Finding, Severity, Thresholds, cell_label, check_cell};
 use crate::results::dir::ResultsDir;
-use crate::results::run_info::{CellState, RunStatus};
+use crate::results::run_info::RunStatus;
 use crate::results::summary::CellSummary;
 use crate::results::{ResultsError, SUMMARY_FILE, read_samples};
 
@@ -64,26 +64,6 @@ pub fn check_dir(dir: &ResultsDir, t: &Thresholds, records: Records) -> Vec<Find
                     ),
                 ),
             }
-            for entry in &run.cells {
-                if !dir.cells.iter().any(|c| c.rel == entry.path) {
-                    let why = match entry.state {
-                        CellState::Pending => "never reached".into(),
-                        CellState::Failed => "given up before writing it".into(),
-                        CellState::Skipped => format!(
-                            "skipped: {}",
-                            entry.reason.as_deref().unwrap_or("its endpoint failed")
-                        ),
-                        CellState::Interrupted => "interrupted before writing it".into(),
-                        CellState::Complete | CellState::Resumed => "its files are gone".into(),
-                    };
-                    add(
-                        &entry.path,
-                        "missing",
-                        Severity::Fail,
-                        format!("no {SUMMARY_FILE}: the cell was {why}"),
-                    );
-                }
-            }
             for cell in &dir.cells {
                 if !run.cells.iter().any(|e| e.path == cell.rel) {
                     add(
@@ -95,6 +75,20 @@ pub fn check_dir(dir: &ResultsDir, t: &Thresholds, records: Records) -> Vec<Find
                 }
             }
         }
+    }
+    for missing in dir.missing() {
+        add(
+            &missing.rel,
+            "missing",
+            Severity::Fail,
+            format!("no {SUMMARY_FILE}: {}", missing.why),
+        );
+    }
+    for e in &dir.skipped {
+        add(RUN, "not_followed", Severity::Fail, e.to_string());
+    }
+    for w in &dir.warnings {
+        add(RUN, "newer_version", Severity::Warn, w.clone());
     }
     for cell in &dir.cells {
         match &cell.summary {

@@ -76,6 +76,8 @@ pub fn write(results_dir: &Path, out: &Path) -> Result<Written, ReportError> {
         files: vec![PathBuf::from(out)],
         cells: summaries.len(),
         unreadable: cells.unreadable,
+        missing: cells.missing,
+        warnings: cells.warnings,
     })
 }
 

@@ -80,6 +80,8 @@ pub fn write(results_dir: &Path, out: &Path) -> Result<Written, ReportError> {
         files,
         cells: cells.cells.len(),
         unreadable,
+        missing: cells.missing,
+        warnings: cells.warnings,
     })
 }
 

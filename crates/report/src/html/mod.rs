@@ -50,6 +50,9 @@ pub struct Page<'a> {
     pub distributions: &'a [Rendered],
     /// The timeline figures.
     pub timelines: &'a [Rendered],
+    /// With many cells, the timelines are linked, not embedded: the directory report.html
+    /// is written to, which the links are relative to.
+    pub linked_from: Option<&'a std::path::Path>,
     /// The headline of each scenario and series.
     pub headline: &'a [Card],
 }
@@ -207,6 +210,11 @@ fn timelines(out: &mut String, page: &Page) {
         if these.is_empty() {
             continue;
         }
+        if let Some(root) = page.linked_from {
+            let _ = writeln!(out, "<h3>{}</h3>", escape(&title));
+            links(out, these.into_iter(), root);
+            continue;
+        }
         let _ = writeln!(
             out,
             "<details class=\"fold\"><summary>{}: {} timeline(s)</summary>\n<div class=\"grid\">",
@@ -230,6 +238,33 @@ const SVG_URI: &AsciiSet = &CONTROLS
     .add(b'<')
     .add(b'>')
     .add(b'&');
+
+/// Each of `timelines` as a link to its PNG and SVG files, relative to `root`, folded: a
+/// run of thousands of cells keeps report.html small.
+fn links<'a>(
+    out: &mut String,
+    timelines: impl Iterator<Item = &'a Rendered>,
+    root: &std::path::Path,
+) {
+    let timelines: Vec<&Rendered> = timelines.collect();
+    let _ = writeln!(
+        out,
+        "<details><summary>{} timelines, as files (too many cells to show them here)</summary><ul>",
+        timelines.len()
+    );
+    for r in timelines {
+        let href =
+            |p: &std::path::Path| escape(&p.strip_prefix(root).unwrap_or(p).to_string_lossy());
+        let _ = writeln!(
+            out,
+            "<li><a href=\"{}\">{}</a> (<a href=\"{}\">SVG</a>)</li>",
+            href(&r.files[0]),
+            escape(&r.title),
+            href(&r.files[1])
+        );
+    }
+    out.push_str("</ul></details>\n");
+}
 
 /// `r` as an embedded SVG with its caption.
 pub fn figure(out: &mut String, r: &Rendered) {

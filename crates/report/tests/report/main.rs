@@ -20,5 +20,6 @@ mod headline;
 mod legends;
 mod marks;
 mod page;
+mod scale;
 mod several;
 mod values;
