@@ -128,6 +128,10 @@ pub struct RunArgs {
         value_name = "WHICH"
     )]
     pub redo: Vec<Redo>,
+    /// Write into an output directory that is not empty and not plateau's (plateau still
+    /// never overwrites a file it did not write).
+    #[arg(long)]
+    pub force: bool,
     /// Write results here instead of the config's output_dir.
     #[arg(long)]
     pub output_dir: Option<PathBuf>,

@@ -59,6 +59,28 @@ impl Failure {
         }
     }
 
+    /// A stopping signal ended the run `while_` it was getting ready, before any cell:
+    /// exit 130.
+    pub fn interrupted_while(while_: &str) -> Self {
+        Failure {
+            code: INTERRUPTED,
+            error: anyhow::anyhow!(
+                "interrupted while {while_}, before any cell ran (run.json records it)"
+            ),
+        }
+    }
+
+    /// A stopping signal came after the last cell was written, as the run printed its
+    /// results: exit 130, though nothing is missing.
+    pub fn interrupted_at_end() -> Self {
+        Failure {
+            code: INTERRUPTED,
+            error: anyhow::anyhow!(
+                "interrupted as the run ended: every cell was already written (run.json says complete)"
+            ),
+        }
+    }
+
     /// Anything else that stops a command: exit 1.
     pub fn other(error: anyhow::Error) -> Self {
         Failure {

@@ -3,12 +3,14 @@
 
 mod args;
 mod compare;
+mod context;
 mod dry_run;
 mod exit;
 mod export;
 mod fetch;
 mod findings;
 mod init;
+mod inputs;
 mod limits;
 mod load;
 mod logging;

@@ -1,6 +1,8 @@
-//! The whole run resolved in one step, from the lowest level to the highest: the plan
-//! (every config key), what this machine can hold, each in-process simulator's settings,
-//! the tokenizer, and the scenarios' workloads. Every problem found is reported at once,
+//! The whole run resolved, from the lowest level to the highest: the plan (every config
+//! key), what this machine can hold, each in-process simulator's settings ([`start`]),
+//! then the tokenizer and the scenarios' workloads, prepared on a thread of their own while
+//! the caller claims the output directory and listens for Ctrl-C ([`Started::finish`]).
+//! Every problem found is reported at once,
 //! each naming the source the user typed it in, so a config with a bad batch size, a bad
 //! simulator setting and a bad scenario option fails once, not three runs in a row. What
 //! comes out is resolved: the runner never reads `RunConfig` again.
@@ -11,9 +13,12 @@ use anyhow::anyhow;
 use plateau_core::plan::{Plan, Problem, Target};
 use plateau_core::tokens::TokenCounter;
 use plateau_model::config::RunConfig;
+use plateau_scenarios::tokenizer::TokenizerError;
 use plateau_scenarios::{Catalog, Folders, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
 use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::exit::Failure;
 use crate::limits;
@@ -36,14 +41,42 @@ pub struct Resolved {
     pub sims: Vec<Option<SimConfig>>,
 }
 
-/// Resolves `config`, its scenarios read from and prepared in `folders`; on any problem,
-/// every problem, one per line, each blamed on its source through `origins`.
-pub fn resolve(
+/// A run being resolved: the plan and the simulators' settings, resolved at once, and the
+/// tokenizer and workloads, prepared on a thread of their own (reading and tokenizing a
+/// dataset can take minutes) so that a stopping signal is heard while they are
+/// ([`Started::finish`]).
+pub struct Started {
+    plan: Option<Plan>,
+    problems: Vec<String>,
+    sims: Vec<(Option<SimConfig>, bool)>,
+    server_lengths: bool,
+    preparing: oneshot::Receiver<Prepared>,
+}
+
+/// What the preparation thread gives back.
+struct Prepared {
+    tokenizer: Result<Arc<Tokenizer>, TokenizerError>,
+    /// `None` without a tokenizer: prompts are built in its tokens.
+    catalog: Option<Result<Catalog, ScenarioError>>,
+}
+
+/// Why [`Started::finish`] did not give a run.
+pub enum Stop {
+    /// Problems, every one of them, each blamed on its source.
+    Failed(Failure),
+    /// A stopping signal came while the workloads were being prepared; the plan, when it
+    /// held.
+    Interrupted(Option<Box<Plan>>),
+}
+
+/// Resolves the plan of `config` and starts preparing its workloads, their scenarios read
+/// from and prepared in `folders`.
+pub fn start(
     config: &RunConfig,
     origins: &Origins,
     env: &dyn Fn(&str) -> Option<String>,
     folders: &Folders,
-) -> Result<Resolved, Failure> {
+) -> Started {
     let mut problems: Vec<String> = Vec::new();
     let plan = Plan::build(config, env)
         .map_err(|e| problems.push(origins.problems(&e.problems)))
@@ -69,52 +102,118 @@ pub fn resolve(
     let server_lengths = crate::server_tokens::wanted(config)
         .map_err(|m| problems.push(origins.blame("tokenizer", format!("tokenizer: {m}"))))
         .unwrap_or(false);
+    let (tx, preparing) = oneshot::channel();
+    let owned = config.clone();
+    let folders = folders.clone();
+    let spawned = std::thread::Builder::new()
+        .name("plateau-prepare".into())
+        .spawn(move || {
+            let _ = tx.send(prepare(&owned, &folders));
+        });
+    if let Err(e) = spawned {
+        problems.push(format!("cannot start preparing the workloads: {e}"));
+    }
+    Started {
+        plan,
+        problems,
+        sims,
+        server_lengths,
+        preparing,
+    }
+}
+
+/// The tokenizer (possibly downloaded) and every scenario's workload material.
+fn prepare(config: &RunConfig, folders: &Folders) -> Prepared {
+    let env = |name: &str| std::env::var(name).ok();
     // Under `server` the text is cut in the embedded default, then again in each server's
     // tokens.
     let local = config
         .tokenizer
         .as_deref()
         .filter(|p| p.to_str() != Some(plateau_model::results::token_check::SERVER));
-    let tokenizer = Tokenizer::load(local, env)
-        .map(Arc::new)
-        .map_err(|e| problems.push(origins.blame("tokenizer", e)))
-        .ok();
-    // Prompts are built in the tokenizer's tokens: without it the scenarios cannot be.
-    let catalog = tokenizer.as_ref().and_then(|t| {
-        Catalog::load_in(config, t.clone(), folders)
-            .map_err(|e| {
+    let tokenizer = Tokenizer::load(local, &env).map(Arc::new);
+    let catalog = tokenizer
+        .as_ref()
+        .ok()
+        .map(|t| Catalog::load_in(config, t.clone(), folders));
+    Prepared { tokenizer, catalog }
+}
+
+impl Started {
+    /// The plan, when the config makes one.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+
+    /// Waits for the workloads (or `interrupt`); on any problem, every problem, one per
+    /// line, each blamed on its source through `origins`.
+    pub async fn finish(
+        self,
+        origins: &Origins,
+        interrupt: &CancellationToken,
+    ) -> Result<Resolved, Stop> {
+        let Started {
+            plan,
+            mut problems,
+            sims,
+            server_lengths,
+            preparing,
+        } = self;
+        let prepared = tokio::select! {
+            biased;
+            () = interrupt.cancelled() => return Err(Stop::Interrupted(plan.map(Box::new))),
+            p = preparing => p,
+        };
+        let (tokenizer, catalog) = match prepared {
+            Ok(p) => (p.tokenizer, p.catalog),
+            // The thread ended without an answer: it panicked (its message is printed).
+            Err(_) => {
+                problems.push("preparing the workloads failed".into());
+                return Err(Stop::Failed(Failure::bad_input(anyhow!(
+                    problems.join("\n")
+                ))));
+            }
+        };
+        let tokenizer = tokenizer
+            .map_err(|e| problems.push(origins.blame("tokenizer", e)))
+            .ok();
+        let catalog = catalog.and_then(|c| {
+            c.map_err(|e| {
                 problems.push(match &e {
                     ScenarioError::Config { field, .. } => origins.blame(field, &e),
                     _ => e.to_string(),
                 })
             })
             .ok()
-    });
-    match (plan, tokenizer, catalog) {
-        (Some(plan), Some(tokenizer), Some(catalog)) if problems.is_empty() => {
-            let sims = plan
-                .endpoints
-                .iter()
-                .zip(sims)
-                .map(|(e, (sim, own_seed))| {
-                    (e.target == Target::InProcessSim)
-                        .then(|| in_process(sim.unwrap_or_default(), &plan, own_seed))
+        });
+        match (plan, tokenizer, catalog) {
+            (Some(plan), Some(tokenizer), Some(catalog)) if problems.is_empty() => {
+                let sims = plan
+                    .endpoints
+                    .iter()
+                    .zip(sims)
+                    .map(|(e, (sim, own_seed))| {
+                        (e.target == Target::InProcessSim)
+                            .then(|| in_process(sim.unwrap_or_default(), &plan, own_seed))
+                    })
+                    .collect();
+                let counter: Arc<dyn TokenCounter> = if server_lengths {
+                    Arc::new(crate::server_tokens::Named(tokenizer))
+                } else {
+                    tokenizer
+                };
+                Ok(Resolved {
+                    plan,
+                    counter,
+                    server_lengths,
+                    catalog,
+                    sims,
                 })
-                .collect();
-            let counter: Arc<dyn TokenCounter> = if server_lengths {
-                Arc::new(crate::server_tokens::Named(tokenizer))
-            } else {
-                tokenizer
-            };
-            Ok(Resolved {
-                plan,
-                counter,
-                server_lengths,
-                catalog,
-                sims,
-            })
+            }
+            _ => Err(Stop::Failed(Failure::bad_input(anyhow!(
+                problems.join("\n")
+            )))),
         }
-        _ => Err(Failure::bad_input(anyhow!(problems.join("\n")))),
     }
 }
 

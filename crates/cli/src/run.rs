@@ -1,14 +1,18 @@
-//! `plateau run`: config -> plan -> preflight -> every cell -> table and verdict.
+//! `plateau run`: config -> plan -> the output directory claimed -> workloads -> preflight
+//! -> every cell -> table and verdict; a stopping signal ends it at any of these steps
+//! with exit 130 and `run.json` saying where.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use plateau_core::driver::{self, RunContext};
+use plateau_core::driver::{self, RunContext, Start};
 use plateau_core::live::Live;
+use plateau_core::plan::{BaseUrl, Plan};
 use plateau_http::Client;
-use plateau_model::results::{self, run_info::Launch};
+use plateau_model::results::claim::{self, Claim, ClaimError};
+use plateau_model::results::run_info::{EndpointInfo, Launch};
 use plateau_model::validate::{self, Severity};
 use tokio_util::sync::CancellationToken;
 
@@ -17,16 +21,19 @@ use crate::exit::{self, BadInput, Failure};
 use crate::places::Places;
 use crate::progress::{Display, RunProgress};
 use crate::redact::Redactions;
-use crate::resolve::{self, Resolved};
-use crate::{limits, load, preflight, quick, server_tokens, signals};
+use crate::resolve::{self, Resolved, Stop};
+use crate::{context, limits, load, preflight, quick, server_tokens, signals};
 
 /// Runs the benchmark matrix; every endpoint's secrets join `redactions` before anything
-/// is printed.
+/// is printed. A stopping signal is heard from the first instant: while the workloads are
+/// prepared, at preflight, in every phase of every cell and as the run ends.
 pub async fn run(
     args: RunArgs,
     display: &Display,
     redactions: &Redactions,
 ) -> Result<ExitCode, Failure> {
+    let interrupt = CancellationToken::new();
+    signals::cancel_on_stop(interrupt.clone());
     let load::Loaded {
         mut config,
         mut origins,
@@ -57,13 +64,32 @@ pub async fn run(
     }
     let env = |name: &str| std::env::var(name).ok();
     let places = Places::find();
+    let started = resolve::start(&config, &origins, &env, &places.folders(&config));
+    let start = Start::now(args.resume, launch(&args));
+    // Claimed before the workloads are ready: a second run is refused at once, not after
+    // minutes of preparation.
+    let _claim = match started.plan() {
+        Some(plan) if !args.dry_run => Some(claim(plan, args.force)?),
+        _ => None,
+    };
+    signals::hold_at("prepare", &interrupt).await;
     let Resolved {
         plan,
         counter,
         server_lengths,
         mut catalog,
         sims,
-    } = resolve::resolve(&config, &origins, &env, &places.folders(&config))?;
+    } = match started.finish(&origins, &interrupt).await {
+        Ok(r) => r,
+        Err(Stop::Failed(f)) => return Err(f),
+        Err(Stop::Interrupted(plan)) => {
+            return Err(stopped(
+                plan.as_deref().filter(|_| !args.dry_run),
+                &start,
+                PREPARING,
+            ));
+        }
+    };
     redactions.add(
         plan.endpoints
             .iter()
@@ -97,30 +123,33 @@ pub async fn run(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    results::check_writable(&plan.output_dir)
-        .map_err(|e| Failure::io(anyhow!("cannot write results: {e}")))?;
     limits::raise_open_files(&plan);
     let max_n = plan.max_in_flight() as usize;
     let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
-    let (targets, sims) = preflight::resolve_targets(&plan, &sims).await?;
-    let prepared = match preflight::check(&plan, &targets, &client).await {
-        Ok(infos) if server_lengths => {
-            server_tokens::prepare(&plan, &targets, &client, &mut catalog, &*counter)
-                .await
-                .map(|()| infos)
-        }
-        other => other,
+    signals::hold_at("preflight", &interrupt).await;
+    let checked = tokio::select! {
+        biased;
+        () = interrupt.cancelled() => return Err(stopped(Some(&plan), &start, PREFLIGHT)),
+        checked = preflight(&plan, &sims, &client) => checked?,
     };
-    let endpoint_infos = match prepared {
-        Ok(infos) => infos,
-        Err(f) => {
+    let (targets, endpoint_infos, sims) = checked;
+    if server_lengths {
+        // Cut again in each server's tokens, still listening for a stopping signal.
+        let cut = tokio::select! {
+            biased;
+            () = interrupt.cancelled() => Err(stopped(Some(&plan), &start, PREPARING)),
+            cut = server_tokens::prepare(&plan, &targets, &client, &mut catalog, &*counter) => cut,
+        };
+        if let Err(f) = cut {
             sims.shutdown().await;
             return Err(f);
         }
-    };
-
-    let interrupt = CancellationToken::new();
-    signals::cancel_on_stop(interrupt.clone());
+    }
+    let tokens = counter.name();
+    if let Err(f) = context::check(&plan, &endpoint_infos, &catalog.longest_prompts(), &tokens) {
+        sims.shutdown().await;
+        return Err(f);
+    }
 
     let live = Arc::new(Live::default());
     let progress = RunProgress::new(display, &plan, live.clone());
@@ -133,10 +162,11 @@ pub async fn run(
             workloads: &catalog,
             counter,
             live,
-            interrupt,
-            resume: args.resume,
+            interrupt: interrupt.clone(),
+            resume: start.resume,
             redo: args.redo.iter().map(|&r| r.into()).collect(),
-            launch: launch(&args),
+            launch: start.launch.clone(),
+            started_at: start.started_at,
             observer: &progress,
         },
     )
@@ -144,7 +174,72 @@ pub async fn run(
     drop(progress);
     sims.shutdown().await;
     let report = result.map_err(failure)?;
+    signals::hold_at("end", &interrupt).await;
+    let code = end_report(&plan, &report);
+    if report.interrupted {
+        return Err(Failure::interrupted());
+    }
+    if interrupt.is_cancelled() {
+        return Err(Failure::interrupted_at_end());
+    }
+    Ok(code)
+}
 
+/// What a run was doing when a stopping signal ended it before its first cell.
+const PREPARING: &str = "preparing the workloads";
+/// See [`PREPARING`].
+const PREFLIGHT: &str = "checking the endpoints (preflight)";
+
+/// Claims the plan's output directory (exit 2 when another run holds it, or when it is not
+/// plateau's and `force` is off; exit 4 when it cannot be written).
+fn claim(plan: &Plan, force: bool) -> Result<Claim, Failure> {
+    let cells: Vec<String> = plan.cells().iter().map(|c| plan.cell_label(c)).collect();
+    let claim = claim::claim(&plan.output_dir, force, &cells).map_err(|e| match e {
+        ClaimError::Io(e) => Failure::io(anyhow!("cannot write results: {e}")),
+        other => Failure::bad_input(other.into()),
+    })?;
+    if let Some(holder) = &claim.stale {
+        tracing::warn!(
+            "{}: taking over the lock of {holder}, which is gone (it crashed or was killed); \
+             the cell it was running is redone by --resume",
+            plan.output_dir.display()
+        );
+    }
+    Ok(claim)
+}
+
+/// The exit of a run a stopping signal ended `while_` it was getting ready: `run.json`
+/// says so (when the run has a plan and a directory), exit 130.
+fn stopped(plan: Option<&Plan>, start: &Start, while_: &str) -> Failure {
+    if let Some(plan) = plan {
+        let endpoints = driver::plan_endpoints(plan);
+        if let Err(e) = driver::interrupted_before_cells(plan, start, endpoints, while_) {
+            tracing::error!("run.json could not record the interrupt: {e}");
+        }
+    }
+    Failure::interrupted_while(while_)
+}
+
+/// Starts the in-process simulators and checks every endpoint: each one's base URL and
+/// preflight findings, and the simulators to stop when the run ends.
+async fn preflight(
+    plan: &Plan,
+    sims: &[Option<plateau_sim::SimConfig>],
+    client: &Client,
+) -> Result<(Vec<BaseUrl>, Vec<EndpointInfo>, preflight::Sims), Failure> {
+    let (targets, sims) = preflight::resolve_targets(plan, sims).await?;
+    match preflight::check(plan, &targets, client).await {
+        Ok(infos) => Ok((targets, infos, sims)),
+        Err(f) => {
+            sims.shutdown().await;
+            Err(f)
+        }
+    }
+}
+
+/// Prints the results table, capacity and repeats, and the findings; exit 1 when a
+/// finding fails.
+fn end_report(plan: &Plan, report: &driver::RunReport) -> ExitCode {
     println!("{}", plateau_report::table::text(&report.summaries));
     print!("{}", plateau_report::table::turns(&report.summaries));
     print!("{}", plateau_report::table::token_checks(&report.summaries));
@@ -159,7 +254,7 @@ pub async fn run(
     }
     println!("results: {}", plan.output_dir.display());
     if report.interrupted {
-        return Err(Failure::interrupted());
+        return ExitCode::from(exit::INTERRUPTED);
     }
     let findings: Vec<_> = report
         .summaries
@@ -180,9 +275,9 @@ pub async fn run(
         );
     }
     if findings.iter().any(|f| f.severity == Severity::Fail) {
-        return Ok(ExitCode::from(exit::VALIDATION));
+        return ExitCode::from(exit::VALIDATION);
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 /// The exit code and message of a run that stopped: a result file that could not be

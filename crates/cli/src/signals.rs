@@ -1,7 +1,8 @@
 //! Stopping signals: Ctrl-C (SIGINT), SIGTERM (what `timeout`, systemd, docker and
 //! Kubernetes send) and SIGHUP (a closed terminal) all end a run the same way: the first
 //! cancels `interrupt`, so the cell in progress is written as `interrupted` and run.json is
-//! closed; a second of any of them exits at once.
+//! closed; a second of any of them exits at once. [`hold_at`] lets a test stop a run at a
+//! named step (`PLATEAU_TEST_HOLD_AT`), to interrupt it there.
 
 use tokio_util::sync::CancellationToken;
 
@@ -14,13 +15,30 @@ pub fn cancel_on_stop(interrupt: CancellationToken) {
             return;
         };
         tracing::warn!(
-            "{name}: writing what the current cell recorded (send it again to abort at once)"
+            "{name}: stopping and writing what there is (send it again to abort at once)"
         );
         interrupt.cancel();
         if next_stop().await.is_some() {
             std::process::exit(i32::from(exit::INTERRUPTED));
         }
     });
+}
+
+/// The variable naming the step [`hold_at`] waits at.
+const HOLD_AT: &str = "PLATEAU_TEST_HOLD_AT";
+
+/// How long [`hold_at`] waits at most.
+const HOLD_FOR: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// When `PLATEAU_TEST_HOLD_AT` names `step`, waits there until `interrupt` (or 20 s), so
+/// that a test can send a signal while the run is exactly at that step; otherwise returns
+/// at once. A test aid: nothing else sets the variable.
+pub async fn hold_at(step: &str, interrupt: &CancellationToken) {
+    if std::env::var(HOLD_AT).ok().as_deref() != Some(step) {
+        return;
+    }
+    tracing::info!("holding at {step} ({HOLD_AT})");
+    let _ = tokio::time::timeout(HOLD_FOR, interrupt.cancelled()).await;
 }
 
 /// The next stopping signal's name; `None` if no listener could be installed.

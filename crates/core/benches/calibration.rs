@@ -99,6 +99,7 @@ fn main() {
                     resume: false,
                     redo: Vec::new(),
                     launch: Default::default(),
+                    started_at: chrono::Utc::now(),
                     observer: &Quiet,
                 },
             )

@@ -16,6 +16,11 @@ mod run_json;
 mod server_metrics;
 
 pub use error::DriverError;
+pub use run_json::{Start, interrupted_before_cells, plan_endpoints};
+
+/// What a run was doing when a stopping signal came as it asked each server for its
+/// configuration, before the first cell.
+const ASKING: &str = "asking the servers for their configuration";
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -81,6 +86,8 @@ pub struct RunContext<'a> {
     pub redo: Vec<Redo>,
     /// How this run was started, for `run.json`.
     pub launch: Launch,
+    /// When this invocation started, for `run.json`.
+    pub started_at: chrono::DateTime<chrono::Utc>,
     /// Progress.
     pub observer: &'a dyn Observer,
 }
@@ -113,8 +120,31 @@ pub async fn run_plan(plan: &Plan, ctx: RunContext<'_>) -> Result<RunReport, Dri
     }
     let cells = plan.cells();
     let run_path = plan.output_dir.join(results::RUN_FILE);
-    let endpoints = run_json::endpoints(plan, &ctx).await;
-    let mut info = run_json::open(plan, &ctx, endpoints, &cells, &run_path);
+    let start = Start {
+        resume: ctx.resume,
+        launch: ctx.launch.clone(),
+        started_at: ctx.started_at,
+    };
+    let endpoints = tokio::select! {
+        biased;
+        () = ctx.interrupt.cancelled() => {
+            let infos = if ctx.endpoint_infos.len() == plan.endpoints.len() {
+                ctx.endpoint_infos.clone()
+            } else {
+                plan_endpoints(plan)
+            };
+            let info = run_json::interrupted_before_cells(plan, &start, infos, ASKING)?;
+            return Ok(RunReport {
+                summaries: Vec::new(),
+                interrupted: true,
+                info,
+                capacity: None,
+                repeats: None,
+            });
+        }
+        e = run_json::endpoints(plan, &ctx) => e,
+    };
+    let mut info = run_json::open(plan, &start, endpoints, &cells, &run_path);
     results::write_json(&run_path, &info)?;
     run_cells(plan, &ctx, &cells, &run_path, &mut info)
         .await
@@ -147,6 +177,10 @@ async fn run_cells(
         run_path,
     };
     for (index, cell) in cells.iter().enumerate() {
+        if ctx.interrupt.is_cancelled() {
+            state.interrupted = true;
+            break;
+        }
         visit(&at, &mut state, info, index, cell).await?;
         if state.interrupted {
             break;
@@ -245,7 +279,16 @@ async fn visit(
         info.cells[index].reason = Some(reason.clone());
         return Ok(None);
     }
-    let token_check = token_check(at, state, cell, workload.as_ref()).await;
+    let asked = tokio::select! {
+        biased;
+        () = ctx.interrupt.cancelled() => None,
+        check = token_check(at, state, cell, workload.as_ref()) => Some(check),
+    };
+    let Some(token_check) = asked else {
+        // Stopped before the cell started: it stays pending.
+        state.interrupted = true;
+        return Ok(None);
+    };
     ctx.observer.cell_started(index, total, cell);
     ctx.live.reset();
     // What run.json says if an error stops the run inside this cell.

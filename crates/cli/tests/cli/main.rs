@@ -8,6 +8,7 @@
 )]
 
 mod anywhere;
+mod bounded;
 mod common;
 mod compare;
 mod config_errors;
@@ -17,8 +18,10 @@ mod exit_codes;
 mod failing;
 mod install;
 mod interrupt;
+mod interrupt_steps;
 mod io_errors;
 mod open_loop;
+mod output_dir;
 mod output_lengths;
 mod quick;
 mod repeats;

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::{DriverError, RunContext, VERSION};
 use crate::plan::{Cell, Plan};
 use crate::server_info;
+use plateau_model::results::run_info::Launch;
 use plateau_model::results::run_info::{
     CellEntry, CellState, EndpointInfo, Host, Invocation, RunInfo, RunStatus,
 };
@@ -39,13 +40,13 @@ pub(super) async fn endpoints(plan: &Plan, ctx: &RunContext<'_>) -> Vec<Endpoint
 /// `run.json` for a run starting now: every cell pending, this invocation running.
 pub(super) fn open(
     plan: &Plan,
-    ctx: &RunContext<'_>,
+    start: &Start,
     endpoints: Vec<EndpointInfo>,
     cells: &[Cell],
     path: &Path,
 ) -> RunInfo {
-    let now = Utc::now();
-    let mut invocations = if ctx.resume {
+    let now = start.started_at;
+    let mut invocations = if start.resume {
         earlier_invocations(path)
     } else {
         Vec::new()
@@ -55,8 +56,8 @@ pub(super) fn open(
         ended_at: None,
         status: RunStatus::Running,
         reason: None,
-        resume: ctx.resume,
-        launch: ctx.launch.clone(),
+        resume: start.resume,
+        launch: start.launch.clone(),
     });
     RunInfo {
         plateau_version: VERSION.into(),
@@ -79,6 +80,81 @@ pub(super) fn open(
             .collect(),
         config: plan.redacted_config.clone(),
     }
+}
+
+/// How a run was started, as `run.json` records it.
+#[derive(Clone, Debug)]
+pub struct Start {
+    /// Started with `--resume`.
+    pub resume: bool,
+    /// The config file and the keys overridden.
+    pub launch: Launch,
+    /// When this invocation started (before its workloads were prepared).
+    pub started_at: DateTime<Utc>,
+}
+
+impl Start {
+    /// An invocation starting now.
+    pub fn now(resume: bool, launch: Launch) -> Start {
+        Start {
+            resume,
+            launch,
+            started_at: Utc::now(),
+        }
+    }
+}
+
+/// Writes `run.json` for a run that a stopping signal ended `while` it was getting ready
+/// (preparing the workloads, checking the endpoints), before any cell ran: every cell as
+/// an earlier invocation left it (under `--resume`) or pending, this invocation
+/// `interrupted`, with the reason.
+pub fn interrupted_before_cells(
+    plan: &Plan,
+    start: &Start,
+    endpoints: Vec<EndpointInfo>,
+    while_: &str,
+) -> Result<RunInfo, DriverError> {
+    let path = plan.output_dir.join(results::RUN_FILE);
+    let cells = plan.cells();
+    let mut info = open(plan, start, endpoints, &cells, &path);
+    if start.resume {
+        keep_earlier_states(&path, &mut info);
+    }
+    close(
+        &mut info,
+        RunStatus::Interrupted,
+        Some(format!("interrupted while {while_}, before any cell ran")),
+    );
+    results::write_json(&path, &info)?;
+    Ok(info)
+}
+
+/// Each cell's state and reason as the earlier `run.json` at `path` left them (the cells
+/// this invocation never reached).
+fn keep_earlier_states(path: &Path, info: &mut RunInfo) {
+    let Ok(raw) = results::read_json::<Value>(path) else {
+        return;
+    };
+    let Some(earlier) = raw.get("cells").and_then(Value::as_array) else {
+        return;
+    };
+    for entry in earlier {
+        let Ok(e) = serde_json::from_value::<CellEntry>(entry.clone()) else {
+            continue;
+        };
+        if let Some(now) = info.cells.iter_mut().find(|c| c.path == e.path) {
+            *now = e;
+        }
+    }
+}
+
+/// Each endpoint as the plan gives it, without asking its server (a run stopped before
+/// preflight, or before the servers were asked).
+pub fn plan_endpoints(plan: &Plan) -> Vec<EndpointInfo> {
+    plan.endpoints
+        .iter()
+        .map(|e| e.info(&crate::fingerprint::endpoint_url(e), None))
+        .collect()
 }
 
 /// Ends the run, and this invocation, now with `status`.

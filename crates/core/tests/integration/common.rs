@@ -84,6 +84,7 @@ pub async fn run_at(
             resume,
             redo: Vec::new(),
             launch: Default::default(),
+            started_at: chrono::Utc::now(),
             observer: &Quiet,
         },
     )

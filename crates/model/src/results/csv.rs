@@ -115,6 +115,13 @@ pub const COLUMNS: &[Column] = &[
     Number(q::SERVER_CHAT_PROMPT_TOKENS),
 ];
 
+/// How every plateau `summary.csv` begins: its first five column names, the identity of a
+/// cell (how a file plateau wrote is told from one it did not).
+pub fn header_start() -> String {
+    let names: Vec<&str> = COLUMNS.iter().take(5).map(Column::header).collect();
+    format!("{},", names.join(","))
+}
+
 /// The CSV text for `summaries`.
 pub fn render(summaries: &[CellSummary]) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -50,6 +50,7 @@ async fn hit_rate(scenario: &str) -> f64 {
             resume: false,
             redo: Vec::new(),
             launch: Default::default(),
+            started_at: chrono::Utc::now(),
             observer: &Quiet,
         },
     )
