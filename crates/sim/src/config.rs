@@ -64,6 +64,10 @@ pub struct SimConfig {
     pub seed: u64,
     /// Models listed by `/v1/models`; when non-empty, other models get 404.
     pub served_models: Vec<String>,
+    /// The context length `/v1/models` states for each model (vLLM's `max_model_len`);
+    /// absent when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_model_len: Option<u32>,
     /// Timings of the `fixed` profile.
     pub fixed: FixedConfig,
     /// Engine model of the `realistic` profile.
@@ -140,6 +144,7 @@ impl Default for SimConfig {
             profile: Profile::Realistic,
             seed: 0,
             served_models: Vec::new(),
+            max_model_len: None,
             fixed: FixedConfig::default(),
             engine: EngineConfig::default(),
             faults: FaultConfig::default(),

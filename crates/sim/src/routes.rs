@@ -101,8 +101,12 @@ fn models(state: &State) -> Response<SimBody> {
     let data: Vec<serde_json::Value> = names
         .into_iter()
         .map(|id| {
-            serde_json::json!({"id": id, "object": "model", "created": created,
-                "owned_by": "plateau", "root": id, "parent": null})
+            let mut m = serde_json::json!({"id": id, "object": "model", "created": created,
+                "owned_by": "plateau", "root": id, "parent": null});
+            if let Some(len) = state.config.max_model_len {
+                m["max_model_len"] = len.into();
+            }
+            m
         })
         .collect();
     json(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use crate::data::{custom, oasst2, sharegpt};
+use crate::data::{oasst2, sharegpt};
 use crate::definition::Dialog;
 use crate::error::ScenarioError;
 use crate::rng::stream_rng;
@@ -105,29 +105,6 @@ pub(super) fn builtin_dialogs(corpus: &Corpus, seed: u64) -> Vec<Conversation> {
         .collect()
 }
 
-pub(super) fn custom_prompts(
-    file: &Path,
-    tokenizer: &Tokenizer,
-) -> Result<Vec<CustomPrompt>, ScenarioError> {
-    let prompts = custom::read(file)?;
-    let texts: Vec<&str> = prompts
-        .iter()
-        .flat_map(|p| p.iter().map(|m| m.content.as_str()))
-        .collect();
-    let mut counts = tokenizer.count_many(&texts).into_iter();
-    Ok(prompts
-        .into_iter()
-        .map(|messages| {
-            let tokens = messages.iter().map(|_| counts.next().unwrap_or(0)).sum();
-            CustomPrompt {
-                messages,
-                tokens,
-                reply_tokens: None,
-            }
-        })
-        .collect())
-}
-
 /// ShareGPT's first exchanges as prompts with their reply lengths, kept by vLLM's length
 /// rule ([`sharegpt::keep`]) in tokens of `tokenizer`; also returns how many were dropped.
 pub(super) fn pairs_from_sharegpt(
@@ -149,6 +126,7 @@ pub(super) fn pairs_from_sharegpt(
             messages: vec![Message::new(Role::User, p.prompt)],
             tokens: c[0],
             reply_tokens: Some(c[1]),
+            line: None,
         })
         .collect();
     let dropped = total - kept.len();
@@ -164,6 +142,7 @@ pub(super) fn builtin_pairs(corpus: &Corpus, seed: u64) -> Vec<CustomPrompt> {
             messages: vec![Message::new(Role::User, t.user.as_ref())],
             tokens: t.user_tokens,
             reply_tokens: Some(t.reply_tokens),
+            line: None,
         })
         .collect()
 }

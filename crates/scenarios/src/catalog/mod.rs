@@ -3,6 +3,7 @@
 //! built-in stand-in with a warning). As the core's [`WorkloadFactory`] it builds each
 //! cell's workload, seeded by the plan's seed, the scenario id and the load (N or rate).
 
+mod custom_file;
 mod loaders;
 mod prepare;
 mod retarget;
@@ -129,6 +130,39 @@ impl Catalog {
     pub fn tokenizer(&self) -> &Arc<Tokenizer> {
         &self.tokenizer
     }
+
+    /// The longest prompt of each configured custom scenario, to hold against a model's
+    /// context once the server has said how long it is.
+    pub fn longest_prompts(&self) -> Vec<LongestPrompt> {
+        self.prepared
+            .iter()
+            .filter_map(|(id, p)| match &p.material {
+                Material::Custom { prompts } => {
+                    let longest = prompts.iter().max_by_key(|c| c.tokens)?;
+                    Some(LongestPrompt {
+                        scenario: id.clone(),
+                        file: p.info.source.clone(),
+                        line: longest.line,
+                        tokens: longest.tokens,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A custom scenario's longest prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongestPrompt {
+    /// Scenario id.
+    pub scenario: String,
+    /// Its prompts file.
+    pub file: String,
+    /// The prompt's line in it.
+    pub line: Option<u32>,
+    /// Its length in tokens of the client tokenizer.
+    pub tokens: u32,
 }
 
 impl WorkloadFactory for Catalog {

@@ -12,8 +12,7 @@ use plateau_model::config::{OutputTokens, RunConfig};
 
 use super::Folders;
 use super::loaders::{
-    builtin_dialogs, builtin_pairs, custom_prompts, dialogs_from_oasst2, pairs_from_sharegpt,
-    system_prompt,
+    builtin_dialogs, builtin_pairs, dialogs_from_oasst2, pairs_from_sharegpt, system_prompt,
 };
 use crate::data::{longbench, oasst2, sharegpt};
 use crate::definition::{Dialog, Scenario, Source, Spec};
@@ -361,9 +360,9 @@ impl<'a> Sources<'a> {
                     prompts: Arc::new(prompts),
                 }
             }
-            Spec::Custom { file } => {
-                let prompts = custom_prompts(file, &self.tokenizer)?;
-                info.source = file.display().to_string();
+            Spec::Custom(file) => {
+                let prompts = super::custom_file::prompts(file, &self.tokenizer)?;
+                info.source = file.path.display().to_string();
                 info.notes.push(format!("{} prompts", prompts.len()));
                 Material::Custom {
                     prompts: Arc::new(prompts),

@@ -27,10 +27,18 @@ struct LineMessage {
 
 const EXPECTED: &str = r#"{"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}"#;
 
-/// Reads the prompts of `path`, one message list per line.
-pub fn read(path: &Path) -> Result<Vec<Vec<Message>>, ScenarioError> {
-    let mut out = Vec::new();
-    super::read_jsonl(path, EXPECTED, |n, line: Line| {
+/// Reads the prompts of `path`, one message list per line, into `each(line, messages)`,
+/// streaming: at most `max_line` bytes of a line are read (a longer line is the error
+/// `too_long` gives), and no line is kept beyond what `each` keeps. An error names the
+/// file and line.
+pub fn stream(
+    path: &Path,
+    max_line: usize,
+    too_long: impl Fn(usize) -> String,
+    mut each: impl FnMut(usize, Vec<Message>) -> Result<(), ScenarioError>,
+) -> Result<(), ScenarioError> {
+    let mut any = false;
+    super::read_jsonl_capped(path, EXPECTED, max_line, too_long, |n, line: Line| {
         let err = |m: &str| ScenarioError::data(path, Some(n), format!("{m}; expected {EXPECTED}"));
         let messages = match (line.prompt, line.messages) {
             (Some(p), None) => vec![Message::new(Role::User, p)],
@@ -49,16 +57,32 @@ pub fn read(path: &Path) -> Result<Vec<Vec<Message>>, ScenarioError> {
             Some(m) if m.content.trim().is_empty() => return Err(err("the prompt is empty")),
             Some(_) => {}
         }
-        out.push(messages);
-        Ok(())
+        any = true;
+        each(n, messages)
     })?;
-    if out.is_empty() {
+    if !any {
         return Err(ScenarioError::data(
             path,
             None,
             format!("no prompts; expected one per line: {EXPECTED}"),
         ));
     }
+    Ok(())
+}
+
+/// Every prompt of `path` with its line (for tests and small files).
+#[cfg(test)]
+fn read(path: &Path) -> Result<Vec<Vec<Message>>, ScenarioError> {
+    let mut out = Vec::new();
+    stream(
+        path,
+        usize::MAX,
+        |_| String::new(),
+        |_, m| {
+            out.push(m);
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

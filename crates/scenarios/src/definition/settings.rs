@@ -22,9 +22,17 @@ pub struct Settings {
     /// System prompt length in tokens (shared_prefix).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_tokens: Option<u32>,
-    /// The JSONL file of a custom scenario, relative to the definition's directory.
+    /// The JSONL file of a custom scenario, relative to the definition's directory (and
+    /// inside it, unless `allow_outside`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
+    /// Lets `file` be an absolute path, or lead out of the definition's directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_outside: Option<bool>,
+    /// The longest prompt a custom file may hold, in tokens of the client tokenizer
+    /// (default 1,000,000); a longer one is an error naming its line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_prompt_tokens: Option<u32>,
     /// Conversation languages (oasst2 codes such as `en`, `de`; `*` for all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<Vec<String>>,
@@ -55,6 +63,8 @@ impl Settings {
             ("input_tokens", s.input_tokens.is_some()),
             ("system_tokens", s.system_tokens.is_some()),
             ("file", s.file.is_some()),
+            ("allow_outside", s.allow_outside.is_some()),
+            ("max_prompt_tokens", s.max_prompt_tokens.is_some()),
             ("lang", s.lang.is_some()),
             ("paths", s.paths.is_some()),
             ("replies", s.replies.is_some()),
@@ -75,6 +85,8 @@ impl Settings {
             input_tokens: o.input_tokens.or(self.input_tokens),
             system_tokens: o.system_tokens.or(self.system_tokens),
             file: o.file.or(self.file),
+            allow_outside: o.allow_outside.or(self.allow_outside),
+            max_prompt_tokens: o.max_prompt_tokens.or(self.max_prompt_tokens),
             lang: o.lang.or(self.lang),
             paths: o.paths.or(self.paths),
             replies: o.replies.or(self.replies),

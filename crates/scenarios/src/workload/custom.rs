@@ -17,6 +17,8 @@ pub struct CustomPrompt {
     pub tokens: u32,
     /// The length in tokens of the dataset's reply, where the source has one (ShareGPT).
     pub reply_tokens: Option<u32>,
+    /// Its line in the user's prompts file (custom scenarios).
+    pub line: Option<u32>,
 }
 
 /// Prompts from a file.

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::definition::{Kind, Paths, Replies, Source, Spec};
+use crate::definition::{CustomFile, Kind, Paths, Replies, Source, Spec};
 use plateau_testkit::plan::temp_dir;
 
 fn options(v: Value) -> BTreeMap<String, Value> {
@@ -133,9 +133,12 @@ fn files_add_and_override_scenarios() {
     assert_eq!(d.scenarios["mine"].header.kind, Kind::Custom);
     assert_eq!(
         d.scenarios["mine"].spec,
-        Spec::Custom {
-            file: dir.join("mine.jsonl")
-        }
+        Spec::Custom(CustomFile {
+            path: dir.join("mine.jsonl"),
+            folder: dir.to_owned(),
+            allow_outside: false,
+            max_prompt_tokens: 1_000_000,
+        })
     );
 }
 
@@ -182,4 +185,54 @@ fn bad_files_name_the_file_and_the_field() {
         let prefix = format!("{}: {expected}", dir.join(name).display());
         assert!(err.starts_with(&prefix), "{err}\n  expected: {prefix}");
     }
+}
+
+#[test]
+fn a_custom_file_stays_in_its_folder_unless_allowed_out() {
+    let tmp = temp_dir("defs-outside");
+    let dir = tmp.path();
+    let def = |file: &str, extra: &str| {
+        std::fs::write(
+            dir.join("mine.json"),
+            format!(r#"{{"id": "mine", "name": "Mine", "description": "y", "kind": "custom", "file": "{file}"{extra}}}"#),
+        )
+        .unwrap();
+    };
+    for file in [
+        "../secrets.jsonl",
+        "/etc/prompts.jsonl",
+        "sub/../../x.jsonl",
+    ] {
+        def(file, "");
+        let err = load(dir, &BTreeMap::new()).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: `file` `{file}` leads out of this scenario's folder ({}); a custom \
+                 scenario reads its prompts from its own folder: move the file there, or set \
+                 \"allow_outside\": true to read it where it is",
+                dir.join("mine.json").display(),
+                dir.display()
+            )
+        );
+        def(file, r#", "allow_outside": true"#);
+        let d = load(dir, &BTreeMap::new()).unwrap();
+        let Spec::Custom(f) = &d.scenarios["mine"].spec else {
+            panic!()
+        };
+        assert!(f.allow_outside);
+        assert_eq!(f.path, dir.join(file));
+    }
+    def("sub/./mine.jsonl", "");
+    let d = load(dir, &BTreeMap::new()).unwrap();
+    assert!(matches!(&d.scenarios["mine"].spec, Spec::Custom(f) if !f.allow_outside));
+    let err = load(dir, &options(json!({"mine": {"file": "../up.jsonl"}})))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(
+            "scenario_options.mine.file: `../up.jsonl` leads out of this scenario's folder"
+        ),
+        "{err}"
+    );
 }
