@@ -21,11 +21,17 @@ impl Client {
         error_message: &dyn Fn(&[u8]) -> String,
         timeout: Duration,
     ) -> Result<serde_json::Value, ClientError> {
-        let (status, body) = self.get(uri, headers, timeout).await?;
+        let (status, location, body) = self.get_located(uri, headers, timeout).await?;
         if !status.is_success() {
             return Err(ClientError::Status {
                 status: status.as_u16(),
-                message: error_message(&body),
+                message: match location {
+                    Some(to) => format!("redirected to {to}"),
+                    None => Some(error_message(&body))
+                        .filter(|m| !m.trim().is_empty())
+                        .or_else(|| status.canonical_reason().map(str::to_owned))
+                        .unwrap_or_default(),
+                },
             });
         }
         Ok(serde_json::from_slice(&body)?)
@@ -58,6 +64,17 @@ impl Client {
         headers: &HeaderMap,
         timeout: Duration,
     ) -> Result<(http::StatusCode, Bytes), ClientError> {
+        let (status, _, body) = self.get_located(uri, headers, timeout).await?;
+        Ok((status, body))
+    }
+
+    /// [`Client::get`], with a redirect's `Location`.
+    async fn get_located(
+        &self,
+        uri: Uri,
+        headers: &HeaderMap,
+        timeout: Duration,
+    ) -> Result<(http::StatusCode, Option<String>, Bytes), ClientError> {
         let req = Request::builder()
             .method(Method::GET)
             .uri(uri)
@@ -75,7 +92,8 @@ impl Client {
         timeout: Duration,
     ) -> Result<(http::StatusCode, Bytes), ClientError> {
         let req = post(&uri, HeaderMap::new(), false, body.to_string().into_bytes())?;
-        self.call(req, headers, timeout).await
+        let (status, _, body) = self.call(req, headers, timeout).await?;
+        Ok((status, body))
     }
 
     /// Sends `req` with `headers` added and reads the whole body within `timeout`, by the
@@ -87,7 +105,7 @@ impl Client {
         req: Request<Bytes>,
         headers: &HeaderMap,
         timeout: Duration,
-    ) -> Result<(http::StatusCode, Bytes), ClientError> {
+    ) -> Result<(http::StatusCode, Option<String>, Bytes), ClientError> {
         let (mut parts, body) = req.into_parts();
         parts.headers.extend(headers.clone());
         let req = Request::from_parts(parts, body);
@@ -103,11 +121,17 @@ impl Client {
             .await
             .map_err(failed)?;
         let status = response.status();
+        let location = status
+            .is_redirection()
+            .then(|| response.headers().get(http::header::LOCATION))
+            .flatten()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let mut buf = Vec::new();
         response
             .read(&clock, &bounds, &mut |data, _, _| whole(&mut buf, data))
             .await
             .map_err(failed)?;
-        Ok((status, Bytes::from(buf)))
+        Ok((status, location, Bytes::from(buf)))
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::Request;
-use http::header::{CONTENT_TYPE, RETRY_AFTER};
+use http::header::{CONTENT_ENCODING, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use plateau_http::{Bounds, Client, Clock, Failure, FailureKind, Stamps};
 use tokio_util::sync::CancellationToken;
 
@@ -58,6 +58,7 @@ pub async fn exchange(
 ) -> Exchange {
     let mut ex = Exchange::new(clock.now_us());
     let bounds = Bounds::new(timeout, cancel);
+    let asked = req.uri().clone();
     let mut stamps = Stamps {
         t_sent_us: ex.t_sent_us,
         ..Stamps::default()
@@ -71,6 +72,9 @@ pub async fn exchange(
         Err(f) => return end(ex, clock, f.into()),
     };
     let status = response.status();
+    if let Some(stop) = unasked(status, response.headers(), &asked) {
+        return end(ex, clock, stop);
+    }
     if !status.is_success() {
         ex.retry_after = response
             .headers()
@@ -120,6 +124,58 @@ pub async fn exchange(
     };
     let msg = (outcome == Outcome::Empty).then(|| "the response carried no content".to_owned());
     end(ex, clock, Stop::new(outcome, msg))
+}
+
+/// A response plateau cannot read as the answer it asked for, in words: a redirect (never
+/// followed: the endpoint's URL is what is measured) with where it points, or a body
+/// compressed although plateau sent no `Accept-Encoding`.
+fn unasked(status: http::StatusCode, headers: &http::HeaderMap, asked: &http::Uri) -> Option<Stop> {
+    if status.is_redirection() {
+        let location = headers
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("(no Location header)");
+        return Some(Stop::new(
+            Outcome::HttpStatus {
+                status: status.as_u16(),
+            },
+            Some(format!(
+                "HTTP {} {} to {location}: plateau does not follow redirects; point the \
+                 endpoint at {}",
+                status.as_u16(),
+                status.canonical_reason().unwrap_or(""),
+                redirect_base(location, asked.path())
+            )),
+        ));
+    }
+    let encoding = headers
+        .get(CONTENT_ENCODING)?
+        .to_str()
+        .unwrap_or("?")
+        .trim();
+    (!encoding.eq_ignore_ascii_case("identity")).then(|| {
+        Stop::new(
+            Outcome::Decode,
+            Some(format!(
+                "the server sent Content-Encoding: {encoding} although plateau did not ask \
+                 for it (it sends no Accept-Encoding): turn compression off on the server, or \
+                 on the proxy in front of it, for this API"
+            )),
+        )
+    })
+}
+
+/// The base URL a redirect to `location` suggests for a request to `path`: the location
+/// without the API's tail (`/chat/completions`, `/completions`) when it ends with it.
+fn redirect_base(location: &str, path: &str) -> String {
+    let tail = ["/chat/completions", "/completions"]
+        .into_iter()
+        .find(|t| path.ends_with(t));
+    let bare = location.split(['?', '#']).next().unwrap_or(location);
+    match tail.and_then(|t| bare.strip_suffix(t)) {
+        Some(base) => base.to_owned(),
+        None => format!("the URL {location} names (without the API's path)"),
+    }
 }
 
 /// Ends an event stream at `t_end`: the failure it ends in, if any.
@@ -178,3 +234,6 @@ fn end(mut ex: Exchange, clock: &Clock, stop: Stop) -> Exchange {
     ex.error = stop.message;
     ex
 }
+
+#[cfg(test)]
+mod tests;
