@@ -6,7 +6,7 @@
 
 use anyhow::anyhow;
 use plateau_core::plan::Plan;
-use plateau_core::results::run_info::EndpointInfo;
+use plateau_model::results::run_info::EndpointInfo;
 use plateau_scenarios::catalog::LongestPrompt;
 use serde_json::Value;
 

@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 
 use anyhow::anyhow;
-use plateau_core::results::SUMMARY_FILE;
-use plateau_core::results::dir::Missing;
+use plateau_model::results::SUMMARY_FILE;
+use plateau_model::results::dir::Missing;
 
 use crate::exit::Failure;
 

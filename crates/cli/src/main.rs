@@ -14,6 +14,7 @@ mod inputs;
 mod limits;
 mod load;
 mod logging;
+mod network;
 mod places;
 mod preflight;
 mod progress;

@@ -76,7 +76,7 @@ pub async fn check(
         let wire = wire::of(e);
         let models = match client
             .get_json(
-                uri,
+                uri.clone(),
                 &wire.auth_headers(e),
                 &|body| wire.error_message(body),
                 Duration::from_secs(15),
@@ -97,6 +97,17 @@ pub async fn check(
                     e.name,
                     base.as_str(),
                     e.scrub(&message)
+                )));
+            }
+            Err(ClientError::Status { status, message })
+                if refuses(status, client.proxy_for(&uri).as_deref()) =>
+            {
+                return Err(Failure::unreachable(anyhow!(
+                    "endpoint {} ({}): HTTP {status} from /models: {}; {}",
+                    e.name,
+                    base.as_str(),
+                    e.scrub(&message),
+                    what_to_do(status, client.proxy_for(&uri))
                 )));
             }
             Err(ClientError::Status { status, message }) => {
@@ -122,9 +133,34 @@ pub async fn check(
         for model in &plan.models {
             try_one(plan, e, base, model, client).await?;
         }
-        infos.push(e.info(base.as_str(), models));
+        let mut info = e.info(base.as_str(), models);
+        info.proxy = client.proxy_for(&uri);
+        infos.push(info);
     }
     Ok(infos)
+}
+
+/// Whether HTTP `status` at preflight, sent through `proxy` if any, means the endpoint
+/// cannot be measured as configured: a redirect (never followed), a proxy asking for
+/// credentials, or a proxy that could not reach the server.
+fn refuses(status: u16, proxy: Option<&str>) -> bool {
+    (300..400).contains(&status) || status == 407 || (status == 502 && proxy.is_some())
+}
+
+/// What to do about a refusing `status` (see [`refuses`]), through `proxy` if any.
+fn what_to_do(status: u16, proxy: Option<String>) -> String {
+    let proxy = proxy.unwrap_or_else(|| "(none)".into());
+    match status {
+        407 => format!(
+            "the proxy {proxy} asks for credentials: put them in its URL, \
+             http://user:password@host:port (HTTP_PROXY, or the endpoint's proxy)"
+        ),
+        502 => format!(
+            "the proxy {proxy} could not reach the server: check the URL, or go around the \
+             proxy with NO_PROXY or the endpoint's \"proxy\": \"none\""
+        ),
+        _ => "plateau does not follow redirects: point the endpoint at the new location".into(),
+    }
 }
 
 /// Sends `model` at endpoint `e` one short request, as the cells will (same API, streaming
@@ -182,6 +218,24 @@ async fn try_one(
             };
             Err(Failure::unreachable(anyhow!(
                 "endpoint {} ({}): a request for model `{}` got HTTP {status}: {said}; {hint}",
+                e.name,
+                base.as_str(),
+                model.name
+            )))
+        }
+        Outcome::HttpStatus { status }
+            if refuses(status, client.proxy_for(transport.uri()).as_deref()) =>
+        {
+            // A redirect's message already says where it points and what to do.
+            let hint = match status {
+                300..400 => String::new(),
+                _ => format!(
+                    "; {}",
+                    what_to_do(status, client.proxy_for(transport.uri()))
+                ),
+            };
+            Err(Failure::unreachable(anyhow!(
+                "endpoint {} ({}): a request for model `{}` got HTTP {status}: {said}{hint}",
                 e.name,
                 base.as_str(),
                 model.name

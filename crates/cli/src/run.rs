@@ -124,15 +124,14 @@ pub async fn run(
         return Ok(ExitCode::SUCCESS);
     }
     limits::raise_open_files(&plan);
-    let max_n = plan.max_in_flight() as usize;
-    let client = Client::new(max_n + 8).map_err(|e| Failure::other(e.into()))?;
+    let pool = plan.max_in_flight() as usize + 8;
     signals::hold_at("preflight", &interrupt).await;
     let checked = tokio::select! {
         biased;
         () = interrupt.cancelled() => return Err(stopped(Some(&plan), &start, PREFLIGHT)),
-        checked = preflight(&plan, &sims, &client) => checked?,
+        checked = preflight(&plan, &sims, pool, redactions) => checked?,
     };
-    let (targets, endpoint_infos, sims) = checked;
+    let (client, targets, endpoint_infos, sims) = checked;
     if server_lengths {
         // Cut again in each server's tokens, still listening for a stopping signal.
         let cut = tokio::select! {
@@ -220,16 +219,24 @@ fn stopped(plan: Option<&Plan>, start: &Start, while_: &str) -> Failure {
     Failure::interrupted_while(while_)
 }
 
-/// Starts the in-process simulators and checks every endpoint: each one's base URL and
-/// preflight findings, and the simulators to stop when the run ends.
+/// Starts the in-process simulators, builds the client that reaches every endpoint (its
+/// proxy, its TLS) and checks each one: the client, each one's base URL and preflight
+/// findings, and the simulators to stop when the run ends.
 async fn preflight(
     plan: &Plan,
     sims: &[Option<plateau_sim::SimConfig>],
-    client: &Client,
-) -> Result<(Vec<BaseUrl>, Vec<EndpointInfo>, preflight::Sims), Failure> {
+    pool: usize,
+    redactions: &Redactions,
+) -> Result<(Client, Vec<BaseUrl>, Vec<EndpointInfo>, preflight::Sims), Failure> {
     let (targets, sims) = preflight::resolve_targets(plan, sims).await?;
-    match preflight::check(plan, &targets, client).await {
-        Ok(infos) => Ok((targets, infos, sims)),
+    let checked = match crate::network::client(plan, &targets, pool, redactions) {
+        Ok(client) => preflight::check(plan, &targets, &client)
+            .await
+            .map(|infos| (client, infos)),
+        Err(f) => Err(f),
+    };
+    match checked {
+        Ok((client, infos)) => Ok((client, targets, infos, sims)),
         Err(f) => {
             sims.shutdown().await;
             Err(f)

@@ -77,6 +77,8 @@ pub struct Endpoint {
     pub secrets: Vec<Secret>,
     /// The user's labels (quantization, parallelism, ...), for the results only.
     pub labels: BTreeMap<String, String>,
+    /// How it is reached: its own proxy and TLS settings.
+    pub net: plateau_http::EndpointNet,
     /// The hardware behind the endpoint, as the user states it.
     pub hardware: Option<HardwareConfig>,
 }
@@ -94,6 +96,8 @@ impl Endpoint {
             server: None,
             labels: self.labels.clone(),
             hardware: self.hardware.clone(),
+            proxy: None,
+            tls_insecure_skip_verify: self.net.tls.insecure_skip_verify,
         }
     }
 
@@ -381,6 +385,7 @@ fn fallback_max_tokens(o: &OutputTokens) -> u32 {
 
 mod cells;
 mod credentials;
+mod network;
 mod url;
 mod validator;
 

@@ -75,6 +75,11 @@ impl HttpTransport {
 }
 
 impl HttpTransport {
+    /// The URL requests go to.
+    pub fn uri(&self) -> &Uri {
+        &self.uri
+    }
+
     /// Scrubs the endpoint's secrets from what of `ex` can reach a file: the error text
     /// and, with `store_text`, the answer (also what a conversation sends back, so a
     /// stored prompt stays clean too). Token counts read the unscrubbed text.
@@ -153,6 +158,7 @@ mod tests {
             sim: None,
             secrets: vec![Secret::new("tok-1234"), Secret::new("Bearer tok-1234")],
             labels: Default::default(),
+            net: Default::default(),
             hardware: None,
         };
         let options = RequestOptions {

@@ -6,7 +6,9 @@
 //! in place, so a body byte is handed on in the poll that read it: no connection task, no
 //! channel, no copy per frame.
 
-use http::header::{CONNECTION, CONTENT_LENGTH, HOST, HeaderMap, HeaderName, HeaderValue};
+use http::header::{
+    CONNECTION, CONTENT_LENGTH, HOST, HeaderMap, HeaderName, HeaderValue, PROXY_AUTHORIZATION,
+};
 use http::request::Parts;
 use http::{Method, StatusCode};
 
@@ -45,11 +47,24 @@ pub(crate) enum FramingError {
     Incomplete(&'static str),
 }
 
-/// Writes `parts` and `body` as an HTTP/1.1 request: origin-form target, a `Host` header
-/// from the URI's authority unless one is set, and `Content-Length` for any body.
-pub(crate) fn write_request(parts: &Parts, body: &[u8], out: &mut Vec<u8>) {
+/// Writes `parts` and `body` as an HTTP/1.1 request: origin-form target (absolute form to a
+/// forward proxy: `forward` holds its `Proxy-Authorization`, if any), a `Host` header from
+/// the URI's authority unless one is set, and `Content-Length` for any body.
+pub(crate) fn write_request(
+    parts: &Parts,
+    body: &[u8],
+    forward: Option<&Option<HeaderValue>>,
+    out: &mut Vec<u8>,
+) {
     out.extend_from_slice(parts.method.as_str().as_bytes());
     out.push(b' ');
+    if forward.is_some()
+        && let (Some(scheme), Some(authority)) = (parts.uri.scheme_str(), parts.uri.authority())
+    {
+        out.extend_from_slice(scheme.as_bytes());
+        out.extend_from_slice(b"://");
+        out.extend_from_slice(authority.as_str().as_bytes());
+    }
     let target = parts
         .uri
         .path_and_query()
@@ -64,6 +79,9 @@ pub(crate) fn write_request(parts: &Parts, body: &[u8], out: &mut Vec<u8>) {
         && let Some(authority) = parts.uri.authority()
     {
         header(out, HOST.as_str(), authority.as_str().as_bytes());
+    }
+    if let Some(Some(auth)) = forward {
+        header(out, PROXY_AUTHORIZATION.as_str(), auth.as_bytes());
     }
     let sends_length = !body.is_empty() || !matches!(parts.method, Method::GET | Method::HEAD);
     for (name, value) in &parts.headers {

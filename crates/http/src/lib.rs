@@ -6,7 +6,10 @@
 //! with the kernel's receive time of its bytes on plain TCP under Linux (`stamped`), else
 //! with the time the read returned, on the caller's [`Clock`]; `plain` holds the
 //! whole-body GETs and POSTs around a run (`/models`, `/metrics`, `/tokenize`). It knows
-//! HTTP and nothing of what the bodies say: the caller decodes them.
+//! HTTP and nothing of what the bodies say: the caller decodes them. How each origin is
+//! reached, the [`Network`], is decided when the client is built: its [`proxy`] (the
+//! environment's, or an endpoint's own) and its [`tls`] settings (the system's roots and
+//! the web's, or an endpoint's own CA, client certificate and name).
 //!
 //! [`Stamps::t_sent_us`] is stamped once a usable connection is in hand, so connection
 //! set-up is never part of TTFT; it is recorded as [`Stamps::connect_us`]. A request is
@@ -16,6 +19,9 @@
 //! request).
 
 pub mod clock;
+pub mod network;
+pub mod proxy;
+pub mod tls;
 
 mod body;
 mod conn;
@@ -37,7 +43,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use body::Response;
 pub use clock::{Clock, micros};
-use pool::Pool;
+pub use network::{EndpointNet, Network, ProxyChoice};
+use pool::{Origin, Pool};
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with
 /// [`FailureKind::TooLarge`]).
@@ -46,9 +53,9 @@ pub const MAX_BODY: usize = 64 * 1024 * 1024;
 /// Why the client could not be built or a whole-body request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// TLS setup failed.
-    #[error("TLS setup failed: {0}")]
-    Tls(#[from] rustls::Error),
+    /// A TLS setting cannot be used (names the setting and file).
+    #[error("{0}")]
+    Tls(#[from] tls::TlsError),
     /// A request could not be built.
     #[error("invalid request: {0}")]
     Request(#[from] http::Error),
@@ -148,20 +155,38 @@ pub struct Client {
 
 impl Client {
     /// A client that keeps up to `pool_size` idle connections per origin (size it for the
-    /// largest concurrency so every slot finds its connection again).
+    /// largest concurrency so every slot finds its connection again), reaching every origin
+    /// directly and trusting the system's roots and the web's.
     pub fn new(pool_size: usize) -> Result<Client, ClientError> {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        let mut tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Client {
-            pool: Arc::new(Pool::new(Arc::new(tls), pool_size)),
-        })
+        let network = Network::direct(&tls::Roots::load())?;
+        Ok(Client::with_network(pool_size, Arc::new(network)))
+    }
+
+    /// A client reaching origins as `network` says.
+    pub fn with_network(pool_size: usize, network: Arc<Network>) -> Client {
+        Client {
+            pool: Arc::new(Pool::new(network, pool_size)),
+        }
+    }
+
+    /// A client of its own connections (`pool_size` idle per origin) reaching origins the
+    /// same way as this one (a scraper beside the slots).
+    pub fn sibling(&self, pool_size: usize) -> Client {
+        Client::with_network(pool_size, self.pool.network().clone())
+    }
+
+    /// The proxy requests to `uri` go through, shown without credentials.
+    pub fn proxy_for(&self, uri: &Uri) -> Option<String> {
+        self.pool.network().proxy_for(uri)
+    }
+
+    /// For a plain-http origin behind a forward proxy: the request goes in absolute form,
+    /// with this `Proxy-Authorization` (if any).
+    pub(crate) fn forward(&self, origin: &Origin) -> Option<Option<HeaderValue>> {
+        if origin.https {
+            return None;
+        }
+        self.pool.route(origin).forward(false)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Connections. Each request holds one HTTP/1.1 connection of its own from before
 //! `t_sent` to its last byte; a connection goes back to the idle list only when its
 //! response was read to the end and the server has not closed it. Opening a connection
-//! (TCP, then TLS for https) is timed on its own, so it never reaches TTFT.
+//! (TCP, through the origin's proxy if it has one, then TLS for https, as the origin's
+//! route in the [`Network`] says) is timed on its own, so it never reaches TTFT.
 //!
 //! Servers that close the connection after every response while their headers say
 //! keep-alive (llama.cpp's server does) are learned per origin: once an idle connection
@@ -16,9 +17,9 @@ use std::time::Duration;
 
 use http::Uri;
 use rustls::pki_types::ServerName;
-use tokio::net::TcpStream;
 use tokio::time::Instant;
-use tokio_rustls::TlsConnector;
+
+use crate::network::{Network, Route};
 
 pub(crate) use crate::conn::Conn;
 
@@ -32,9 +33,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Where connections go: scheme, host and port.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Origin {
-    https: bool,
-    host: String,
-    port: u16,
+    pub(crate) https: bool,
+    pub(crate) host: String,
+    pub(crate) port: u16,
 }
 
 impl Origin {
@@ -69,20 +70,30 @@ struct Idle {
 
 /// Idle connections by origin, and the origins that close after every response.
 pub(crate) struct Pool {
-    tls: TlsConnector,
+    network: Arc<Network>,
     max_idle: usize,
     idle: Mutex<HashMap<Origin, Vec<Idle>>>,
     closing: Mutex<HashSet<Origin>>,
 }
 
 impl Pool {
-    pub(crate) fn new(tls: Arc<rustls::ClientConfig>, max_idle: usize) -> Pool {
+    pub(crate) fn new(network: Arc<Network>, max_idle: usize) -> Pool {
         Pool {
-            tls: TlsConnector::from(tls),
+            network,
             max_idle: max_idle.max(1),
             idle: Mutex::default(),
             closing: Mutex::default(),
         }
+    }
+
+    /// The routes connections follow.
+    pub(crate) fn network(&self) -> &Arc<Network> {
+        &self.network
+    }
+
+    /// How connections to `origin` are made.
+    pub(crate) fn route(&self, origin: &Origin) -> Arc<Route> {
+        self.network.route(origin)
     }
 
     /// A usable connection to `origin`: an idle one that is still open, unless `fresh`
@@ -167,14 +178,25 @@ impl Pool {
     }
 
     async fn open(&self, origin: &Origin) -> io::Result<Conn> {
-        let tcp = TcpStream::connect((origin.host.as_str(), origin.port)).await?;
+        let route = self.route(origin);
+        let tcp = crate::proxy::connect(
+            route.proxy.as_ref(),
+            origin.https,
+            &origin.host,
+            origin.port,
+        )
+        .await?;
         tcp.set_nodelay(true)?;
         let keepalive = socket2::TcpKeepalive::new().with_time(Duration::from_secs(60));
         socket2::SockRef::from(&tcp).set_tcp_keepalive(&keepalive)?;
         if origin.https {
-            let name = ServerName::try_from(origin.host.clone())
+            let host = route.server_name.as_deref().unwrap_or(&origin.host);
+            let name = ServerName::try_from(host.to_owned())
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-            let tls = self.tls.connect(name, tcp).await?;
+            let tls = route.tls.connect(name, tcp).await.map_err(|e| {
+                let text = crate::tls::explain(&e).unwrap_or_else(|| crate::error_chain(&e));
+                io::Error::new(e.kind(), text)
+            })?;
             Ok(Conn::new(Box::new(tls)))
         } else {
             #[cfg(target_os = "linux")]

@@ -45,7 +45,8 @@ impl Client {
         };
         let (parts, body) = req.into_parts();
         let mut request = Vec::with_capacity(body.len() + 512);
-        http1::write_request(&parts, &body, &mut request);
+        let forward = self.forward(&origin);
+        http1::write_request(&parts, &body, forward.as_ref(), &mut request);
         drop(body);
         let (head, conn, t_us) = self
             .send_bytes(&origin, &request, clock, bounds, stamps)
@@ -156,7 +157,9 @@ async fn exchange_head(
 ) -> Result<(Head, u64), Failed> {
     let reads_before = conn.reads();
     if let Err(e) = conn.write(request).await {
-        return Err(if closed_by_peer(&e) {
+        return Err(if let Some(tls) = refused_by_tls(&e) {
+            tls
+        } else if closed_by_peer(&e) {
             Failed::Unanswered(e)
         } else {
             Failed::Broken(format!("writing the request: {}", crate::error_chain(&e)))
@@ -175,10 +178,15 @@ async fn exchange_head(
                 ));
             }
             Ok(_) => {}
-            Err(e) if conn.reads() == reads_before && closed_by_peer(&e) => {
-                return Err(Failed::Unanswered(e));
+            Err(e) => {
+                return Err(if let Some(tls) = refused_by_tls(&e) {
+                    tls
+                } else if conn.reads() == reads_before && closed_by_peer(&e) {
+                    Failed::Unanswered(e)
+                } else {
+                    Failed::Broken(crate::error_chain(&e))
+                });
             }
-            Err(e) => return Err(Failed::Broken(crate::error_chain(&e))),
         }
         let t_us = conn.arrival_us(clock, t_sent);
         match http1::parse_head(conn.unread()) {
@@ -190,6 +198,12 @@ async fn exchange_head(
             Err(e) => return Err(Failed::Broken(e.to_string())),
         }
     }
+}
+
+/// A TLS alert the server sent once the handshake seemed done (TLS 1.3 refuses a missing
+/// or untrusted client certificate only then): no connection, in words.
+fn refused_by_tls(e: &io::Error) -> Option<Failed> {
+    crate::tls::explain(e).map(|text| Failed::Connect(io::Error::new(e.kind(), text)))
 }
 
 /// Whether `e` says the peer closed the connection (reset, broken pipe, EOF).

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use endpoint::{Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig};
+pub use endpoint::{
+    Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig, ProxyConfig, TlsConfig,
+};
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
 pub use output_tokens::{LengthDist, MAX_OUTPUT_TOKENS, OutputTokens};
 pub use server_metrics::ServerMetricsConfig;

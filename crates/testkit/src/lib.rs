@@ -1,6 +1,8 @@
 //! Shared test support for plateau's crates, a dev-dependency only (never published):
 //! [`scratch`] directories, [`tree`] copies of fixture results, [`plan`]s and cells, [`raw`] HTTP/1.1 test
-//! servers that write exactly what a test scripts, and fake servers behind the runner's
+//! servers that write exactly what a test scripts, [`proxy`] test proxies (HTTP CONNECT,
+//! forward, SOCKS5), [`tls`] certificates made at test time and https servers, and fake
+//! servers behind the runner's
 //! [`transport::Transport`](plateau_core::transport::Transport) ([`transport`]).
 //!
 //! Helpers here panic on failure: they run inside tests, where a panic fails the test.
@@ -12,7 +14,9 @@
 )]
 
 pub mod plan;
+pub mod proxy;
 pub mod raw;
+pub mod tls;
 pub mod transport;
 pub mod tree;
 

@@ -3,7 +3,7 @@
 //! a real server might (split heads, odd framing, a close before the answer), and
 //! [`read_request`] / [`read_head`] read one request as such a server does.
 
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// A server on 127.0.0.1 whose k-th connection is served by `serve` with `scripts[k]`
@@ -33,9 +33,25 @@ pub async fn read_request(sock: &mut TcpStream) -> bool {
     read_head(sock).await.is_some()
 }
 
-/// Reads one request (head and its content-length body) and returns its head, the request
-/// line and header lines as sent; `None` on EOF.
-pub async fn read_head(sock: &mut TcpStream) -> Option<String> {
+/// Answers every request on `sock` with `HTTP/1.1 200 OK` and the body `ok`, until the
+/// peer closes.
+pub async fn answer_ok<S: AsyncRead + AsyncWrite + Unpin>(sock: &mut S) {
+    while read_request_from(sock).await {
+        let reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok";
+        if sock.write_all(reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// [`read_request`] on any stream (TLS included).
+pub async fn read_request_from<S: AsyncRead + Unpin>(sock: &mut S) -> bool {
+    read_head(sock).await.is_some()
+}
+
+/// Reads one request (head and its content-length body) from any stream (TLS included) and
+/// returns its head, the request line and header lines as sent; `None` on EOF.
+pub async fn read_head<S: AsyncRead + Unpin>(sock: &mut S) -> Option<String> {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1024];
     loop {

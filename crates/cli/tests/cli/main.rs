@@ -20,6 +20,7 @@ mod install;
 mod interrupt;
 mod interrupt_steps;
 mod io_errors;
+mod networks;
 mod open_loop;
 mod output_dir;
 mod output_lengths;

@@ -4,7 +4,7 @@
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use plateau_model::config::{
-    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, RunConfig,
+    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RunConfig,
     ServerMetricsConfig, SloConfig, SteadyConfig,
 };
 use plateau_model::secret::MASK;
@@ -16,6 +16,9 @@ pub(super) fn redact(config: &RunConfig) -> RunConfig {
     let mut c = config.clone();
     for e in &mut c.endpoints {
         if let Some(url) = &mut e.url {
+            *url = super::url::mask(url);
+        }
+        if let Some(ProxyConfig::Url(url) | ProxyConfig::Full { url, .. }) = &mut e.proxy {
             *url = super::url::mask(url);
         }
         for h in &mut e.headers {
@@ -331,8 +334,9 @@ impl Validator {
         let Credentials {
             api_key,
             headers,
-            secrets,
+            mut secrets,
         } = self.credentials(i, e, &target, env);
+        let net = self.network(i, e, &mut secrets);
         for (key, instead) in OWNED_BODY_KEYS {
             if e.extra_body.contains_key(*key) {
                 self.problem(
@@ -388,6 +392,7 @@ impl Validator {
             sim: e.sim.clone(),
             secrets,
             labels: e.labels.clone(),
+            net,
             hardware: e.hardware.clone(),
         })
     }

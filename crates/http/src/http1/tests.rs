@@ -180,7 +180,7 @@ fn request(method: Method, uri: &str, headers: &[(&str, &str)], body: &[u8]) -> 
     }
     let (parts, ()) = req.body(()).unwrap().into_parts();
     let mut out = Vec::new();
-    write_request(&parts, body, &mut out);
+    write_request(&parts, body, None, &mut out);
     String::from_utf8(out).unwrap()
 }
 
@@ -219,4 +219,23 @@ fn a_status_line_without_a_reason_phrase_is_accepted() {
     let h = head("HTTP/1.1 200\r\ncontent-length: 2\r\n\r\n");
     assert_eq!(h.status, StatusCode::OK);
     assert_eq!(h.body(&Method::GET), Ok(Body::Length(2)));
+}
+
+#[test]
+fn to_a_forward_proxy_a_request_is_written_in_absolute_form_with_its_credentials() {
+    let (parts, ()) = http::Request::builder()
+        .method(Method::POST)
+        .uri("http://llm.corp.internal:8000/v1/chat/completions")
+        .body(())
+        .unwrap()
+        .into_parts();
+    let auth = http::HeaderValue::from_static("Basic dXNlcjpwdw==");
+    let mut out = Vec::new();
+    write_request(&parts, b"{}", Some(&Some(auth)), &mut out);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "POST http://llm.corp.internal:8000/v1/chat/completions HTTP/1.1\r\n\
+         host: llm.corp.internal:8000\r\nproxy-authorization: Basic dXNlcjpwdw==\r\n\
+         content-length: 2\r\n\r\n{}"
+    );
 }

@@ -50,6 +50,15 @@ pub async fn send(client: &Client, port: u16, stream: bool) -> Got {
         .expect("bounded")
 }
 
+/// One POST of `{}` to `url`, read to its end within 10 s.
+pub async fn send_to(client: &Client, url: &str) -> Got {
+    let uri = url.parse().unwrap();
+    let req = plateau_http::post(&uri, Default::default(), false, b"{}".to_vec()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), read(client, req))
+        .await
+        .expect("bounded")
+}
+
 async fn read(client: &Client, req: http::Request<bytes::Bytes>) -> Got {
     let clock = Clock::start();
     let cancel = CancellationToken::new();

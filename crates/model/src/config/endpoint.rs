@@ -2,6 +2,7 @@
 //! hardware) and `models[]`, with the engine and API names as users write them.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -47,6 +48,68 @@ pub struct EndpointConfig {
     /// The hardware behind the endpoint: gives per-GPU throughput and cost per token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareConfig>,
+    /// The proxy this endpoint's requests go through, instead of the environment's
+    /// (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`): a URL
+    /// (`http://user:password@proxy:3128`, `socks5://...`, `socks5h://...`), `"none"` to go
+    /// direct, or `{"url": ..., "tunnel": true}` to send plain http through a CONNECT
+    /// tunnel too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyConfig>,
+    /// TLS for an https URL: a private CA, a client certificate (mutual TLS), the name to
+    /// check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsConfig>,
+}
+
+/// An endpoint's proxy: its URL (`"none"`: no proxy), or the URL and whether plain http
+/// tunnels through it too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ProxyConfig {
+    /// `http://[user:password@]host:port`, `socks5://...`, `socks5h://...`, or `none`.
+    Url(String),
+    /// The URL and the tunnel switch.
+    Full {
+        /// The proxy's URL.
+        url: String,
+        /// Send plain http through a CONNECT tunnel too (https always is).
+        #[serde(default)]
+        tunnel: bool,
+    },
+}
+
+impl ProxyConfig {
+    /// The URL, and whether plain http tunnels.
+    pub fn parts(&self) -> (&str, bool) {
+        match self {
+            ProxyConfig::Url(url) => (url, false),
+            ProxyConfig::Full { url, tunnel } => (url, *tunnel),
+        }
+    }
+}
+
+/// An endpoint's TLS settings; every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM file of the CA certificate(s) to trust besides the system's and the web's roots
+    /// (a private CA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<PathBuf>,
+    /// PEM file of the client certificate (chain) to present (mutual TLS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<PathBuf>,
+    /// PEM file of the client certificate's private key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<PathBuf>,
+    /// The name to check the server's certificate against (and send as SNI) instead of
+    /// the URL's host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+    /// Accept any certificate. Anyone on the path can then read and change the traffic:
+    /// plateau warns on every run and marks it in run.json.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure_skip_verify: bool,
 }
 
 /// The hardware behind an endpoint, as the user states it; every key optional.

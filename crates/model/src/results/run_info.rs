@@ -144,6 +144,14 @@ pub struct EndpointInfo {
     /// The endpoint's `hardware`, as configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareConfig>,
+    /// The proxy requests went through (its URL without credentials); absent when they
+    /// went direct. Its connection is part of each request's `connect_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<String>,
+    /// `tls.insecure_skip_verify` was on: the server's certificate was not checked, so
+    /// nothing proves the numbers came from this server.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tls_insecure_skip_verify: bool,
 }
 
 /// One cell's fate in this run.

@@ -19,6 +19,7 @@ fn endpoint(engine: Engine, api: Api, ignore_eos: bool) -> Endpoint {
         sim: None,
         secrets: vec![],
         labels: Default::default(),
+        net: Default::default(),
         hardware: None,
     }
 }
