@@ -70,9 +70,7 @@ pub fn walk(root: &Path) -> Result<Found, ResultsError> {
         |a: &PathBuf, b: &PathBuf| crate::natural::cmp(&a.to_string_lossy(), &b.to_string_lossy());
     found.cells.sort_by(natural);
     found.orphans.sort_by(natural);
-    found
-        .skipped
-        .sort_by(|a, b| a.to_string().cmp(&b.to_string()));
+    found.skipped.sort_by_key(ToString::to_string);
     Ok(found)
 }
 
