@@ -11,7 +11,7 @@ use tokio::time::sleep_until;
 use crate::clock::Clock;
 use crate::conn::Conn;
 use crate::http1::{Body, Head};
-use crate::pool::Origin;
+use crate::network::Origin;
 use crate::{Bounds, Client, Failure, FailureKind};
 
 /// A response whose head has been read; its body waits in the connection.

@@ -43,8 +43,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use body::Response;
 pub use clock::{Clock, micros};
+use network::Origin;
 pub use network::{EndpointNet, Network, ProxyChoice};
-use pool::{Origin, Pool};
+use pool::Pool;
 
 /// Largest non-streaming or error body read (larger ones are cut and fail with
 /// [`FailureKind::TooLarge`]).

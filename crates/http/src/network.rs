@@ -11,9 +11,30 @@ use http::{HeaderValue, Uri};
 use rustls::ClientConfig;
 use tokio_rustls::TlsConnector;
 
-use crate::pool::Origin;
 use crate::proxy::{Proxies, Proxy};
 use crate::tls::{self, Roots, TlsError, TlsSettings};
+
+/// Where connections go: scheme, host and port.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Origin {
+    pub(crate) https: bool,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+}
+
+impl Origin {
+    /// The origin of `uri`; `None` without a host.
+    pub(crate) fn of(uri: &Uri) -> Option<Origin> {
+        let https = uri.scheme_str() == Some("https");
+        let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        Some(Origin {
+            https,
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
 
 /// Which proxy an endpoint goes through.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -15,11 +15,10 @@ use std::io;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use http::Uri;
 use rustls::pki_types::ServerName;
 use tokio::time::Instant;
 
-use crate::network::{Network, Route};
+use crate::network::{Network, Origin, Route};
 
 pub(crate) use crate::conn::Conn;
 
@@ -29,28 +28,6 @@ pub(crate) const CLOSE_AFTER_RESPONSE: Duration = Duration::from_secs(1);
 
 /// Longest wait for TCP and TLS set-up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Where connections go: scheme, host and port.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Origin {
-    pub(crate) https: bool,
-    pub(crate) host: String,
-    pub(crate) port: u16,
-}
-
-impl Origin {
-    /// The origin of `uri`; `None` without a host.
-    pub(crate) fn of(uri: &Uri) -> Option<Origin> {
-        let https = uri.scheme_str() == Some("https");
-        let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        Some(Origin {
-            https,
-            host: host.to_owned(),
-            port,
-        })
-    }
-}
 
 /// A connection in hand for one request.
 pub(crate) struct Checkout {

@@ -12,7 +12,8 @@ use tokio::time::sleep_until;
 use crate::body::Response;
 use crate::clock::Clock;
 use crate::http1::{self, Head};
-use crate::pool::{self, Checkout, Conn, Origin};
+use crate::network::Origin;
+use crate::pool::{self, Checkout, Conn};
 use crate::{Bounds, Client, Failure, FailureKind, Stamps};
 
 /// How one attempt failed.

@@ -7,7 +7,6 @@
 //! summary.csv.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
 use plateau_model::results::dir::{Missing, ResultsDir};
@@ -23,6 +22,10 @@ use crate::headline::{self, Slo};
 use crate::matrix::{self, Cell, Matrix, Naming};
 use crate::per_run::{self, PerRun};
 use crate::{font, html, markdown};
+
+mod parallel;
+
+use parallel::parallel;
 
 /// report.html's file name.
 pub const HTML_FILE: &str = "report.html";
@@ -380,34 +383,4 @@ fn server(cell: &Cell) -> Vec<scrape::summary::Point> {
         (Some(table), Ok(scrapes)) => scrape::summary::points(&scrapes, table),
         _ => Vec::new(),
     }
-}
-
-/// `f` over `items` on up to one thread per core, results in the order of `items`.
-fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
 }

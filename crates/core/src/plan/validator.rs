@@ -337,24 +337,7 @@ impl Validator {
             mut secrets,
         } = self.credentials(i, e, &target, env);
         let net = self.network(i, e, &mut secrets);
-        for (key, instead) in OWNED_BODY_KEYS {
-            if e.extra_body.contains_key(*key) {
-                self.problem(
-                    format!("endpoints[{i}].extra_body.{key}"),
-                    format!("is set by plateau; {instead}"),
-                );
-            }
-        }
-        for (key, harmless, why) in MISMEASURING_BODY_KEYS {
-            if let Some(v) = e.extra_body.get(*key)
-                && !harmless(v)
-            {
-                self.problem(
-                    format!("endpoints[{i}].extra_body.{key}"),
-                    format!("got {v}: {why}"),
-                );
-            }
-        }
+        self.extra_body(i, e);
         self.labels(i, e);
         if let Some(h) = &e.hardware {
             self.hardware(i, h);
@@ -395,6 +378,28 @@ impl Validator {
             net,
             hardware: e.hardware.clone(),
         })
+    }
+
+    /// `endpoints[i].extra_body`: no key plateau sets itself, none that mismeasures.
+    fn extra_body(&mut self, i: usize, e: &EndpointConfig) {
+        for (key, instead) in OWNED_BODY_KEYS {
+            if e.extra_body.contains_key(*key) {
+                self.problem(
+                    format!("endpoints[{i}].extra_body.{key}"),
+                    format!("is set by plateau; {instead}"),
+                );
+            }
+        }
+        for (key, harmless, why) in MISMEASURING_BODY_KEYS {
+            if let Some(v) = e.extra_body.get(*key)
+                && !harmless(v)
+            {
+                self.problem(
+                    format!("endpoints[{i}].extra_body.{key}"),
+                    format!("got {v}: {why}"),
+                );
+            }
+        }
     }
 
     /// `endpoints[i].labels`: names that say something.

@@ -19,8 +19,7 @@ use crate::results::workload::WorkloadInfo;
 use crate::scrape::ServerMetrics;
 use crate::server_timing::ServerTimingSummary;
 
-/// Version of the `summary.json` layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use super::version::SCHEMA_VERSION;
 
 /// Whether a cell ran to its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

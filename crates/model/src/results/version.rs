@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::ResultsError;
-use super::summary::SCHEMA_VERSION;
+
+/// Version of the `summary.json` layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// This plateau's version.
 pub const THIS: &str = env!("CARGO_PKG_VERSION");

@@ -4,14 +4,14 @@
 //! [`Scenario::resolve`] checks that every setting applies to the kind and yields the typed
 //! [`Spec`] a workload is built from.
 
+mod custom;
 pub mod defaults;
 pub mod load;
 mod names;
 mod settings;
 
+pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
 pub use settings::Settings;
-
-use std::path::{Component, Path, PathBuf};
 
 use plateau_model::config::OutputTokens;
 use serde::{Deserialize, Serialize};
@@ -240,22 +240,6 @@ pub enum Spec {
     Custom(CustomFile),
 }
 
-/// The prompts file of a custom scenario, resolved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CustomFile {
-    /// The file (resolved against the definition's directory).
-    pub path: PathBuf,
-    /// The definition's directory, where the file must be unless `allow_outside`.
-    pub folder: PathBuf,
-    /// `allow_outside: true`.
-    pub allow_outside: bool,
-    /// The longest prompt allowed, in tokens.
-    pub max_prompt_tokens: u32,
-}
-
-/// The longest prompt a custom file may hold unless its scenario says otherwise, tokens.
-pub const MAX_PROMPT_TOKENS: u32 = 1_000_000;
-
 /// A scenario ready to build workloads from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -332,7 +316,7 @@ impl Scenario {
             },
             Kind::MultiTurn => Spec::MultiTurn(dialog(settings, source)?),
             Kind::SingleTurn => Spec::SingleTurn { source },
-            Kind::Custom => Spec::Custom(custom_file(settings, base)?),
+            Kind::Custom => Spec::Custom(custom::file(settings, base)?),
         };
         if let Some(o) = &settings.max_tokens {
             o.check().map_err(|(field, message)| {
@@ -351,50 +335,6 @@ impl Scenario {
             origin,
         })
     }
-}
-
-/// The custom scenario's file, relative to the definition's folder `base` and inside it
-/// unless `allow_outside` (a link out of the folder is caught when the file is read).
-fn custom_file(s: &Settings, base: &Path) -> Result<CustomFile, (String, String)> {
-    let file = match &s.file {
-        Some(f) if !f.as_os_str().is_empty() => f,
-        _ => {
-            return Err((
-                "file".into(),
-                "is required for kind custom: the path of a JSONL file of prompts".into(),
-            ));
-        }
-    };
-    let allow_outside = s.allow_outside.unwrap_or(false);
-    let leaves = file.is_absolute()
-        || file
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
-    if leaves && !allow_outside {
-        return Err((
-            "file".into(),
-            format!(
-                "`{}` leads out of this scenario's folder ({}); a custom scenario reads its \
-                 prompts from its own folder: move the file there, or set \
-                 \"allow_outside\": true to read it where it is",
-                file.display(),
-                base.display()
-            ),
-        ));
-    }
-    let max_prompt_tokens = s.max_prompt_tokens.unwrap_or(MAX_PROMPT_TOKENS);
-    if max_prompt_tokens == 0 {
-        return Err((
-            "max_prompt_tokens".into(),
-            "expected at least 1 token".into(),
-        ));
-    }
-    Ok(CustomFile {
-        path: base.join(file),
-        folder: base.to_owned(),
-        allow_outside,
-        max_prompt_tokens,
-    })
 }
 
 fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
