@@ -77,7 +77,7 @@ pub(super) async fn run_one(
     let workload_info = workload.info();
     let started_at = Utc::now();
     let clock = Clock::start();
-    let scraper = server_metrics::start(scrape_every, endpoint, base, clock);
+    let scraper = server_metrics::start(&ctx.client, scrape_every, endpoint, base, clock);
     let mut out = runner::run_cell_on(
         CellInput {
             transport: Arc::new(transport),

@@ -25,9 +25,11 @@ pub(super) struct Running {
     interval: Duration,
 }
 
-/// Starts scraping `endpoint` at `base` every `interval` on `clock`; `None` when scraping
-/// is off or the endpoint's `/metrics` URL cannot be formed.
+/// Starts scraping `endpoint` at `base` every `interval` on `clock`, on a connection of its
+/// own reached as the run's `client` reaches the endpoint (its proxy, its TLS); `None` when
+/// scraping is off or the endpoint's `/metrics` URL cannot be formed.
 pub(super) fn start(
+    run_client: &Client,
     interval: Option<Duration>,
     endpoint: &Endpoint,
     base: &BaseUrl,
@@ -35,7 +37,7 @@ pub(super) fn start(
 ) -> Option<Running> {
     let interval = interval?;
     let uri = scrape::metrics_uri(base).ok()?;
-    let client = Client::new(1).ok()?;
+    let client = run_client.sibling(1);
     let target = Target {
         client,
         uri,
