@@ -236,14 +236,21 @@ pub fn is_ours(path: &Path) -> bool {
     if !meta.is_file() {
         return false;
     }
+    let json = path.extension().is_some_and(|e| e == "json");
+    // A JSON file is read whole (up to 64 MiB): a summary rewritten with sorted keys has
+    // its `plateau_version` far past the first kilobytes.
+    let limit = if json { 64 << 20 } else { 4096 };
     let mut head = Vec::new();
-    let read = File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    let read = File::open(path).and_then(|f| f.take(limit).read_to_end(&mut head));
     if read.is_err() {
         return false;
     }
+    if json {
+        return serde_json::from_slice::<serde_json::Value>(&head)
+            .is_ok_and(|v| v.get("plateau_version").is_some());
+    }
     let head = String::from_utf8_lossy(&head);
     match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => head.trim_start().starts_with('{') && head.contains("\"plateau_version\""),
         Some("csv") => head.starts_with(&super::csv::header_start()),
         _ => false,
     }
