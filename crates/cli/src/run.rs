@@ -144,7 +144,9 @@ pub async fn run(
             return Err(f);
         }
     }
-    let tokens = counter.name();
+    // A custom prompt is never recut: its length is in the catalog's own tokenizer, also
+    // under `server`, whose counter names no tokenizer that counted it.
+    let tokens = catalog.tokenizer().name();
     if let Err(f) = context::check(&plan, &endpoint_infos, &catalog.longest_prompts(), &tokens) {
         sims.shutdown().await;
         return Err(f);
