@@ -334,6 +334,7 @@ async fn finish(check: Option<SelfCheck>) -> Option<ClientHealth> {
 /// Sleeps until `offset` after the cell's start; how the cell ended if it ended first.
 async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> Result<(), Ending> {
     tokio::select! {
+        biased;
         _ = shared.interrupt.cancelled() => Err(Ending::Interrupted),
         _ = shared.gave_up.cancelled() => Err(Ending::Failed),
         _ = sleep_until(shared.clock.at(offset)) => Ok(()),
@@ -344,10 +345,17 @@ async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> Result<(), Endin
 async fn drain<T>(shared: &Shared<T>, limit: Duration) -> Ending {
     let deadline = shared.clock.at(shared.schedule.m1() + limit);
     loop {
+        // An interrupt cuts the measured requests at once (their token is its child), so
+        // by the time this task runs they may all have ended: the interrupt is asked first,
+        // or the cell would read complete (or failed, with no request left successful).
+        if shared.interrupt.is_cancelled() {
+            return Ending::Interrupted;
+        }
         if shared.measured_in_flight.load(Ordering::SeqCst) == 0 {
             return Ending::Complete;
         }
         tokio::select! {
+            biased;
             _ = shared.interrupt.cancelled() => return Ending::Interrupted,
             _ = shared.gave_up.cancelled() => return Ending::Failed,
             _ = sleep_until(deadline) => return Ending::DrainTimedOut,
