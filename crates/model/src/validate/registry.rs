@@ -326,6 +326,24 @@ pub const REGISTRY: &[Entry] = &[
                   and the error.",
         action: "Rerun the cell (delete its directory and `plateau run --resume`).",
     },
+    Entry {
+        check: "not_followed",
+        severity: FAIL,
+        scope: Scope::Dir,
+        meaning: "A symbolic link inside the results directory, or a directory reached twice \
+                  (a loop): plateau reads no file through a link, so what lies behind it is \
+                  not in the results. The message names the path and where it points.",
+        action: "Remove the link, or copy what it points to into the directory.",
+    },
+    Entry {
+        check: "newer_version",
+        severity: WARN,
+        scope: Scope::Dir,
+        meaning: "Some result files were written by a newer plateau than this one. They are \
+                  read in the same layout, but whatever the newer version added is not shown. \
+                  The message names both versions and one such file.",
+        action: "Upgrade plateau to read them whole.",
+    },
 ];
 
 #[cfg(test)]
