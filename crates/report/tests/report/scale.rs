@@ -12,7 +12,7 @@ fn past_the_inline_limit_timelines_are_linked_not_embedded() {
     let mut opts = Options::new(&results, &figures);
     let embedded = plateau_report::render(&opts).unwrap();
     let page = std::fs::read_to_string(&embedded.html).unwrap();
-    let images = page.matches("src=\"data:image/png").count();
+    let images = page.matches("src=\"data:image/svg").count();
     assert!(!page.contains("timelines, as files"));
 
     opts.inline_cells = 11;
@@ -20,7 +20,7 @@ fn past_the_inline_limit_timelines_are_linked_not_embedded() {
     assert_eq!(linked.cells, 12);
     let page = std::fs::read_to_string(&linked.html).unwrap();
     assert_eq!(
-        page.matches("src=\"data:image/png").count(),
+        page.matches("src=\"data:image/svg").count(),
         images - 12,
         "the 12 timelines are no longer embedded"
     );
@@ -48,7 +48,7 @@ fn past_the_inline_limit_timelines_are_linked_not_embedded() {
             .figures
             .iter()
             .filter(|r| r.name.starts_with("timeline_"))
-            .all(|r| r.png.is_empty()),
-        "no timeline's PNG is kept in memory"
+            .all(|r| r.svg.is_empty()),
+        "no timeline's SVG is kept in memory"
     );
 }

@@ -204,7 +204,7 @@ fn a_custom_file_stays_in_its_folder_unless_allowed_out() {
         "sub/../../x.jsonl",
     ] {
         def(file, "");
-        let err = load(dir, &BTreeMap::new()).unwrap_err().to_string();
+        let err = load(Some(dir), &BTreeMap::new()).unwrap_err().to_string();
         assert_eq!(
             err,
             format!(
@@ -216,7 +216,7 @@ fn a_custom_file_stays_in_its_folder_unless_allowed_out() {
             )
         );
         def(file, r#", "allow_outside": true"#);
-        let d = load(dir, &BTreeMap::new()).unwrap();
+        let d = load(Some(dir), &BTreeMap::new()).unwrap();
         let Spec::Custom(f) = &d.scenarios["mine"].spec else {
             panic!()
         };
@@ -224,11 +224,14 @@ fn a_custom_file_stays_in_its_folder_unless_allowed_out() {
         assert_eq!(f.path, dir.join(file));
     }
     def("sub/./mine.jsonl", "");
-    let d = load(dir, &BTreeMap::new()).unwrap();
+    let d = load(Some(dir), &BTreeMap::new()).unwrap();
     assert!(matches!(&d.scenarios["mine"].spec, Spec::Custom(f) if !f.allow_outside));
-    let err = load(dir, &options(json!({"mine": {"file": "../up.jsonl"}})))
-        .unwrap_err()
-        .to_string();
+    let err = load(
+        Some(dir),
+        &options(json!({"mine": {"file": "../up.jsonl"}})),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.starts_with(
             "scenario_options.mine.file: `../up.jsonl` leads out of this scenario's folder"
