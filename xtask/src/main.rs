@@ -54,7 +54,7 @@ enum Task {
     Figures(figures::Args),
     /// Regenerate the man pages the wheel installs (a test fails when they are stale).
     Man,
-    /// Build the wheel (maturin, manylinux2014 via zig) and audit it; `--check` also installs
+    /// Build the wheel (maturin, a static binary) and audit it; `--check` also installs
     /// it (pip, uv, pipx) and runs it from an empty folder, tries `cargo install`, and builds
     /// and runs the container image.
     Dist(dist::Args),

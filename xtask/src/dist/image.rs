@@ -1,8 +1,8 @@
-//! The container image of `packaging/Containerfile`, from the binary the wheel installed:
-//! its runtime closure (read with `ldd`) copied into a root folder, built `FROM scratch` by
-//! buildah in a private vfs storage (no daemon, no registry, nothing left behind), run with
-//! the image's own entrypoint through `buildah run` (runc) for `--version` and a short
-//! simulator run, and saved as `target/dist/plateau-image.tar` for `podman load` /
+//! The container image of `packaging/Containerfile`, from the static binary the wheel
+//! installed, alone in a root folder, built `FROM scratch` by buildah in a private vfs
+//! storage (no daemon, no registry, nothing left behind), run with the image's own
+//! entrypoint through `buildah run` (runc) for `--version`, a short simulator run and a
+//! host name resolved with no shared library to load, and saved as `target/dist/plateau-image.tar` for `podman load` /
 //! `docker load`. (`podman run` cannot start containers on this project's VM: runc may not
 //! set the rlimits podman asks for; `buildah run` sets none.)
 
@@ -88,6 +88,15 @@ pub fn run(root: &Path, binary: &Path) -> anyhow::Result<()> {
             String::from_utf8_lossy(&ran.stderr)
         );
     }
+    resolves_names(&mut in_image(&[
+        "run",
+        "--url",
+        "http://localhost:9/v1",
+        "--model",
+        "m",
+        "--output-dir",
+        "/results/unreachable",
+    ]))?;
     output(&mut buildah(&["rm", container]))?;
     let archive = root.join(OUT).join("plateau-image.tar");
     output(
@@ -107,14 +116,23 @@ pub fn run(root: &Path, binary: &Path) -> anyhow::Result<()> {
 }
 
 /// `rootfs` with the binary at /usr/local/bin/plateau, every file `ldd` says it loads at the
-/// same path, an empty /root (HOME) and /tmp.
+/// same path (none: it is static), an empty /root (HOME) and /tmp, /etc/hosts and /etc/nsswitch.conf.
 fn fill_rootfs(rootfs: &Path, binary: &Path) -> anyhow::Result<()> {
     let bin = rootfs.join("usr/local/bin");
     std::fs::create_dir_all(&bin)?;
     std::fs::copy(binary, bin.join("plateau"))?;
-    for dir in ["root", "tmp"] {
+    for dir in ["root", "tmp", "etc"] {
         std::fs::create_dir_all(rootfs.join(dir))?;
     }
+    // Runtimes mount their own /etc/hosts over this one, but not all of them (`buildah run
+    // --network none` mounts none): without it "localhost" does not resolve. The
+    // nsswitch.conf reads it before DNS, which glibc otherwise asks first and, unreachable,
+    // gives up on.
+    std::fs::write(
+        rootfs.join("etc/hosts"),
+        "127.0.0.1 localhost\n::1 localhost\n",
+    )?;
+    std::fs::write(rootfs.join("etc/nsswitch.conf"), "hosts: files dns\n")?;
     for lib in loaded(binary)? {
         let to = rootfs.join(lib.strip_prefix("/").unwrap_or(&lib));
         if let Some(dir) = to.parent() {
@@ -138,4 +156,20 @@ fn loaded(binary: &Path) -> anyhow::Result<Vec<PathBuf>> {
         bail!("ldd listed nothing for {}: {text}", binary.display());
     }
     Ok(libs)
+}
+
+/// Runs `plateau run` against `localhost` on a closed port: a static glibc resolves names
+/// without loading NSS modules, so preflight must find the port closed (exit 3, "Connection
+/// refused"), not fail to look the name up.
+fn resolves_names(run: &mut Command) -> anyhow::Result<()> {
+    let ran = run.output()?;
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    if ran.status.code() != Some(3) || !stderr.contains("Connection refused") {
+        bail!(
+            "plateau in the image did not reach localhost's closed port (exit {:?}): {}",
+            ran.status.code(),
+            stderr.trim()
+        );
+    }
+    Ok(())
 }
