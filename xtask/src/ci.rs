@@ -106,7 +106,7 @@ fn readme_job() -> anyhow::Result<()> {
     ] {
         eprintln!("==> the README's main job: plateau {}", args.join(" "));
         let mut cmd = Command::new("cargo");
-        cmd.args(["run", "--release", "--locked", "-p", "plateau", "--"])
+        cmd.args(["run", "--release", "--locked", "-p", "plateau-bench", "--"])
             .args(&args);
         cargo(cmd, what)?;
     }

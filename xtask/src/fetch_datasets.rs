@@ -57,7 +57,7 @@ mod tests {
                 "run",
                 "--quiet",
                 "--package",
-                "plateau",
+                "plateau-bench",
                 "--bin",
                 "plateau",
                 "--",

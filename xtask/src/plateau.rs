@@ -5,14 +5,14 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-/// `cargo run --quiet --package plateau --bin plateau --`; append the binary's arguments.
+/// `cargo run --quiet --package plateau-bench --bin plateau --`; append the binary's arguments.
 pub fn command() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args([
         "run",
         "--quiet",
         "--package",
-        "plateau",
+        "plateau-bench",
         "--bin",
         "plateau",
         "--",
@@ -24,7 +24,7 @@ pub fn command() -> Command {
 pub fn run(mut cmd: Command, what: &str) -> anyhow::Result<()> {
     let status = cmd
         .status()
-        .context("could not run `cargo run --package plateau`")?;
+        .context("could not run `cargo run --package plateau-bench`")?;
     if !status.success() {
         bail!("{what} exited with {status}");
     }

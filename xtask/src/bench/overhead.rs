@@ -109,7 +109,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             p.clone()
         }
         None => {
-            build(&[&["-p", "plateau", "--bin", "plateau"][..], &HARNESS].concat())?;
+            build(&[&["-p", "plateau-bench", "--bin", "plateau"][..], &HARNESS].concat())?;
             release.join("plateau")
         }
     };

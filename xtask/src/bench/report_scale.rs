@@ -41,7 +41,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     "--release",
                     "--quiet",
                     "-p",
-                    "plateau",
+                    "plateau-bench",
                     "--bin",
                     "plateau",
                 ])
