@@ -171,6 +171,12 @@ pub struct SteadyConfig {
     /// Smallest time-weighted mean achieved concurrency, as a fraction of N.
     #[serde(default = "default_min_concurrency")]
     pub min_concurrency_ratio: f64,
+    /// Largest difference between two levels of the output-token series (or of TTFT, for
+    /// warm-up), as a fraction of the level, that a warm-up left in Measure (MSER) or a
+    /// change of level inside it (Pettitt) may show; a larger one that is also significant
+    /// makes the cell unsteady.
+    #[serde(default = "default_max_shift")]
+    pub max_shift: f64,
 }
 
 impl Default for SteadyConfig {
@@ -179,6 +185,7 @@ impl Default for SteadyConfig {
             max_cv: default_max_cv(),
             max_trend: default_max_trend(),
             min_concurrency_ratio: default_min_concurrency(),
+            max_shift: default_max_shift(),
         }
     }
 }
@@ -221,6 +228,9 @@ fn default_max_trend() -> f64 {
 }
 fn default_min_concurrency() -> f64 {
     0.95
+}
+fn default_max_shift() -> f64 {
+    0.1
 }
 
 mod endpoint;

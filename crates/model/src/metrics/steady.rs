@@ -1,17 +1,28 @@
 //! The steady-state verdict ([`Steady`]): was the server in a steady state during the
 //! measure window? Judged on the per-second output-token series (its coefficient of
-//! variation and linear trend) and on the achieved concurrency. Below six blocks the trend
-//! is judged by its size alone, since a t-test on so few points cannot see a real drift.
+//! variation and linear trend), on the achieved concurrency, on warm-up left in Measure
+//! (`warmup.rs`: MSER on output tokens/s and TTFT from the end of Fill) and on a change of
+//! level inside Measure (`shift.rs`: Pettitt on batch-means blocks, `stationary.rs` runs
+//! both). Below six blocks the trend is judged by its size alone, since a t-test on so few
+//! points cannot see a real drift.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Window;
 use super::distribution::Distribution;
+use super::stationarity::BatchMeans;
 use super::throughput::output_tokens_by_bucket;
 use crate::config::SteadyConfig;
 use crate::sample::Sample;
 use crate::threshold;
+
+mod shift;
+mod stationary;
+mod warmup;
+
+pub use shift::{LevelShift, SHIFT_ALPHA};
+pub use warmup::{Series, WARMUP_ALPHA, Warmup};
 
 /// One second, us: the bucket of the series.
 const SECOND_US: u64 = 1_000_000;
@@ -50,8 +61,9 @@ pub struct Steady {
     /// 5% level); mean concurrency `>= min_concurrency_ratio x N`. An open loop is judged
     /// on its blocks and on `overloaded` only: its cv and trend follow the random arrivals.
     pub steady: bool,
-    /// Open loop: arrivals outpaced the server (requests outstanding and TTFT rising
-    /// through the window; the first reason says by how much).
+    /// Open loop: arrivals outpaced the server (requests outstanding rising through the
+    /// window, with TTFT rising or completions short of arrivals; the first reason says by
+    /// how much and what the server completed).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overloaded: bool,
     /// Each failed criterion with its numbers (e.g. `"block cv 0.41 > 0.25"`); empty when
@@ -85,6 +97,23 @@ pub struct Steady {
     /// used), else `significance`; absent without a trend.
     #[serde(default)]
     pub trend_judged_by: Option<TrendTest>,
+    /// The warm-up check (MSER) on each series long enough for it, from the end of Fill to
+    /// the end of Measure: output tokens/s, then TTFT.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup: Vec<Warmup>,
+    /// The most likely change of level of output tokens/s inside Measure (Pettitt on the
+    /// batch-means blocks); absent with fewer than 8 blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level_shift: Option<LevelShift>,
+    /// Measure's mean output tokens/s with a 95% interval from batch means, the block size
+    /// doubled from one request lifetime until the block means are close to uncorrelated;
+    /// absent with fewer than 8 blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_means: Option<BatchMeans>,
+    /// The checks that could not be made, each with why (a series too short for MSER, a
+    /// window too short for 8 blocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_judged: Vec<String>,
 }
 
 fn one_second() -> u64 {
@@ -207,7 +236,17 @@ impl Steady {
             trend,
             trend_p_value,
             trend_judged_by,
+            warmup: Vec::new(),
+            level_shift: None,
+            batch_means: None,
+            not_judged: Vec::new(),
         }
+    }
+
+    /// Marks the cell unsteady for `reason`, placed first.
+    pub(crate) fn fail_first(&mut self, reason: String) {
+        self.steady = false;
+        self.reasons.insert(0, reason);
     }
 }
 
@@ -218,7 +257,7 @@ fn decimals(number: &str) -> usize {
 
 /// Consecutive groups of `k` points as `(mean centre, mean rate)`; a last group shorter
 /// than `k` is dropped (for `k = 1`, the series itself).
-fn blocks(series: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
+pub(super) fn blocks(series: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
     series
         .chunks_exact(k.max(1))
         .map(|c| {
@@ -231,10 +270,17 @@ fn blocks(series: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The per-second series as `(bucket centre in s since m0, tokens/s)` points.
+/// The per-second series of the window as `(bucket centre in s since m0, tokens/s)` points.
 fn per_second_series(samples: &[Sample], window: &Window) -> Vec<(f64, f64)> {
-    let span_us = window.m1_us.saturating_sub(window.m0_us);
-    let buckets = output_tokens_by_bucket(samples, window.m0_us, window.m1_us, SECOND_US);
+    per_second_between(samples, window.m0_us, window.m1_us)
+}
+
+/// The per-second output series over `[from_us, to_us]` as `(bucket centre in s since
+/// from, tokens/s)` points; a last partial second is scaled to a rate when at least 0.5 s
+/// long, else dropped.
+fn per_second_between(samples: &[Sample], from_us: u64, to_us: u64) -> Vec<(f64, f64)> {
+    let span_us = to_us.saturating_sub(from_us);
+    let buckets = output_tokens_by_bucket(samples, from_us, to_us, SECOND_US);
     buckets
         .iter()
         .enumerate()
@@ -290,5 +336,7 @@ pub(super) fn fit(points: &[(f64, f64)]) -> Option<Fit> {
     Some(Fit { slope, p_value })
 }
 
+#[cfg(test)]
+mod rules_tests;
 #[cfg(test)]
 mod tests;

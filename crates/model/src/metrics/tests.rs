@@ -35,6 +35,7 @@ fn summary(slo: Option<&SloConfig>) -> Metrics {
             steady: &steady,
             stream: true,
             target_rps: None,
+            fill_end_us: None,
         },
     )
 }
@@ -138,6 +139,7 @@ fn no_measured_success_means_no_distributions() {
             steady: &steady,
             stream: true,
             target_rps: None,
+            fill_end_us: None,
         },
     );
     assert_eq!(m.ttft_ms, None);
@@ -171,6 +173,7 @@ fn json_names_units_and_matches_its_schema() {
             steady: &steady,
             stream: true,
             target_rps: None,
+            fill_end_us: None,
         },
     );
     let json = serde_json::to_value(&m).expect("serializes");

@@ -95,5 +95,23 @@ pub fn output_tokens_by_bucket(
     buckets
 }
 
+/// Successful requests completing in each whole second of the window (`[m0 + k s, m0 +
+/// (k + 1) s)`; a partial last second is left out): the series behind `request_rps`.
+pub fn completions_per_second(samples: &[Sample], window: &Window) -> Vec<f64> {
+    const SECOND_US: u64 = 1_000_000;
+    let k = usize::try_from(window.duration_us() / SECOND_US).unwrap_or(usize::MAX);
+    let mut out = vec![0.0; k];
+    for s in samples.iter().filter(|s| s.outcome.is_ok()) {
+        if let Some(t) = s.t_end_us.checked_sub(window.m0_us)
+            && let Some(slot) = usize::try_from(t / SECOND_US)
+                .ok()
+                .and_then(|i| out.get_mut(i))
+        {
+            *slot += 1.0;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

@@ -151,6 +151,7 @@ pub fn rewrite_requests(dir: &Path, change: impl FnOnce(&mut Vec<Sample>)) -> Ce
         steady: &steady,
         stream: true,
         target_rps: None,
+        fill_end_us: None,
     };
     summary.metrics = summarize(&samples, &window, &opts);
     summary.records.count = samples.len() as u64;

@@ -48,6 +48,10 @@ fn a_flat_series_is_steady() {
             trend: Some(0.0),
             trend_p_value: Some(1.0),
             trend_judged_by: Some(TrendTest::Size),
+            warmup: vec![],
+            level_shift: None,
+            batch_means: None,
+            not_judged: vec![],
         }
     );
 }
