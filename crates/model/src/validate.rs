@@ -126,6 +126,14 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             ),
         );
     }
+    // An overloaded open loop measured what it should: the server cannot take the rate.
+    // That is a finding about the server (a rate sweep and a capacity search probe past
+    // capacity on purpose), not a failed measurement.
+    let server_finding = if m.steady.overloaded {
+        Severity::Warn
+    } else {
+        Severity::Fail
+    };
     if let Some(e) = &s.records.write_error {
         add(
             "records",
@@ -136,7 +144,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     if m.requests.measured_ok == 0 {
         add(
             "no_data",
-            Severity::Fail,
+            server_finding,
             format!(
                 "no successful request in the measure window ({} sent)",
                 m.requests.measured
@@ -148,7 +156,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     {
         add(
             "error_rate",
-            Severity::Fail,
+            server_finding,
             format!(
                 "{}% of measured requests failed (> {}%){}: {}",
                 crate::threshold::pair(rate * 100.0, t.max_error_rate * 100.0, 1).0,
@@ -161,14 +169,6 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
             ),
         );
     }
-    // An overloaded open loop measured what it should: the server cannot take the rate.
-    // That is a finding about the server (a rate sweep and a capacity search probe past
-    // capacity on purpose), not a failed measurement.
-    let server_finding = if m.steady.overloaded {
-        Severity::Warn
-    } else {
-        Severity::Fail
-    };
     if m.steady.overloaded {
         add("overloaded", Severity::Warn, m.steady.reasons.join("; "));
     } else if !m.steady.steady {

@@ -10,7 +10,10 @@
 //!   N, where it may still be climbing);
 //! - SLO: the first N (and the first request rate) whose TTFT p99 is above the TTFT SLO
 //!   ([`Slo`]);
-//! - error rate: failed / measured requests over all of the scenario's cells.
+//! - overload (open loop): the lowest rate whose queue grew, with what the server completed
+//!   there, and the highest rate it kept up with;
+//! - error rate: failed / measured requests over the scenario's cells that were not
+//!   overloaded (an overloaded cell's measured requests fail by waiting in its queue).
 
 use plateau_model::config::RunConfig;
 use plateau_model::load::Load;
@@ -101,15 +104,13 @@ pub fn cards(m: &Matrix, slo: &Slo) -> Vec<Card> {
             if cells.is_empty() {
                 continue;
             }
+            let mut facts = vec![peak(&cells), knee(&m.line(s, k)), slo_crossing(&cells, slo)];
+            facts.extend(overload(&cells));
+            facts.push(errors(&cells));
             out.push(Card {
                 scenario: scenario.title(),
                 series: many.then(|| series.label.clone()),
-                facts: vec![
-                    peak(&cells),
-                    knee(&m.line(s, k)),
-                    slo_crossing(&cells, slo),
-                    errors(&cells),
-                ],
+                facts,
             });
         }
     }
@@ -281,23 +282,72 @@ fn slo_crossing(cells: &[&Cell], slo: &Slo) -> Fact {
     }
 }
 
+/// The open-loop cells' overload: the lowest rate whose queue grew and what the server
+/// completed there; `None` without open-loop cells.
+fn overload(cells: &[&Cell]) -> Option<Fact> {
+    let open: Vec<&&Cell> = cells
+        .iter()
+        .filter(|c| matches!(c.load, Load::Rate(_)))
+        .collect();
+    let label = "overloaded";
+    let largest = open.last()?;
+    let kept_up = open
+        .iter()
+        .filter(|c| {
+            c.summary.status == CellStatus::Complete && !c.summary.metrics.steady.overloaded
+        })
+        .last()
+        .map(|c| format!("; the highest rate it kept up with: {}", c.load))
+        .unwrap_or_default();
+    Some(
+        match open.iter().find(|c| c.summary.metrics.steady.overloaded) {
+            Some(c) => Fact {
+                label,
+                value: format!("from {}", c.load),
+                detail: format!(
+                    "arrivals outpaced the server: it completed {} req/s of {} offered{kept_up}",
+                    q::ACHIEVED_RPS
+                        .text(c.summary)
+                        .unwrap_or_else(|| "–".into()),
+                    q::OFFERED_RPS.text(c.summary).unwrap_or_else(|| "–".into())
+                ),
+            },
+            None => Fact {
+                label,
+                value: "no".into(),
+                detail: format!("the server kept up with every rate up to {}", largest.load),
+            },
+        },
+    )
+}
+
 fn errors(cells: &[&Cell]) -> Fact {
     let label = "error rate";
-    let (failed, measured) = cells.iter().fold((0u64, 0u64), |(f, n), c| {
+    let (counted, overloaded): (Vec<&&Cell>, Vec<&&Cell>) = cells
+        .iter()
+        .partition(|c| !c.summary.metrics.steady.overloaded);
+    let (failed, measured) = counted.iter().fold((0u64, 0u64), |(f, n), c| {
         let r = &c.summary.metrics.requests;
         (f + r.measured_errors, n + r.measured)
     });
+    let left_out = match overloaded.len() {
+        0 => String::new(),
+        k => format!(
+            " ({k} overloaded cell{} left out: their requests fail by waiting in the queue)",
+            if k == 1 { "" } else { "s" }
+        ),
+    };
     if measured == 0 {
         return Fact {
             label,
             value: "–".into(),
-            detail: "no measured requests".into(),
+            detail: format!("no measured requests{left_out}"),
         };
     }
     let rate = failed as f64 / measured as f64;
     Fact {
         label,
         value: format!("{}%", number(rate * 100.0)),
-        detail: format!("{failed} of {measured} measured requests failed"),
+        detail: format!("{failed} of {measured} measured requests failed{left_out}"),
     }
 }

@@ -170,16 +170,25 @@ fn whole_response(s: &CellSummary) -> bool {
     s.metrics.ttft_basis == TtftBasis::WholeResponse
 }
 
-/// One cell in one line.
+/// One cell in one line; an overloaded cell says what the server completed of what was
+/// offered.
 pub fn one_line(s: &CellSummary) -> String {
+    let verdict = if s.metrics.steady.overloaded {
+        format!(
+            "overloaded: completed {} of {} req/s offered",
+            value(&q::ACHIEVED_RPS, s),
+            value(&q::OFFERED_RPS, s)
+        )
+    } else {
+        verdict(s)
+    };
     format!(
-        "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, verdict: {}",
+        "TTFT p50 {} ms, TPOT p50 {} ms, {} tok/s server, {} ok / {} err, verdict: {verdict}",
         value(&q::TTFT_P50, s),
         value(&q::TPOT_P50, s),
         value(&q::SERVER_TPS, s),
         s.metrics.requests.measured_ok,
         s.metrics.requests.measured_errors,
-        verdict(s)
     )
 }
 

@@ -42,3 +42,51 @@ fn a_capacity_search_prints_its_answer_and_writes_capacity_json() {
     assert!(header.contains(",request_rate,arrival,"), "{header}");
     assert!(csv.lines().any(|l| l.contains(",2,poisson,")), "{csv}");
 }
+
+/// The case: the realistic simulator (about 30 req/s on B1 with 64 output tokens)
+/// offered 400 req/s. Its queue grows without bound and every measured request is still
+/// queued when Drain ends; the cell is `overloaded` with the rate the server completed,
+/// never `failed` ("once the endpoint works") and never steady.
+#[test]
+fn a_rate_the_server_cannot_carry_is_overloaded_not_failed() {
+    let tmp = temp("overload");
+    let dir = tmp.path();
+    let config = tiny_config(
+        dir,
+        serde_json::json!({
+            "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "realistic"}}],
+            "scenarios": ["B1"],
+            "batch_sizes": [],
+            "request_rates": [400],
+            "max_tokens": 64,
+            "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 10,
+            "drain_seconds": 15
+        }),
+    );
+    let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert!(code == 0 || code == 1, "{out}\n{err}");
+    let path = dir.join("results/sim/m/B1/r400/summary.json");
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(s["status"], "complete", "{s:#}");
+    let steady = &s["metrics"]["steady"];
+    assert_eq!(steady["overloaded"], true, "{steady:#}");
+    assert_eq!(steady["steady"], false, "{steady:#}");
+    let why = steady["reasons"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("overloaded: the server completed "),
+        "{why}"
+    );
+    assert!(!why.contains("endpoint works"), "{why}");
+    let load = &s["metrics"]["load"];
+    let (offered, achieved) = (
+        load["offered_rps"].as_f64().unwrap(),
+        load["achieved_rps"].as_f64().unwrap(),
+    );
+    // Offered: 400 req/s within Poisson noise over 10 s; achieved: what the simulator
+    // carries (29.6 req/s in a closed loop at N = 32), far below.
+    assert!((380.0..=420.0).contains(&offered), "{offered}");
+    assert!(achieved < 40.0, "{achieved}");
+    let console = format!("{out}\n{err}");
+    assert!(console.contains("overloaded: completed "), "{console}");
+    assert!(!console.contains("FAILED"), "{console}");
+}

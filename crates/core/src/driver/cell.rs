@@ -73,7 +73,7 @@ pub(super) async fn run_one(
         plan.request,
     )
     .map_err(|e| DriverError::Setup(format!("endpoint {}: {e}", endpoint.name)))?;
-    let schedule = plan.schedule(&cell.load);
+    let schedule = plan.schedule_of(cell);
     let workload_info = workload.info();
     let started_at = Utc::now();
     let clock = Clock::start();
@@ -113,6 +113,7 @@ pub(super) async fn run_one(
             steady: &plan.steady,
             stream: plan.request.stream,
             target_rps: cell.load.rate().map(|r| r.rps),
+            fill_end_us: Some(micros(schedule.fill)),
         },
     );
     let max_tokens = plan.request.fixed_for(&workload_info);
@@ -225,13 +226,15 @@ fn arrival_seed(seed: u64, cell: &Cell) -> u64 {
 }
 
 /// Why a cell that ran its course has no data: every measured request failed. Such a cell
-/// is `failed` (so `--resume` redoes it), but its endpoint is not given up on for it.
+/// is `failed` (so `--resume` redoes it), but its endpoint is not given up on for it. An
+/// overloaded cell whose measured requests were all still queued when Drain ended is not:
+/// its verdict is the answer a rate sweep asks for.
 fn no_success(
     metrics: &metrics::Metrics,
     samples: &[plateau_model::sample::Sample],
 ) -> Option<String> {
     let r = &metrics.requests;
-    if r.measured_ok > 0 || r.measured_errors == 0 {
+    if r.measured_ok > 0 || r.measured_errors == 0 || metrics.steady.overloaded {
         return None;
     }
     let last = samples

@@ -59,6 +59,7 @@ fn summarize(out: &CellOutput, rps: f64) -> metrics::Metrics {
             steady: &steady,
             stream: true,
             target_rps: Some(rps),
+            fill_end_us: None,
         },
     )
 }

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::concurrency::InFlight;
 use super::distribution::Distribution;
+use super::stationarity::batch_means;
 use super::steady::{TREND_SIGNIFICANCE, fit};
+use super::throughput::completions_per_second;
 use super::{Window, over, us_to_ms};
 use crate::sample::Sample;
 
@@ -56,6 +58,11 @@ pub struct LoadMetrics {
     /// Requests that succeeded with their end in the window, per second (the
     /// throughput's `request_rps`): what the server delivered.
     pub achieved_rps: f64,
+    /// 95% interval of `achieved_rps` from batch means over the completions in each whole
+    /// second of the window (block size doubled until the block means are close to
+    /// uncorrelated); absent with fewer than 8 seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_rps_ci95: Option<[f64; 2]>,
     /// Mean requests outstanding in each second of the window: sent and not ended (closed
     /// loop), or due and not ended, queued ones included (open loop).
     pub in_flight_per_second: Vec<f64>,
@@ -79,8 +86,9 @@ pub struct LoadMetrics {
     /// intended send).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_send: Option<FromSend>,
-    /// Open loop: why the cell is overloaded (requests outstanding and TTFT both rising
-    /// significantly); absent when it is not.
+    /// Open loop: why the cell is overloaded (requests outstanding rising significantly,
+    /// with TTFT rising or completions falling short of arrivals), with the achieved rate;
+    /// absent when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overloaded: Option<String>,
 }
@@ -88,14 +96,15 @@ pub struct LoadMetrics {
 impl LoadMetrics {
     /// The load of a cell: `samples` are all its requests, `ok` the measured successes,
     /// `target_rps` the open loop's rate (absent: closed loop at `window.concurrency`),
-    /// `achieved_rps` the throughput's request rate, `max_trend` the steady threshold a
-    /// rise must exceed to count.
+    /// `achieved_rps` the throughput's request rate, `output_tokens` the window's output
+    /// (none: the server delivered nothing, which is a failure, not an overload),
+    /// `max_trend` the steady threshold a rise must exceed to count.
     pub(super) fn measure(
         samples: &[Sample],
         ok: &[&Sample],
         window: &Window,
         target_rps: Option<f64>,
-        achieved_rps: f64,
+        (achieved_rps, output_tokens): (f64, u64),
         max_trend: f64,
     ) -> LoadMetrics {
         let open = target_rps.is_some();
@@ -131,18 +140,19 @@ impl LoadMetrics {
         } else {
             None
         };
-        let overloaded = match (in_flight_rising, ttft.filter(|t| rising(*t, max_trend))) {
-            (Some(f), Some(t)) if open => Some(format!(
-                "overloaded: requests outstanding {:+.0}% and TTFT {:+.0}% across the window \
-                 (p = {:.3}, {:.3}): arrivals outpace the server, the queue grows without bound \
-                 and the latency percentiles depend on the window's length",
-                f.0 * 100.0,
-                t.0 * 100.0,
-                f.1.unwrap_or(0.0),
-                t.1.unwrap_or(0.0),
-            )),
-            _ => None,
-        };
+        let overloaded = open
+            .then(|| {
+                Overload {
+                    in_flight: in_flight_rising?,
+                    ttft: ttft.filter(|t| rising(*t, max_trend)),
+                    offered_rps,
+                    achieved_rps,
+                    window_s: w,
+                    delivered: output_tokens > 0,
+                }
+                .verdict()
+            })
+            .flatten();
         let ms = |us: u64| us_to_ms(us as f64);
         LoadMetrics {
             mode: if open {
@@ -155,6 +165,8 @@ impl LoadMetrics {
             offered_rps,
             sent_rps: count(|s| s.t_sent_us),
             achieved_rps,
+            achieved_rps_ci95: batch_means(&completions_per_second(samples, window), 1)
+                .map(|b| [achieved_rps - b.half_width, achieved_rps + b.half_width]),
             in_flight_per_second: series.iter().map(|p| p.1).collect(),
             in_flight_trend,
             ttft_trend: ttft.map(|t| t.0),
@@ -211,6 +223,85 @@ pub const MIN_QUEUE_GROWTH: f64 = 0.025;
 /// offered, 7 carried) is.
 fn queue_grows(rise: f64, arrivals: f64) -> bool {
     rise >= MIN_QUEUE_GROWTH * arrivals
+}
+
+/// A shortfall of the achieved rate below the offered one counts when it is at least this
+/// share of the offered rate ...
+pub const MIN_SHORTFALL: f64 = 0.05;
+
+/// ... and this many standard errors: the two counts over the window are each about
+/// Poisson, so `(offered - achieved) / sqrt(offered + achieved)`, in requests, is a z-score
+/// (conservative: in a server that keeps up the two counts are correlated).
+pub const SHORTFALL_Z: f64 = 3.0;
+
+/// Whether `achieved` completions fell short of `offered` arrivals over a window (both
+/// counts, not rates) by at least [`MIN_SHORTFALL`] of the arrivals and [`SHORTFALL_Z`]
+/// standard errors: the server did not carry the load.
+pub fn shortfall(offered: f64, achieved: f64) -> bool {
+    let short = offered - achieved;
+    offered > 0.0
+        && short >= MIN_SHORTFALL * offered
+        && short / (offered + achieved).sqrt() >= SHORTFALL_Z
+}
+
+/// The signs an open loop's queue grows: requests outstanding rising (the queue itself,
+/// client-side places included) is required, and at least one other sign must agree, so a
+/// random swell of outstanding requests at a low rate is not called an overload.
+struct Overload {
+    /// `(relative rise, p)` of requests outstanding across the window.
+    in_flight: (f64, Option<f64>),
+    /// `(relative rise, p)` of TTFT by send, when it rises.
+    ttft: Option<(f64, Option<f64>)>,
+    offered_rps: f64,
+    achieved_rps: f64,
+    window_s: f64,
+    /// Whether any output arrived in the window: a server that sends nothing is not
+    /// answering, which is a failure, not an overload.
+    delivered: bool,
+}
+
+impl Overload {
+    /// The verdict's reason, naming every sign that agreed and the achieved rate.
+    fn verdict(&self) -> Option<String> {
+        if !self.delivered {
+            return None;
+        }
+        let (offered, achieved) = (
+            self.offered_rps * self.window_s,
+            self.achieved_rps * self.window_s,
+        );
+        let short = offered - achieved;
+        let shortfall = shortfall(offered, achieved);
+        if self.ttft.is_none() && !shortfall {
+            return None;
+        }
+        let mut signs = vec![format!(
+            "requests outstanding {:+.0}% across the window (p = {:.3})",
+            self.in_flight.0 * 100.0,
+            self.in_flight.1.unwrap_or(0.0)
+        )];
+        if let Some((t, p)) = self.ttft {
+            signs.push(format!(
+                "TTFT {:+.0}% (p = {:.3})",
+                t * 100.0,
+                p.unwrap_or(0.0)
+            ));
+        }
+        if shortfall {
+            signs.push(format!(
+                "completions {:.1}% below arrivals",
+                short / offered * 100.0
+            ));
+        }
+        Some(format!(
+            "overloaded: the server completed {:.1} req/s of the {:.1} offered; {}: arrivals \
+             outpace the server, the queue grows without bound and the latency percentiles \
+             depend on the window's length",
+            self.achieved_rps,
+            self.offered_rps,
+            signs.join(", ")
+        ))
+    }
 }
 
 /// A rise above `max_trend`, significant at the 5% level.

@@ -28,6 +28,7 @@ mod goodput;
 mod load;
 mod request;
 mod requested;
+pub mod stationarity;
 mod steady;
 mod throughput;
 mod timeline;
@@ -49,11 +50,14 @@ pub use concurrency::Concurrency;
 pub use distribution::{Distribution, percentile, quantile_ci_ranks};
 pub use errors::RequestCounts;
 pub use goodput::Goodput;
-pub use load::{FromSend, LoadMetrics, LoadMode};
+pub use load::{FromSend, LoadMetrics, LoadMode, MIN_SHORTFALL, SHORTFALL_Z, shortfall};
 pub use request::{Gap, us_to_ms};
 pub use requested::RequestedTokens;
-pub use steady::{MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, Steady, TREND_SIGNIFICANCE, TrendTest};
-pub use throughput::{Throughput, output_tokens_by_bucket};
+pub use steady::{
+    LevelShift, MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, SHIFT_ALPHA, Series, Steady,
+    TREND_SIGNIFICANCE, TrendTest, WARMUP_ALPHA, Warmup,
+};
+pub use throughput::{Throughput, completions_per_second, output_tokens_by_bucket};
 pub use timeline::{TimelinePoint, timeline};
 pub use turns::TurnMetrics;
 pub use wire::{Connections, Reads};
@@ -112,6 +116,9 @@ pub struct Options<'a> {
     pub stream: bool,
     /// The open loop's target rate, req/s; absent for a closed loop.
     pub target_rps: Option<f64>,
+    /// End of Fill, us since the cell's start: the warm-up check runs on the series from
+    /// here to the end of Measure; absent: no warm-up check.
+    pub fill_end_us: Option<u64>,
 }
 
 /// What `ttft_ms` measures.
@@ -250,17 +257,31 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         &ok,
         window,
         opts.target_rps,
-        throughput.request_rps,
+        (throughput.request_rps, throughput.output_tokens),
         opts.steady.max_trend,
     );
+    let requests = RequestCounts::count(samples, window);
     let mut steady = Steady::judge(samples, window, concurrency.mean, lifetime_s, opts.steady);
+    steady.check_stationarity(
+        samples,
+        window,
+        opts.fill_end_us,
+        opts.steady,
+        load.overloaded.is_none(),
+    );
+    if requests.measured_ok == 0 && requests.measured > 0 {
+        steady.fail_first(format!(
+            "no measured request succeeded ({} failed: {})",
+            requests.measured_errors,
+            requests.measured_error_kinds()
+        ));
+    }
     if let Some(why) = &load.overloaded {
-        steady.steady = false;
         steady.overloaded = true;
-        steady.reasons.insert(0, why.clone());
+        steady.fail_first(why.clone());
     }
     Metrics {
-        requests: RequestCounts::count(samples, window),
+        requests,
         jitter: Jitter {
             chunk: itl_chunk_ms.as_ref().and_then(Distribution::p99_over_p50),
             token: itl_token_ms.as_ref().and_then(Distribution::p99_over_p50),

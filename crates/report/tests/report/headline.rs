@@ -142,10 +142,19 @@ fn the_slo_crossing_is_the_first_load_above_the_bound() {
         (peak.as_str(), at.as_str()),
         ("229 tok/s", "at N=4, the highest steady cell")
     );
-    // 25 + 45 + 76 closed-loop and 8 + 16 + 24 + 32 open-loop measured requests.
+    // 25 + 45 + 76 closed-loop and 8 + 16 + 24 open-loop measured requests; the
+    // overloaded 8 req/s cell's 32 are left out.
     assert_eq!(
         fact(&cards, "A1 · Same Short", None, "error rate").1,
-        "0 of 226 measured requests failed"
+        "0 of 194 measured requests failed (1 overloaded cell left out: their requests fail \
+         by waiting in the queue)"
+    );
+    let (overload, detail) = fact(&cards, "A1 · Same Short", None, "overloaded");
+    assert_eq!(overload, "from 8 req/s");
+    assert_eq!(
+        detail,
+        "arrivals outpaced the server: it completed 7.00 req/s of 8.00 offered; the highest \
+         rate it kept up with: 6 req/s"
     );
     // One series: summary.md's headline has no series column.
     let (_, _, out) = common::open();

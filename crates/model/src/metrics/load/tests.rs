@@ -33,7 +33,7 @@ fn arrivals(lag: impl Fn(u64) -> u64, ttft: impl Fn(u64) -> u64) -> Vec<Sample> 
 
 fn measure(samples: &[Sample], window: &Window, rps: Option<f64>) -> LoadMetrics {
     let ok: Vec<&Sample> = samples.iter().filter(|s| window.measures(s)).collect();
-    LoadMetrics::measure(samples, &ok, window, rps, 9.5, 0.15)
+    LoadMetrics::measure(samples, &ok, window, rps, (9.5, 1), 0.15)
 }
 
 #[test]
@@ -63,7 +63,9 @@ fn rising_queue_and_ttft_is_overloaded() {
     let load = measure(&samples, &open_window(), Some(10.0));
     let why = load.overloaded.as_deref().expect("overloaded");
     assert!(
-        why.starts_with("overloaded: requests outstanding +"),
+        why.starts_with(
+            "overloaded: the server completed 9.5 req/s of the 10.0 offered; requests outstanding +"
+        ),
         "{why}"
     );
     assert!(load.ttft_trend.unwrap() > 0.5, "{:?}", load.ttft_trend);
