@@ -67,7 +67,7 @@ impl<'a> RunProgress<'a> {
 
 impl Observer for RunProgress<'_> {
     fn cell_started(&self, index: usize, total: usize, cell: &Cell) {
-        let schedule = self.plan.schedule(&cell.load);
+        let schedule = self.plan.schedule_of(cell);
         let planned = schedule.m1();
         let remaining_cells = u32::try_from(total - index - 1).unwrap_or(0);
         let after = (schedule.m1() + schedule.drain.typical() / 4) * remaining_cells;

@@ -42,7 +42,7 @@ pub fn of(plan: &Plan, cell: &Cell, mut workload: WorkloadInfo, tokenizer: Strin
         load: LoadInfo::from(&cell.load),
         fill_s: plan.phases.fill.as_secs_f64(),
         stabilize_s: plan.phases.stabilize.as_secs_f64(),
-        measure_s: plan.phases.measure.as_secs_f64(),
+        measure_s: cell.measure.unwrap_or(plan.phases.measure).as_secs_f64(),
         drain: match plan.phases.drain {
             DrainLimit::Configured(d) => format!("configured {} s", d.as_secs_f64()),
             DrainLimit::Derived { ceiling } => {

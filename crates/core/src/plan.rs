@@ -179,6 +179,9 @@ pub struct Cell {
     pub load: Load,
     /// Which run of the cell this is, from 1 (see [`Plan::repeats`]).
     pub repeat: u32,
+    /// Its own Measure length instead of the plan's (a capacity probe's, derived from its
+    /// rate); `None` for listed cells.
+    pub measure: Option<Duration>,
 }
 
 /// The validated plan the runner executes.

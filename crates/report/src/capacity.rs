@@ -87,6 +87,15 @@ pub fn facts(report: &CapacityReport, s: &CapacitySearch) -> Vec<(&'static str, 
             .map_or(String::new(), |r| format!(" at {} req/s", format_rps(r)));
         out.push(("first to fail", format!("{bound}{at}")));
     }
+    if let Some(c) = s.ceiling_rps {
+        out.push((
+            "saturates at",
+            format!(
+                "{} req/s: what the server completed when its queue grew; no answer at or above it",
+                number(c)
+            ),
+        ));
+    }
     let confidence = match s.confidence {
         Confidence::High => "high",
         Confidence::Medium => "medium",
@@ -146,7 +155,7 @@ pub fn probes(s: &CapacitySearch) -> (Vec<String>, Vec<Vec<String>>) {
     }
     let mut head: Vec<String> = vec!["rate (req/s)".into(), "status".into(), "passed".into()];
     head.extend(bounds.iter().map(|b| (*b).to_owned()));
-    head.extend(["achieved (req/s)", "output (tok/s)", "cell"].map(String::from));
+    head.extend(["achieved (req/s)", "output (tok/s)", "measure (s)", "cell"].map(String::from));
     let rows = s
         .probes
         .iter()
@@ -162,7 +171,12 @@ pub fn probes(s: &CapacitySearch) -> (Vec<String>, Vec<Vec<String>>) {
                     .find(|c| c.bound == *b)
                     .map_or("–".into(), check)
             }));
-            row.extend([number(p.achieved_rps), number(p.output_tps), p.dir.clone()]);
+            row.extend([
+                number(p.achieved_rps),
+                number(p.output_tps),
+                p.measure_s.map_or("–".into(), tick),
+                p.dir.clone(),
+            ]);
             row
         })
         .collect();
@@ -177,10 +191,13 @@ fn cell_status(p: &Probe) -> &'static str {
     }
 }
 
-/// One check: `412 ≤ 500`, `612 > 500`, `overloaded` / `not overloaded`.
+/// One check: `412 ≤ 500`, `612 > 500`, `overloaded` / `no`, `kept up` / `fell short`.
 fn check(c: &Check) -> String {
     if c.bound == "overloaded" {
         return if c.passed { "no" } else { "overloaded" }.into();
+    }
+    if c.bound == "achieved_rps" {
+        return if c.passed { "kept up" } else { "fell short" }.into();
     }
     match c.value {
         Some(v) => format!(

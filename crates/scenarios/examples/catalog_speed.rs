@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             scenario: id.into(),
             load: plateau_core::plan::Load::Concurrency(64),
             repeat: 1,
+            measure: None,
         };
         let t0 = Instant::now();
         let w = catalog.workload(&plan, &cell)?;

@@ -44,5 +44,6 @@ pub fn cell(scenario: &str, n: u32) -> Cell {
         scenario: scenario.into(),
         load: plateau_core::plan::Load::Concurrency(n),
         repeat: 1,
+        measure: None,
     }
 }

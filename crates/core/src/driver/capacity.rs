@@ -1,7 +1,9 @@
 //! The capacity searches of a run: for every endpoint x model x scenario, probe open-loop
 //! rates ([`plateau_model::capacity::Search`]) as full phased cells with their own directories
-//! (`r<rate>/`), starting from the scenario's closed-loop cells where the run has them
-//! (Little's law), and write `capacity.json` after every search.
+//! (`r<rate>/`) and the Measure the search derives for each, starting from the scenario's
+//! closed-loop cells where the run has them (Little's law), and write `capacity.json`
+//! after every search. A listed rate's cell stands in for a probe when its window is long
+//! enough; otherwise the search probes beside it, so no cell is overwritten.
 
 use super::{Place, State, visit};
 use crate::driver::DriverError;
@@ -46,17 +48,34 @@ pub(super) async fn search_all(
                     })
                     .collect();
                 let (start, source) = start_rate(&closed, config);
-                let mut search = Search::new(start, config);
-                while let Some(rps) = search.next_rate() {
+                let mut search = Search::new(
+                    start,
+                    config,
+                    plan.phases.measure.as_secs_f64(),
+                    plan.steady.max_trend,
+                );
+                for s in state.summaries.iter().filter(|s| {
+                    s.cell.endpoint == plan.endpoints[endpoint].name
+                        && s.cell.model == plan.models[model].id
+                        && s.cell.scenario == *scenario
+                        && s.cell.repeat == 1
+                }) {
+                    if let Some(rps) = s.cell.load.request_rate {
+                        let lifetime_s = s.metrics.e2e_ms.as_ref().map(|d| d.p50 / 1e3);
+                        search.note_listed(rps, s.phases.measure_s, lifetime_s);
+                    }
+                }
+                while let Some((rps, seconds)) = search.next_probe() {
                     let cell = Cell {
                         endpoint,
                         model,
                         scenario: scenario.clone(),
                         load: plan.rate(rps),
                         repeat: 1,
+                        measure: Some(std::time::Duration::from_secs_f64(seconds)),
                     };
                     let rel = plan.cell_label(&cell);
-                    let summary = match earlier(state, &cell, plan) {
+                    let summary = match earlier(state, &cell, plan, seconds) {
                         Some(done) => Some(done),
                         None => {
                             info.cells.push(CellEntry {
@@ -92,8 +111,9 @@ pub(super) async fn search_all(
     Ok(report)
 }
 
-/// The summary of `cell` if this run already has it (a listed rate the search lands on).
-fn earlier(state: &State, cell: &Cell, plan: &Plan) -> Option<CellSummary> {
+/// The summary of `cell` if this run already has it with a Measure of at least `seconds`
+/// (a listed rate the search lands on).
+fn earlier(state: &State, cell: &Cell, plan: &Plan, seconds: f64) -> Option<CellSummary> {
     let dir = cell.load.dir_name();
     state
         .summaries
@@ -103,6 +123,7 @@ fn earlier(state: &State, cell: &Cell, plan: &Plan) -> Option<CellSummary> {
                 && s.cell.model == plan.models[cell.model].id
                 && s.cell.scenario == cell.scenario
                 && s.cell.repeat == 1
+                && s.phases.measure_s + 1e-6 >= seconds
                 && s.cell.load.load().map(|l| l.dir_name()) == Some(dir.clone())
         })
         .cloned()

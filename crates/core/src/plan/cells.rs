@@ -26,6 +26,7 @@ impl Plan {
             scenario: scenario.clone(),
             load,
             repeat,
+            measure: None,
         };
         let endpoints = self.endpoints.len();
         let mut cells = Vec::new();
@@ -78,6 +79,16 @@ impl Plan {
             arrival: self.arrival,
             max_concurrency: self.max_concurrency,
         })
+    }
+
+    /// The phase schedule of `cell`: the plan's, with the cell's own Measure when it has
+    /// one (a capacity probe).
+    pub fn schedule_of(&self, cell: &Cell) -> Schedule {
+        let mut schedule = self.schedule(&cell.load);
+        if let Some(measure) = cell.measure {
+            schedule.measure = measure;
+        }
+        schedule
     }
 
     /// The phase schedule of a cell under `load` (its slots: N, or the open loop's

@@ -1,6 +1,7 @@
 //! The capacity search on known latency curves: probes, bisection and what it reports.
 
 use super::*;
+use crate::results::capacity::Confidence;
 
 fn config(resolution: f64, max_probes: u32) -> CapacityConfig {
     serde_json::from_value(serde_json::json!({
@@ -30,12 +31,14 @@ fn probe(rps: f64, ttft: f64) -> Probe {
         }],
         achieved_rps: rps,
         output_tps: rps * 100.0,
+        measure_s: Some(10.0),
+        e2e_p50_ms: Some(1000.0),
     }
 }
 
 /// Runs a search against `ttft`, returning the probed rates and the answer.
 fn search(start: f64, c: &CapacityConfig, ttft: impl Fn(f64) -> f64) -> (Vec<f64>, CapacitySearch) {
-    let mut s = Search::new(start, c);
+    let mut s = Search::new(start, c, 10.0, 0.15);
     let mut rates = Vec::new();
     while let Some(r) = s.next_rate() {
         rates.push(r);
@@ -99,13 +102,13 @@ fn the_budget_and_the_floor_end_a_search() {
 fn confidence_reads_the_intervals() {
     let c = config(0.1, 12);
     // Far from the limit on both sides: high.
-    let mut s = Search::new(10.0, &c);
+    let mut s = Search::new(10.0, &c, 10.0, 0.15);
     s.record(probe(10.0, 300.0));
     s.record(probe(11.0, 800.0));
     let a = s.finish(["e", "m", "A1"], StartRate::Default, &c);
     assert_eq!(a.confidence, Confidence::High, "{:?}", a.confidence_reasons);
     // The passing p99's interval reaches over the limit: medium, and says why.
-    let mut s = Search::new(10.0, &c);
+    let mut s = Search::new(10.0, &c, 10.0, 0.15);
     s.record(probe(10.0, 490.0));
     s.record(probe(11.0, 800.0));
     let a = s.finish(["e", "m", "A1"], StartRate::Default, &c);
@@ -120,7 +123,7 @@ fn confidence_reads_the_intervals() {
 #[test]
 fn a_probe_that_did_not_complete_stops_the_search() {
     let c = config(0.1, 12);
-    let mut s = Search::new(10.0, &c);
+    let mut s = Search::new(10.0, &c, 10.0, 0.15);
     let mut p = probe(10.0, 100.0);
     p.status = CellStatus::Interrupted;
     p.passed = false;
@@ -152,7 +155,7 @@ fn instance_plans_round_up() {
 #[test]
 fn a_p99_without_an_interval_says_so() {
     let c = config(0.1, 12);
-    let mut s = Search::new(10.0, &c);
+    let mut s = Search::new(10.0, &c, 10.0, 0.15);
     s.record(probe(10.0, 300.0));
     let mut fail = probe(11.0, 800.0);
     fail.checks[0].lower_ci = None;

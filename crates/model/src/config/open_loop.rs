@@ -62,6 +62,11 @@ pub struct CapacityConfig {
     /// estimate; default 1.
     #[serde(default)]
     pub start_rps: Option<f64>,
+    /// Longest Measure of a probe, s. Each probe measures for at least `measure_seconds`
+    /// and as long as a queue growing by `resolution` of the rate needs to show (derived
+    /// from the rate and the request lifetime), up to this.
+    #[serde(default = "default_max_probe_seconds")]
+    pub max_probe_seconds: f64,
 }
 
 /// Capacity bounds: p99s over the measured requests (latencies from the intended send) and
@@ -111,6 +116,9 @@ fn default_resolution() -> f64 {
 }
 fn default_max_probes() -> u32 {
     12
+}
+fn default_max_probe_seconds() -> f64 {
+    300.0
 }
 
 #[cfg(test)]

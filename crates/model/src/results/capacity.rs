@@ -65,9 +65,11 @@ pub enum StartRate {
 /// One bound checked on one probe.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {
-    /// `ttft_p99_ms`, `tpot_p99_ms`, `e2e_p99_ms`, `error_rate` or `overloaded`.
+    /// `ttft_p99_ms`, `tpot_p99_ms`, `e2e_p99_ms`, `error_rate`, `overloaded` or
+    /// `achieved_rps` (completions fell short of arrivals: the server did not carry the
+    /// rate).
     pub bound: String,
-    /// The limit (0 for `overloaded`).
+    /// The limit (0 for `overloaded`; the offered rate for `achieved_rps`).
     pub limit: f64,
     /// The probe's value; absent when not measured (no successful request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,6 +101,24 @@ pub struct Probe {
     pub achieved_rps: f64,
     /// Output tokens per second in the window (server throughput, direct).
     pub output_tps: f64,
+    /// Length of the probe's Measure, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure_s: Option<f64>,
+    /// E2E p50 of its measured requests, ms: the request lifetime the next probe's window
+    /// is derived from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e2e_p50_ms: Option<f64>,
+}
+
+impl Probe {
+    /// Whether the probe saw the server at its limit: its queue grew (`overloaded`) or its
+    /// completions fell short of its arrivals (`achieved_rps`). Its achieved rate is then
+    /// the server's saturation throughput.
+    pub fn saturated(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| !c.passed && (c.bound == "overloaded" || c.bound == "achieved_rps"))
+    }
 }
 
 /// How sure the answer is.
@@ -145,9 +165,16 @@ pub struct CapacitySearch {
     /// Output tokens per second the server delivered at that rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tps: Option<f64>,
-    /// The lowest rate that failed, req/s: the capacity lies in `[max_rps, failing_rps)`.
+    /// The lowest rate that failed, req/s: the capacity lies in `[max_rps, failing_rps)`,
+    /// and below `ceiling_rps` when that is lower.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing_rps: Option<f64>,
+    /// The server's saturation throughput as the search measured it: the lowest achieved
+    /// rate of a probe whose queue grew or whose completions fell short of its arrivals.
+    /// No answer is at or above it, and a probe that met the SLO above it is left out (its
+    /// window was too short to show the queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling_rps: Option<f64>,
     /// The bound that failed at the lowest rate (the first to break as load grows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failed: Option<String>,
@@ -190,6 +217,9 @@ impl CapacitySearch {
                 a.first_failed.as_deref().unwrap_or("the SLO"),
                 format_rps(fail)
             );
+        }
+        if let Some(c) = a.ceiling_rps {
+            line += &format!("; the server saturates at {c:.2} req/s");
         }
         line +=
             &format!("; confidence {:?}, {} probes", a.confidence, a.probes.len()).to_lowercase();

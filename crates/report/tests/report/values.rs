@@ -138,6 +138,7 @@ fn report_opens_with_the_capacity_answer() {
         "medium: at 6 req/s ttft_p99_ms has too few samples for a confidence interval",
         "probes exhausted",
         "100 req/s target: 17 instances, 20 with 20% headroom",
+        "7.00 req/s: what the server completed when its queue grew",
     ];
     for text in want {
         assert!(html.contains(text), "report.html lacks {text:?}");
@@ -145,9 +146,9 @@ fn report_opens_with_the_capacity_answer() {
     }
     // The probes, in the order run, each check against its limit.
     let probes = [
-        "| 4 | complete | yes | 34.2 ≤ 100 | 16.2 ≤ 25 | no | 4.00 | 48.0 | vllm/llama-8b/A1/r4 |",
-        "| 8 | complete | NO | 767 > 100 | 18.7 ≤ 25 | overloaded | 7.00 | 83.5 | vllm/llama-8b/A1/r8 |",
-        "| 6 | complete | yes | 39.2 ≤ 100 | 17.5 ≤ 25 | no | 6.00 | 72.0 | vllm/llama-8b/A1/r6 |",
+        "| 4 | complete | yes | 34.2 ≤ 100 | 16.2 ≤ 25 | no | kept up | 4.00 | 48.0 | 4 | vllm/llama-8b/A1/r4 |",
+        "| 8 | complete | NO | 767 > 100 | 18.7 ≤ 25 | overloaded | kept up | 7.00 | 83.5 | 4 | vllm/llama-8b/A1/r8 |",
+        "| 6 | complete | yes | 39.2 ≤ 100 | 17.5 ≤ 25 | no | kept up | 6.00 | 72.0 | 4 | vllm/llama-8b/A1/r6 |",
     ];
     let at = |p: &str| {
         md.find(p)
