@@ -193,13 +193,18 @@ pub struct CompareArgs {
     /// Where compare.html, compare.md, compare.csv and figures/ go.
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
-    /// Bootstrap resamples per latency percentile (seeded: the same intervals every time).
+    /// Bootstrap resamples per matched cell (seeded: the same intervals every time).
     #[arg(
         long,
         default_value_t = plateau_report::compare::RESAMPLES,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(100..=100_000)
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1000..=100_000)
     )]
     pub resamples: usize,
+    /// Count rows whose cell was unsteady, overloaded or failed on either side, or whose
+    /// percentile rests on too few samples, in the better/worse tallies (they are flagged
+    /// either way).
+    #[arg(long)]
+    pub include_unsteady: bool,
 }
 
 /// `plateau validate`.

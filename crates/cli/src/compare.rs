@@ -19,6 +19,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode, Failure> {
         .collect();
     let mut opts = Options::new(dirs, &args.out);
     opts.resamples = args.resamples;
+    opts.include_unsteady = args.include_unsteady;
     let out = compare::compare(&opts).map_err(|e| match e {
         ReportError::Draw { .. } | ReportError::Font => Failure::other(e.into()),
         ReportError::Output(_) | ReportError::Write { .. } => {

@@ -1,30 +1,32 @@
 //! `plateau compare`: a baseline results directory against one or more candidates. Cells
-//! are matched ([`runs`]), every headline metric ([`metric::METRICS`]) of a matched cell is
-//! tested ([`analyze`] with [`stats`]), and compare.csv, compare.md, compare.html and the
-//! figures (each run one line, per scenario) are written ([`write`](mod@write), [`html`],
-//! [`figures`]).
+//! are matched ([`runs`]), every compared quantity ([`metric::METRICS`]: percentiles,
+//! means, throughputs, shares) of a matched cell is tested ([`analyze`]), and compare.csv,
+//! compare.md, compare.html (each opening with one table per scenario) and the figures
+//! (each run one line, per scenario) are written ([`write`](mod@write), [`summary`],
+//! [`html`], [`figures`]).
 //!
-//! The statistics, in short: a latency percentile's difference gets a 95% percentile
-//! bootstrap interval (fixed seed, [`Options::resamples`] resamples) and the p-value of a
-//! Mann-Whitney U test on the per-request values (measured = started in the window,
-//! successful); a throughput's p-value and interval come from Welch's t-test on the repeats'
-//! values when both sides have two or more repeats, else on the per-second counts inside the
-//! measure window (consecutive seconds are not independent, so read that p-value as a
-//! guide); error rate and goodput share use a two-proportion z-test. p-values are reported
-//! raw and Holm-adjusted across each cell's metrics; a verdict is "better" or "worse" only
-//! when the adjusted p-value is below [`analyze::ALPHA`] and the interval excludes 0. A
-//! percentile that rests on too few samples on either side (the summaries' `small_sample`)
-//! is marked in every output ([`analyze::Row::small_sample`]).
+//! The statistics, in short: each side's measure windows are cut into blocks long enough
+//! for their means to be close to uncorrelated ([`blocks`]); a block bootstrap
+//! ([`bootstrap`], fixed seed, [`Options::resamples`] resamples) draws whole blocks on each
+//! side and computes every quantity from the same draw, so each quantity has its own
+//! interval and p-value from one resampling; the cell's quantities are one family,
+//! adjusted by Bonferroni ([`stats`]), and a verdict is "better" or "worse" exactly when
+//! the adjusted interval excludes 0. Rows whose cell is unsteady, overloaded or failed on
+//! either side, or whose percentile rests on too few samples, are flagged and left out of
+//! the better/worse counts unless [`Options::include_unsteady`].
 //!
 //! Order: the baseline first everywhere (columns, each cell's line, figure series, colours
 //! and legends), then the candidates in the order given.
 
 pub mod analyze;
+pub mod blocks;
+pub mod bootstrap;
 pub mod figures;
 pub mod html;
 pub mod metric;
 pub mod runs;
 pub mod stats;
+pub mod summary;
 pub mod write;
 
 use std::path::{Path, PathBuf};
@@ -46,8 +48,9 @@ pub const MARKDOWN_FILE: &str = "compare.md";
 pub const CSV_FILE: &str = "compare.csv";
 /// The bootstrap's seed: the same intervals on every run.
 pub const SEED: u64 = 0x0070_6c61_7465_6175;
-/// Bootstrap resamples by default.
-pub const RESAMPLES: usize = 1000;
+/// Bootstrap resamples by default: enough that a family of 14 quantities still has about
+/// 9 resampled differences beyond each end of its 99.6% intervals.
+pub const RESAMPLES: usize = 10_000;
 
 /// What to compare and where to write.
 #[derive(Clone, Debug)]
@@ -56,8 +59,11 @@ pub struct Options {
     pub dirs: Vec<PathBuf>,
     /// Where compare.csv/.md/.html go (figures in `figures/` under it).
     pub out_dir: PathBuf,
-    /// Bootstrap resamples per latency metric.
+    /// Bootstrap resamples per matched cell.
     pub resamples: usize,
+    /// Count the flagged rows (a side unsteady, overloaded, failed, or a small sample) in
+    /// the better/worse tallies too.
+    pub include_unsteady: bool,
 }
 
 impl Options {
@@ -67,6 +73,7 @@ impl Options {
             dirs,
             out_dir: out_dir.into(),
             resamples: RESAMPLES,
+            include_unsteady: false,
         }
     }
 }
@@ -76,14 +83,24 @@ impl Options {
 pub struct CellResult {
     /// `A1/c8`.
     pub place: String,
+    /// Its scenario.
+    pub scenario: String,
+    /// Its load.
+    pub load: plateau_model::load::Load,
     /// The baseline cell (`vllm/llama-8b/A1/c8`).
     pub baseline: String,
     /// The candidate cell.
     pub candidate: String,
     /// Repeats of each side.
     pub repeats: [usize; 2],
-    /// One row per metric.
+    /// One row per quantity.
     pub rows: Vec<Row>,
+    /// The bootstrap's block length, s.
+    pub block_s: u64,
+    /// Blocks on each side.
+    pub blocks: [usize; 2],
+    /// Why every row of the cell is flagged (a side unsteady, overloaded or failed).
+    pub flags: Vec<String>,
 }
 
 /// One candidate against the baseline.
@@ -101,14 +118,63 @@ pub struct Comparison {
     pub only_baseline: Vec<String>,
     /// Candidate cells the baseline does not have.
     pub only_candidate: Vec<String>,
+    /// Whether flagged rows count in the tallies.
+    pub include_unsteady: bool,
+}
+
+/// How many rows got each verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Better.
+    pub better: usize,
+    /// Worse.
+    pub worse: usize,
+    /// No significant difference.
+    pub same: usize,
+    /// Not tested.
+    pub untested: usize,
+    /// Flagged and left out of the four counts above.
+    pub flagged: usize,
+}
+
+impl Tally {
+    /// The counts in words.
+    pub fn text(&self, include_unsteady: bool) -> String {
+        let flagged = if include_unsteady {
+            format!(
+                "{} of them flagged, counted as --include-unsteady asks",
+                self.flagged
+            )
+        } else {
+            format!(
+                "{} flagged (a side unsteady, overloaded, failed or from too few samples) and \
+                 left out",
+                self.flagged
+            )
+        };
+        format!(
+            "{} better, {} worse, {} no significant difference, {} not tested; {flagged}",
+            self.better, self.worse, self.same, self.untested
+        )
+    }
 }
 
 impl Comparison {
-    /// How many rows got each verdict: better, worse, no difference, not tested.
-    pub fn tally(&self) -> [usize; 4] {
-        let mut t = [0; 4];
+    /// How many rows got each verdict; flagged rows apart unless `include_unsteady`.
+    pub fn tally(&self) -> Tally {
+        let mut t = Tally::default();
         for r in self.cells.iter().flat_map(|c| &c.rows) {
-            t[r.verdict as usize] += 1;
+            let flagged = !r.flags.is_empty();
+            t.flagged += usize::from(flagged);
+            if flagged && !self.include_unsteady {
+                continue;
+            }
+            match r.verdict {
+                analyze::Verdict::Better => t.better += 1,
+                analyze::Verdict::Worse => t.worse += 1,
+                analyze::Verdict::Same => t.same += 1,
+                analyze::Verdict::Untested => t.untested += 1,
+            }
         }
         t
     }
@@ -138,13 +204,12 @@ impl Output {
     pub fn describe(&self) -> String {
         let mut out = String::new();
         for c in &self.comparisons {
-            let [better, worse, same, untested] = c.tally();
             out.push_str(&format!(
-                "{} vs {}: {} matched cells; {better} better, {worse} worse, {same} no significant \
-                 difference, {untested} not tested; unmatched: {} baseline, {} candidate\n",
+                "{} vs {}: {} matched cells; {}; unmatched: {} baseline, {} candidate\n",
                 c.candidate,
                 c.baseline,
                 c.cells.len(),
+                c.tally().text(c.include_unsteady),
                 c.only_baseline.len(),
                 c.only_candidate.len()
             ));
@@ -210,13 +275,21 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
         let mut cells = Vec::new();
         for (b, c) in &m.pairs {
             match (load(b), load(c)) {
-                (Ok(lb), Ok(lc)) => cells.push(CellResult {
-                    place: b.place(),
-                    baseline: b.name(),
-                    candidate: c.name(),
-                    repeats: [lb.len(), lc.len()],
-                    rows: analyze::cell(&lb, &lc, opts.resamples, SEED),
-                }),
+                (Ok(lb), Ok(lc)) => {
+                    let tested = analyze::cell(&lb, &lc, opts.resamples, SEED);
+                    cells.push(CellResult {
+                        place: b.place(),
+                        scenario: b.scenario.to_owned(),
+                        load: b.load,
+                        baseline: b.name(),
+                        candidate: c.name(),
+                        repeats: [lb.len(), lc.len()],
+                        rows: tested.rows,
+                        block_s: tested.block_s,
+                        blocks: tested.blocks,
+                        flags: tested.flags,
+                    })
+                }
                 (Err(e), _) | (_, Err(e)) => unreadable.push(e),
             }
         }
@@ -227,6 +300,7 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
             cells,
             only_baseline: m.only_baseline.iter().map(|g| g.name()).collect(),
             only_candidate: m.only_candidate.iter().map(|g| g.name()).collect(),
+            include_unsteady: opts.include_unsteady,
         });
     }
 
@@ -244,8 +318,14 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
         Ok(path)
     };
     let csv = write(CSV_FILE, write::csv(&comparisons))?;
-    let markdown = write(MARKDOWN_FILE, write::markdown(&comparisons, &unreadable))?;
-    let html = write(HTML_FILE, html::render(&comparisons, &figures, &unreadable))?;
+    let markdown = write(
+        MARKDOWN_FILE,
+        write::markdown(&comparisons, &unreadable, opts.resamples),
+    )?;
+    let html = write(
+        HTML_FILE,
+        html::render(&comparisons, &figures, &unreadable, opts.resamples),
+    )?;
     Ok(Output {
         html,
         markdown,

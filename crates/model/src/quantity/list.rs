@@ -267,6 +267,37 @@ quantity!(
     Lower,
     |s| p99(&s.metrics.e2e_ms)
 );
+// Latency means (compared by `plateau compare` beside the percentiles).
+quantity!(
+    TTFT_MEAN,
+    "ttft_ms.mean",
+    "ttft_ms_mean",
+    "TTFT mean",
+    "ms",
+    Measure,
+    Lower,
+    |s| mean(&s.metrics.ttft_ms)
+);
+quantity!(
+    TPOT_MEAN,
+    "tpot_ms.mean",
+    "tpot_ms_mean",
+    "TPOT mean",
+    "ms",
+    Measure,
+    Lower,
+    |s| mean(&s.metrics.tpot_ms)
+);
+quantity!(
+    E2E_MEAN,
+    "e2e_ms.mean",
+    "e2e_ms_mean",
+    "E2E mean",
+    "ms",
+    Measure,
+    Lower,
+    |s| mean(&s.metrics.e2e_ms)
+);
 quantity!(
     JITTER_CHUNK,
     "jitter.chunk",

@@ -1,174 +1,143 @@
-//! The headline metrics `plateau compare` tests and how each is tested: latency percentiles
-//! on the per-request values (the core's `Sample` methods, measured successful requests),
-//! throughputs on per-second counts inside the measure window (or on the repeats' summary
-//! values), error rate and goodput share as proportions of the measured requests.
+//! The quantities `plateau compare` tests and where each comes from: latency percentiles
+//! and means over the per-request values (the model's `Sample` methods, measured successful
+//! requests), throughputs over the window's time blocks, error rate and goodput share as
+//! shares of the measured requests. Every one is tested the same way, by the block
+//! bootstrap in `bootstrap.rs`, so each has its own interval and p-value.
 
-use plateau_model::metrics::{Window, output_tokens_by_bucket, us_to_ms};
-use plateau_model::results::summary::CellSummary;
+use plateau_model::quantity::{self as q, Quantity};
 use plateau_model::sample::Sample;
 
-use crate::quantity::{self as q, Quantity};
+/// Per-request values a quantity reads (ms), from a measured successful request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// TTFT.
+    Ttft,
+    /// TPOT (requests with at least two tokens).
+    Tpot,
+    /// Every inter-chunk gap (ITL per chunk).
+    Itl,
+    /// E2E.
+    E2e,
+}
 
-/// Blocks of the per-second throughput series, us.
-const SECOND_US: u64 = 1_000_000;
+impl Values {
+    /// Every kind, in the order blocks keep them.
+    pub const ALL: [Values; 4] = [Values::Ttft, Values::Tpot, Values::Itl, Values::E2e];
 
-/// How a metric's difference is tested.
+    /// Appends the request's values of this kind, ms.
+    pub fn push(self, s: &Sample, out: &mut Vec<f64>) {
+        let ms = |us: f64| us / 1e3;
+        match self {
+            Values::Ttft => out.extend(s.ttft_us().map(|us| ms(us as f64))),
+            Values::Tpot => out.extend(s.tpot_us().map(ms)),
+            Values::Itl => out.extend(s.itl_chunk_us().map(ms)),
+            Values::E2e => out.extend(s.e2e_us().map(|us| ms(us as f64))),
+        }
+    }
+
+    /// Index in [`Values::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A rate over the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rate {
+    /// Output tokens arriving, per second (server throughput, direct).
+    Tokens,
+    /// Successful requests completing, per second.
+    Completions,
+}
+
+/// A share of the measured requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Share {
+    /// Failed / measured.
+    Errors,
+    /// Meeting every SLO / measured (the run's `slo`).
+    Goodput,
+}
+
+/// How a quantity is computed from a (resampled) side.
 #[derive(Clone, Copy, Debug)]
 pub enum How {
-    /// The `q`-quantile of per-request values: Mann-Whitney U on the values, a bootstrap
-    /// interval of the quantile difference.
+    /// The `q`-quantile of per-request values (numpy's linear interpolation).
     Percentile {
         /// The quantile (0.5, 0.99).
         q: f64,
-        /// Appends a measured successful request's values (ms).
-        values: fn(&Sample, &mut Vec<f64>),
+        /// Of which values.
+        values: Values,
     },
-    /// A rate over the measure window: Welch's t-test on the repeats' summary values when
-    /// both sides have two or more repeats, else on the per-second series.
-    Rate(fn(&[Sample], &Window) -> Vec<f64>),
-    /// A share of the measured requests, `(hits, trials)` read from a summary: the
-    /// two-proportion z-test.
-    Proportion(fn(&CellSummary) -> Option<(u64, u64)>),
+    /// The mean of per-request values.
+    Mean(Values),
+    /// A rate over the window.
+    Rate(Rate),
+    /// A share of the measured requests.
+    Share(Share),
 }
 
-/// A headline metric: the quantity (label, unit, direction, where the summary keeps it)
-/// and its test.
+/// A compared quantity: what it is (label, unit, direction, where the summary keeps it)
+/// and how it is computed.
 #[derive(Clone, Copy, Debug)]
 pub struct Metric {
     /// What it is.
     pub q: Quantity,
-    /// How it is tested.
+    /// How it is computed.
     pub how: How,
 }
 
-fn ttft(s: &Sample, out: &mut Vec<f64>) {
-    out.extend(s.ttft_us().map(|us| us_to_ms(us as f64)));
-}
-
-fn tpot(s: &Sample, out: &mut Vec<f64>) {
-    out.extend(s.tpot_us().map(us_to_ms));
-}
-
-fn itl(s: &Sample, out: &mut Vec<f64>) {
-    out.extend(s.itl_chunk_us().map(us_to_ms));
-}
-
-fn e2e(s: &Sample, out: &mut Vec<f64>) {
-    out.extend(s.e2e_us().map(|us| us_to_ms(us as f64)));
-}
-
-/// Whole seconds of the window: `[m0 + k s, m0 + (k + 1) s)` for each k below the
-/// window's length in whole seconds (a partial last second would be an outlier).
-fn seconds(w: &Window) -> u64 {
-    w.duration_us() / SECOND_US
-}
-
-/// Output tokens arriving in each whole second of the window (the core's bucketing, as
-/// the direct server throughput counts them).
-pub fn tokens_per_second(samples: &[Sample], w: &Window) -> Vec<f64> {
-    let k = seconds(w);
-    if k == 0 {
-        return Vec::new();
+const fn pct(q: Quantity, at: f64, values: Values) -> Metric {
+    Metric {
+        q,
+        how: How::Percentile { q: at, values },
     }
-    output_tokens_by_bucket(samples, w.m0_us, w.m0_us + k * SECOND_US, SECOND_US)
-        .into_iter()
-        .take(usize::try_from(k).unwrap_or(usize::MAX))
-        .map(|n| n as f64)
-        .collect()
 }
 
-/// Successful requests completing in each whole second of the window (completion as the
-/// core's request throughput counts it: a successful request's end).
-pub fn requests_per_second(samples: &[Sample], w: &Window) -> Vec<f64> {
-    let k = usize::try_from(seconds(w)).unwrap_or(usize::MAX);
-    let mut out = vec![0.0; k];
-    for s in samples.iter().filter(|s| s.outcome.is_ok()) {
-        if let Some(t) = s.t_end_us.checked_sub(w.m0_us)
-            && let Some(slot) = usize::try_from(t / SECOND_US)
-                .ok()
-                .and_then(|i| out.get_mut(i))
-        {
-            *slot += 1.0;
-        }
-    }
-    out
-}
-
-fn errors(s: &CellSummary) -> Option<(u64, u64)> {
-    let r = &s.metrics.requests;
-    (r.measured > 0).then_some((r.measured_errors, r.measured))
-}
-
-fn goodput(s: &CellSummary) -> Option<(u64, u64)> {
-    let g = s.metrics.goodput.as_ref()?;
-    (g.total > 0).then_some((g.good, g.total))
-}
-
-/// Every headline metric, in the order the tables list them.
-pub const METRICS: [Metric; 11] = [
+/// Every compared quantity, in the order the tables list them.
+pub const METRICS: [Metric; 14] = [
+    pct(q::TTFT_P50, 0.5, Values::Ttft),
+    pct(q::TTFT_P99, 0.99, Values::Ttft),
     Metric {
-        q: q::TTFT_P50,
-        how: How::Percentile {
-            q: 0.5,
-            values: ttft,
-        },
+        q: q::TTFT_MEAN,
+        how: How::Mean(Values::Ttft),
     },
+    pct(q::TPOT_P50, 0.5, Values::Tpot),
+    pct(q::TPOT_P99, 0.99, Values::Tpot),
     Metric {
-        q: q::TTFT_P99,
-        how: How::Percentile {
-            q: 0.99,
-            values: ttft,
-        },
+        q: q::TPOT_MEAN,
+        how: How::Mean(Values::Tpot),
     },
+    pct(q::ITL_P99, 0.99, Values::Itl),
+    pct(q::E2E_P50, 0.5, Values::E2e),
+    pct(q::E2E_P99, 0.99, Values::E2e),
     Metric {
-        q: q::TPOT_P50,
-        how: How::Percentile {
-            q: 0.5,
-            values: tpot,
-        },
-    },
-    Metric {
-        q: q::TPOT_P99,
-        how: How::Percentile {
-            q: 0.99,
-            values: tpot,
-        },
-    },
-    Metric {
-        q: q::ITL_P99,
-        how: How::Percentile {
-            q: 0.99,
-            values: itl,
-        },
-    },
-    Metric {
-        q: q::E2E_P50,
-        how: How::Percentile {
-            q: 0.5,
-            values: e2e,
-        },
-    },
-    Metric {
-        q: q::E2E_P99,
-        how: How::Percentile {
-            q: 0.99,
-            values: e2e,
-        },
+        q: q::E2E_MEAN,
+        how: How::Mean(Values::E2e),
     },
     Metric {
         q: q::SERVER_TPS,
-        how: How::Rate(tokens_per_second),
+        how: How::Rate(Rate::Tokens),
     },
     Metric {
         q: q::REQUEST_RPS,
-        how: How::Rate(requests_per_second),
+        how: How::Rate(Rate::Completions),
     },
     Metric {
         q: q::GOODPUT_FRACTION,
-        how: How::Proportion(goodput),
+        how: How::Share(Share::Goodput),
     },
     Metric {
         q: q::ERROR_RATE,
-        how: How::Proportion(errors),
+        how: How::Share(Share::Errors),
     },
+];
+
+/// The quantities the per-scenario summary tables show, one column each.
+pub const HEADLINE: [Quantity; 5] = [
+    q::SERVER_TPS,
+    q::TTFT_P50,
+    q::TTFT_P99,
+    q::TPOT_P50,
+    q::E2E_P99,
 ];

@@ -1,19 +1,20 @@
-//! compare.csv (one row per matched cell x metric, full precision) and compare.md (one
-//! table per matched cell, numbers as the report writes them); both say which side's
-//! percentile rests on too few samples. Baseline first everywhere, candidates in the order
-//! given.
+//! compare.csv (one row per matched cell x quantity, full precision) and compare.md (the
+//! per-scenario tables first, then one table per matched cell); both say which rows are
+//! flagged and why. Baseline first everywhere, candidates in the order given.
 
 use std::fmt::Write;
 
-use super::analyze::{ALPHA, Row};
+use super::analyze::Row;
 use super::runs::MatchBy;
-use super::{CellResult, Comparison, RESAMPLES};
+use super::stats::ALPHA;
+use super::summary::{self, FLAG_MARK};
+use super::{CellResult, Comparison};
 use crate::markdown::cell as md;
 use crate::quantity::Better;
 use crate::style::number;
 
 /// compare.csv's columns.
-pub const CSV_COLUMNS: [&str; 23] = [
+pub const CSV_COLUMNS: [&str; 26] = [
     "baseline_run",
     "candidate_run",
     "scenario_load",
@@ -31,10 +32,13 @@ pub const CSV_COLUMNS: [&str; 23] = [
     "diff_pct",
     "ci_low",
     "ci_high",
+    "ci_level",
     "p_value",
-    "p_holm",
+    "p_adjusted",
     "test",
     "verdict",
+    "flagged",
+    "flags",
     "baseline_small_sample",
     "candidate_small_sample",
 ];
@@ -60,7 +64,16 @@ fn better(b: Better) -> &'static str {
     }
 }
 
-/// compare.csv: a header, then one row per matched cell x metric; absent values are empty.
+/// How a cell was tested, in a few words.
+pub fn test_name(cell: &CellResult) -> String {
+    format!(
+        "block bootstrap: {} s blocks ({} + {})",
+        cell.block_s, cell.blocks[0], cell.blocks[1]
+    )
+}
+
+/// compare.csv: a header, then one row per matched cell x quantity; absent values are
+/// empty.
 pub fn csv(comparisons: &[Comparison]) -> String {
     let mut out = CSV_COLUMNS.join(",");
     out.push('\n');
@@ -68,6 +81,7 @@ pub fn csv(comparisons: &[Comparison]) -> String {
         for cell in &c.cells {
             for r in &cell.rows {
                 let q = &r.metric.q;
+                let t = r.test;
                 let fields = [
                     c.baseline.clone(),
                     c.candidate.clone(),
@@ -84,12 +98,15 @@ pub fn csv(comparisons: &[Comparison]) -> String {
                     opt(r.candidate),
                     opt(r.diff()),
                     opt(r.diff_pct()),
-                    opt(r.ci.map(|c| c[0])),
-                    opt(r.ci.map(|c| c[1])),
-                    opt(r.p),
-                    opt(r.p_holm),
-                    r.test.to_owned(),
+                    opt(t.map(|t| t.ci[0])),
+                    opt(t.map(|t| t.ci[1])),
+                    opt(t.map(|t| t.level)),
+                    opt(t.map(|t| t.p)),
+                    opt(t.map(|t| t.p_adjusted)),
+                    test_name(cell),
                     r.verdict.text().to_owned(),
+                    (!r.flags.is_empty()).to_string(),
+                    r.flags.join("; "),
                     r.small_sample[0].to_string(),
                     r.small_sample[1].to_string(),
                 ];
@@ -108,8 +125,7 @@ pub const SMALL_SAMPLE_MARK: &str = "†";
 /// The legend of [`SMALL_SAMPLE_MARK`] (compare.md and compare.html, when a row has it).
 pub const SMALL_SAMPLE_NOTE: &str = "† this side's percentile rests on too few samples (fewer \
 than 10 values expected beyond it: a p99 needs 1000 requests, or inter-token gaps for ITL, a \
-p50 20), as its summary.json flags it: read the difference and the verdict of that row as a \
-guide only.";
+p50 20), as its summary.json flags it: the row is flagged and left out of the counts.";
 
 /// Whether any row of `comparisons` has a side marked [`SMALL_SAMPLE_MARK`].
 pub fn any_small(comparisons: &[Comparison]) -> bool {
@@ -120,17 +136,27 @@ pub fn any_small(comparisons: &[Comparison]) -> bool {
         .any(Row::small)
 }
 
-/// `baseline vllm/llama-8b/A1/c8 (×1), candidate sglang/llama-8b/A1/c8 (×1)`.
+/// `baseline vllm/llama-8b/A1/c8 (×1), candidate sglang/llama-8b/A1/c8 (×1)`, how it was
+/// tested, and why its rows are flagged.
 pub fn sides(cell: &CellResult) -> String {
+    let flags = if cell.flags.is_empty() {
+        String::new()
+    } else {
+        format!("; flagged: {}", cell.flags.join(", "))
+    };
     format!(
-        "baseline {} (×{}), candidate {} (×{})",
-        cell.baseline, cell.repeats[0], cell.candidate, cell.repeats[1]
+        "baseline {} (×{}), candidate {} (×{}); {}{flags}",
+        cell.baseline,
+        cell.repeats[0],
+        cell.candidate,
+        cell.repeats[1],
+        test_name(cell)
     )
 }
 
-/// The cells of one row as the tables show them: metric, baseline, candidate, diff, diff
-/// %, 95% CI, p, p (Holm), verdict; a side's value resting on too few samples is marked
-/// with [`SMALL_SAMPLE_MARK`].
+/// The cells of one row as the detail tables show them: quantity, baseline, candidate,
+/// diff, diff %, interval, p, p (adj.), verdict; a side's value resting on too few samples
+/// is marked with [`SMALL_SAMPLE_MARK`], a flagged verdict with [`FLAG_MARK`].
 pub fn shown(r: &Row) -> [String; 9] {
     let n = |v: Option<f64>| v.map(number).unwrap_or_else(|| "–".into());
     let side = |v: Option<f64>, small: bool| {
@@ -145,6 +171,11 @@ pub fn shown(r: &Row) -> [String; 9] {
         Some(p) => format!("{p:.4}"),
         None => "–".into(),
     };
+    let mark = if r.flags.is_empty() {
+        String::new()
+    } else {
+        format!(" {FLAG_MARK}")
+    };
     [
         r.metric.q.axis_label(),
         side(r.baseline, r.small_sample[0]),
@@ -155,39 +186,41 @@ pub fn shown(r: &Row) -> [String; 9] {
         r.diff_pct()
             .map(|d| format!("{d:+.1}%"))
             .unwrap_or_else(|| "–".into()),
-        r.ci.map(|[l, h]| format!("[{}, {}]", number(l), number(h)))
+        r.test
+            .map(|t| format!("[{}, {}]", number(t.ci[0]), number(t.ci[1])))
             .unwrap_or_else(|| "–".into()),
-        p(r.p),
-        p(r.p_holm),
-        r.verdict.text().to_owned(),
+        p(r.test.map(|t| t.p)),
+        p(r.test.map(|t| t.p_adjusted)),
+        format!("{}{mark}", r.verdict.text()),
     ]
 }
 
-/// The table headers matching [`shown`].
+/// The detail tables' headers matching [`shown`].
 pub const HEADERS: [&str; 9] = [
-    "metric",
+    "quantity",
     "baseline",
     "candidate",
     "diff",
     "diff %",
-    "95% CI of diff",
+    "interval of diff",
     "p",
-    "p (Holm)",
+    "p (Bonferroni)",
     "verdict",
 ];
 
 /// How the numbers were tested, in a few sentences (compare.md and compare.html).
-pub fn method() -> String {
+pub fn method(resamples: usize) -> String {
     format!(
-        "Latency percentiles: per-request values of the measured (started in the measure \
-         window) successful requests; p-value from a Mann-Whitney U test (normal approximation, \
-         tie-corrected), 95% CI of the percentile difference from a percentile bootstrap \
-         ({RESAMPLES} resamples, fixed seed). Throughputs: Welch's t-test over the repeats when \
-         both runs have two or more, else over the per-second counts inside the measure window \
-         (seconds are not independent: read that p-value as a guide). Error rate and goodput \
-         share: two-proportion z-test. p is raw; p (Holm) is adjusted across the metrics of a \
-         cell. A verdict is better/worse only when p (Holm) < {ALPHA} and the CI excludes 0; \
-         diff = candidate − baseline."
+        "Every quantity (percentiles and means of the measured successful requests' \
+         latencies, throughputs over the measure window, error rate and goodput share) is \
+         tested the same way: each side's measure windows are cut into blocks long enough \
+         that their means are close to uncorrelated, a block bootstrap ({resamples} \
+         resamples, fixed seed) draws whole blocks on each side, and every quantity is \
+         computed from the same draw. A cell's quantities are one family: each interval is \
+         at level 1 − {ALPHA}/m for the m quantities tested (Bonferroni), the p-value is \
+         twice the share of resampled differences on the far side of 0, and p (Bonferroni) \
+         is it times m. A verdict is better/worse exactly when the interval excludes 0, \
+         which is exactly when p (Bonferroni) < {ALPHA}. diff = candidate − baseline."
     )
 }
 
@@ -200,23 +233,50 @@ fn by(b: MatchBy) -> &'static str {
     }
 }
 
-/// compare.md.
-pub fn markdown(comparisons: &[Comparison], unreadable: &[String]) -> String {
+/// compare.md: per comparison, the per-scenario tables, then every cell's details.
+pub fn markdown(comparisons: &[Comparison], unreadable: &[String], resamples: usize) -> String {
     let mut out = String::from("# plateau compare\n\n");
-    let _ = writeln!(out, "{}\n", method());
+    for c in comparisons {
+        let _ = writeln!(
+            out,
+            "## {} vs baseline {}\n\nMatched on {}: {} cells; {}.\n",
+            md(&c.candidate),
+            md(&c.baseline),
+            by(c.by),
+            c.cells.len(),
+            c.tally().text(c.include_unsteady)
+        );
+        for t in summary::tables(c) {
+            let _ = writeln!(out, "### {}\n", md(&t.scenario));
+            let _ = writeln!(out, "| {} |", t.headers.join(" | "));
+            let _ = writeln!(out, "|{}", "---|".repeat(t.headers.len()));
+            for row in &t.rows {
+                let row: Vec<String> = row.iter().map(|x| md(x)).collect();
+                let _ = writeln!(out, "| {} |", row.join(" | "));
+            }
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{}\n", md(&summary::legend(comparisons)));
+        for (side, list) in [
+            ("baseline", &c.only_baseline),
+            ("candidate", &c.only_candidate),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(out, "Only in the {side}: {}\n", md(&list.join(", ")));
+            }
+        }
+    }
+    out.push_str("## How it was tested\n\n");
+    let _ = writeln!(out, "{}\n", method(resamples));
     if any_small(comparisons) {
         let _ = writeln!(out, "{}\n", md(SMALL_SAMPLE_NOTE));
     }
     for c in comparisons {
-        let [better, worse, same, untested] = c.tally();
         let _ = writeln!(
             out,
-            "## {} vs baseline {}\n\nMatched on {}: {} cells; {better} better, {worse} worse, \
-             {same} no significant difference, {untested} not tested.\n",
+            "## Per-cell details: {} vs baseline {}\n",
             md(&c.candidate),
-            md(&c.baseline),
-            by(c.by),
-            c.cells.len()
+            md(&c.baseline)
         );
         for cell in &c.cells {
             let _ = writeln!(out, "### {}\n\n{}\n", md(&cell.place), md(&sides(cell)));
@@ -227,14 +287,6 @@ pub fn markdown(comparisons: &[Comparison], unreadable: &[String]) -> String {
                 let _ = writeln!(out, "| {} |", row.join(" | "));
             }
             out.push('\n');
-        }
-        for (side, list) in [
-            ("baseline", &c.only_baseline),
-            ("candidate", &c.only_candidate),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(out, "Only in the {side}: {}\n", md(&list.join(", ")));
-            }
         }
     }
     if !unreadable.is_empty() {

@@ -12,6 +12,7 @@ mod bad_input;
 mod chromium;
 mod common;
 mod compare;
+mod compare_effects;
 mod cost;
 mod distributions;
 mod figures;
