@@ -95,7 +95,7 @@ fn an_overloaded_rate_is_a_warning_about_the_server_not_a_failed_run() {
     assert_eq!(code, Some(0), "{stdout}");
     assert!(
         stdout.contains(
-            "warn  vllm/llama-8b/A1/r8  overloaded    overloaded: requests outstanding +"
+            "warn  vllm/llama-8b/A1/r8  overloaded    overloaded: the server completed 7.0 req/s of the 8.0 offered; requests outstanding +"
         ),
         "{stdout}"
     );

@@ -293,10 +293,7 @@ fn overload(cells: &[&Cell]) -> Option<Fact> {
     let largest = open.last()?;
     let kept_up = open
         .iter()
-        .filter(|c| {
-            c.summary.status == CellStatus::Complete && !c.summary.metrics.steady.overloaded
-        })
-        .last()
+        .rfind(|c| c.summary.status == CellStatus::Complete && !c.summary.metrics.steady.overloaded)
         .map(|c| format!("; the highest rate it kept up with: {}", c.load))
         .unwrap_or_default();
     Some(

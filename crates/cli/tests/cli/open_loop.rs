@@ -68,7 +68,7 @@ fn a_rate_the_server_cannot_carry_is_overloaded_not_failed() {
     let path = dir.join("results/sim/m/B1/r400/summary.json");
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(s["status"], "complete", "{s:#}");
-    let steady = &s["metrics"]["steady"];
+    let steady = &s["steady"];
     assert_eq!(steady["overloaded"], true, "{steady:#}");
     assert_eq!(steady["steady"], false, "{steady:#}");
     let why = steady["reasons"][0].as_str().unwrap();
@@ -77,7 +77,7 @@ fn a_rate_the_server_cannot_carry_is_overloaded_not_failed() {
         "{why}"
     );
     assert!(!why.contains("endpoint works"), "{why}");
-    let load = &s["metrics"]["load"];
+    let load = &s["load"];
     let (offered, achieved) = (
         load["offered_rps"].as_f64().unwrap(),
         load["achieved_rps"].as_f64().unwrap(),
