@@ -23,9 +23,11 @@ macro_rules! quantity {
 }
 
 mod context;
+mod latency;
 mod list;
 
 pub use context::*;
+pub use latency::*;
 pub use list::*;
 
 use crate::metrics::Distribution;
