@@ -381,6 +381,4 @@ impl Search {
 }
 
 #[cfg(test)]
-mod ceiling_tests;
-#[cfg(test)]
 mod tests;

@@ -37,7 +37,8 @@ use plateau_model::results::{self, read_samples};
 use crate::error::ReportError;
 use crate::figures::Rendered;
 use crate::font;
-use analyze::{Loaded, Row};
+use analyze::Row;
+use blocks::Loaded;
 use runs::{Group, MatchBy};
 
 /// compare.html's file name.

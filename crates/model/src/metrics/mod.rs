@@ -261,25 +261,14 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         opts.steady.max_trend,
     );
     let requests = RequestCounts::count(samples, window);
-    let mut steady = Steady::judge(samples, window, concurrency.mean, lifetime_s, opts.steady);
-    steady.check_stationarity(
+    let steady = steady_verdict(
         samples,
         window,
-        opts.fill_end_us,
-        opts.steady,
-        load.overloaded.is_none(),
+        opts,
+        (concurrency.mean, lifetime_s),
+        &requests,
+        &load,
     );
-    if requests.measured_ok == 0 && requests.measured > 0 {
-        steady.fail_first(format!(
-            "no measured request succeeded ({} failed: {})",
-            requests.measured_errors,
-            requests.measured_error_kinds()
-        ));
-    }
-    if let Some(why) = &load.overloaded {
-        steady.overloaded = true;
-        steady.fail_first(why.clone());
-    }
     Metrics {
         requests,
         jitter: Jitter {
@@ -315,6 +304,40 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         connections: Some(Connections::count(samples)),
         reads: Reads::count(&ok),
     }
+}
+
+/// The steady verdict of a cell: the window's own rules and the stationarity checks
+/// (skipped when overloaded), then, placed first, that no measured request succeeded and
+/// that the cell is overloaded. `(concurrency, lifetime_s)`: the achieved concurrency and
+/// the request lifetime (E2E p50, s).
+fn steady_verdict(
+    samples: &[Sample],
+    window: &Window,
+    opts: &Options,
+    (concurrency, lifetime_s): (f64, Option<f64>),
+    requests: &RequestCounts,
+    load: &LoadMetrics,
+) -> Steady {
+    let mut steady = Steady::judge(samples, window, concurrency, lifetime_s, opts.steady);
+    steady.check_stationarity(
+        samples,
+        window,
+        opts.fill_end_us,
+        opts.steady,
+        load.overloaded.is_none(),
+    );
+    if requests.measured_ok == 0 && requests.measured > 0 {
+        steady.fail_first(format!(
+            "no measured request succeeded ({} failed: {})",
+            requests.measured_errors,
+            requests.measured_error_kinds()
+        ));
+    }
+    if let Some(why) = &load.overloaded {
+        steady.overloaded = true;
+        steady.fail_first(why.clone());
+    }
+    steady
 }
 
 /// The reason each metric of `present` that is missing could not be measured, when there

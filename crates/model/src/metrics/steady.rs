@@ -337,6 +337,4 @@ pub(super) fn fit(points: &[(f64, f64)]) -> Option<Fit> {
 }
 
 #[cfg(test)]
-mod rules_tests;
-#[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! closure the one place its value is read (split from `list.rs` by concept; `quantity`
 //! re-exports both).
 
-use super::{Reading, mean, p50, p90, p95, p99};
+use super::{Quantity, Reading, mean, p50, p90, p95, p99};
 
 // Latency.
 quantity!(

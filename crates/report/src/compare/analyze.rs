@@ -7,22 +7,12 @@
 
 use plateau_model::metrics::percentile;
 use plateau_model::results::summary::{CellStatus, CellSummary};
-use plateau_model::sample::Sample;
 
-use super::blocks::{self, MIN_BLOCKS, Side};
+use super::blocks::{self, Loaded, MIN_BLOCKS, Side};
 use super::bootstrap;
 use super::metric::{How, METRICS, Metric, Share, Values};
 use super::stats::{self, Interval};
 use crate::quantity::Better;
-
-/// One repeat of a cell with its records.
-#[derive(Debug)]
-pub struct Loaded<'a> {
-    /// Its summary.
-    pub summary: &'a CellSummary,
-    /// Every request of the cell.
-    pub samples: Vec<Sample>,
-}
 
 /// What a difference means for the candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,8 +8,9 @@
 use plateau_model::config::SloConfig;
 use plateau_model::metrics::stationarity::batch_means;
 use plateau_model::metrics::{Window, output_tokens_by_bucket};
+use plateau_model::results::summary::CellSummary;
+use plateau_model::sample::Sample;
 
-use super::analyze::Loaded;
 use super::metric::Values;
 
 /// One second, us.
@@ -17,6 +18,15 @@ const SECOND_US: u64 = 1_000_000;
 
 /// Fewest blocks a side needs to be resampled.
 pub const MIN_BLOCKS: usize = 5;
+
+/// One repeat of a cell with its records.
+#[derive(Debug)]
+pub struct Loaded<'a> {
+    /// Its summary.
+    pub summary: &'a CellSummary,
+    /// Every request of the cell.
+    pub samples: Vec<Sample>,
+}
 
 /// What one block of a side's window holds.
 #[derive(Clone, Debug, Default)]

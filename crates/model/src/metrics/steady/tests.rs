@@ -252,3 +252,5 @@ fn a_long_enough_last_second_is_scaled() {
     assert_eq!(s.output_tps_per_second, [100.0; 4]);
     assert!(s.steady, "{s:?}");
 }
+
+mod rules;

@@ -3,8 +3,8 @@
 //! (independent and autocorrelated) over many seeds. The rates are printed (run with
 //! `--nocapture`) and bounded here; docs/src/internals/statistics.md quotes them.
 
-use super::shift;
-use super::warmup::{self, Series};
+use super::super::shift;
+use super::super::warmup::{self, Series};
 
 /// splitmix64: a seeded stream of uniform and normal values for the synthetic series.
 struct Rng(u64);

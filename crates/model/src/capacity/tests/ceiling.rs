@@ -5,7 +5,7 @@
 //! issue's 32 req/s in 10 s). Whatever Measure the config allows, the answer is never above
 //! 29.6 req/s, and with a loose SLO it is within 10% of it.
 
-use super::*;
+use super::super::*;
 
 /// The simulator's sustained rate, req/s (closed loop at N = 32, as the issue measured).
 const CAPACITY: f64 = 29.6;
