@@ -168,5 +168,3 @@ fn a_p99_without_an_interval_says_so() {
         ["at 11 req/s ttft_p99_ms has too few samples for a confidence interval"]
     );
 }
-
-mod ceiling;
