@@ -4,7 +4,7 @@
 //! `--nocapture`) and bounded here; docs/src/internals/statistics.md quotes them.
 
 use super::super::shift;
-use super::super::warmup::{self, Series};
+use super::super::warmup::{self, Series, WARMUP_ALPHA};
 
 /// splitmix64: a seeded stream of uniform and normal values for the synthetic series.
 struct Rng(u64);
@@ -294,4 +294,23 @@ fn a_trend_is_left_to_the_trend_rule() {
     let s = shift::check(&x, 1, 0.1).expect("120 blocks");
     assert!(s.block_s > 1, "{s:?}");
     assert!(!s.unsteady, "{s:?}");
+}
+
+#[test]
+fn a_ttft_change_within_the_clients_own_lag_does_not_count() {
+    // TTFT 23.7 ms for 8 s, then 20.8 ms, Stabilize 2 s: a change well past significance and
+    // 14% of the later level, but 2.9 ms, which a busy client machine can add on its own.
+    let mut rng = Rng(7);
+    let points: Vec<(f64, f64)> = (0..640)
+        .map(|i| {
+            let t = i as f64 / 20.0;
+            let level = if t < 8.0 { 23.7 } else { 20.8 };
+            (t, level * (0.02 * rng.normal()).exp())
+        })
+        .collect();
+    let w = warmup::check(Series::TtftMs, &points, 2.0, 0.1).expect("640 points");
+    let [before, after] = w.levels.expect("MSER truncates into Measure");
+    assert!(w.p_value.is_some_and(|p| p < WARMUP_ALPHA), "{w:?}");
+    assert!((before - after) / after > 0.1, "{w:?}");
+    assert!(!w.unsteady, "{w:?}");
 }
