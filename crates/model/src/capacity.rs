@@ -335,13 +335,21 @@ impl Search {
         };
         let (confidence, mut confidence_reasons) = confidence(b.pass, above, self.stopped);
         confidence_reasons.extend(self.ceiling_notes(&b));
-        let max_rps = b.pass.map(|p| p.rps);
+        // What the server carried at the passing rate, never more than was offered.
+        let max_rps = b.pass.map(|p| p.rps.min(p.achieved_rps));
+        if let Some(p) = b.pass.filter(|p| p.achieved_rps < p.rps) {
+            confidence_reasons.push(format!(
+                "at {} req/s the server completed {:.2} req/s: the answer is what it completed",
+                p.rps, p.achieved_rps
+            ));
+        }
         CapacitySearch {
             endpoint: who[0].into(),
             model: who[1].into(),
             scenario: who[2].into(),
             status,
             max_rps,
+            passed_rps: b.pass.map(|p| p.rps),
             max_output_tps: b.pass.map(|p| p.output_tps),
             failing_rps: b.fail.map(|p| p.rps),
             first_failed: b.fail.and_then(first_failed),

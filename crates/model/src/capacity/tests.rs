@@ -168,3 +168,43 @@ fn a_p99_without_an_interval_says_so() {
         ["at 11 req/s ttft_p99_ms has too few samples for a confidence interval"]
     );
 }
+
+/// The simulator, as a probe sees it: it carries 29.6 req/s; a probe above that
+/// completes only 29.6, and its queue grows, but a window shorter than the overload needs
+/// lets it pass while it is within `hidden` of capacity (0: every overload shows).
+fn short_sighted(rps: f64, hidden: f64) -> Probe {
+    const CARRIES: f64 = 29.6;
+    let shows = rps > CARRIES * (1.0 + hidden);
+    let mut p = probe(rps, if shows { 2000.0 } else { 300.0 });
+    p.achieved_rps = rps.min(CARRIES);
+    p
+}
+
+#[test]
+fn the_answer_is_never_above_what_the_server_completed() {
+    for hidden in [0.0, 0.05, 0.1, 0.2, 0.5] {
+        for start in [1.0, 8.0, 30.0, 100.0] {
+            let c = config(0.1, 12);
+            let mut s = Search::new(start, &c, 10.0, 0.15);
+            while let Some(r) = s.next_rate() {
+                s.record(short_sighted(r, hidden));
+            }
+            let answer = s.finish(["e", "m", "B1"], StartRate::Default, &c);
+            let (max, passed) = (answer.max_rps.unwrap(), answer.passed_rps.unwrap());
+            assert!(max <= 29.6, "hidden {hidden}, start {start}: {max}");
+            // Within 10% of capacity when every overload shows, and whatever hides.
+            assert!(max >= 29.6 * 0.9, "hidden {hidden}, start {start}: {max}");
+            if passed > 29.6 {
+                assert_eq!(max, 29.6, "an overloaded pass answers what was completed");
+                assert!(
+                    answer
+                        .confidence_reasons
+                        .iter()
+                        .any(|r| r.contains("the answer is what it completed")),
+                    "{:?}",
+                    answer.confidence_reasons
+                );
+            }
+        }
+    }
+}

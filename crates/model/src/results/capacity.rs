@@ -159,9 +159,16 @@ pub struct CapacitySearch {
     pub scenario: String,
     /// How it ended.
     pub status: SearchStatus,
-    /// The highest rate that met the SLO, req/s.
+    /// The answer, req/s: the rate the server completed at the highest rate that met the
+    /// SLO (`passed_rps`), or that rate when it completed as much. A server completes no
+    /// more than it carries, so the answer is never above its capacity, whatever the
+    /// probe's length: a rate slightly over capacity that a short probe let pass is
+    /// answered with what the server completed at it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rps: Option<f64>,
+    /// The highest rate offered that met the SLO, req/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_rps: Option<f64>,
     /// Output tokens per second the server delivered at that rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tps: Option<f64>,
