@@ -68,7 +68,14 @@ fn spin(burst_ms: u64, period_ms: u64) -> anyhow::Result<()> {
 
 fn calibration() -> anyhow::Result<()> {
     let status = Command::new("cargo")
-        .args(["build", "--release", "-p", "plateau-bench", "--bin", "plateau"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "plateau-bench",
+            "--bin",
+            "plateau",
+        ])
         .status()?;
     if !status.success() {
         bail!("building plateau failed");

@@ -64,7 +64,14 @@ fn section(out: &mut String, name: &str, help: &str) {
 /// its default run anyway).
 fn plateau_help(args: &[&str]) -> anyhow::Result<String> {
     let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--release", "--package", "plateau-bench", "--"])
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "--package",
+            "plateau-bench",
+            "--",
+        ])
         .args(args)
         .arg("--help")
         .env("NO_COLOR", "1")

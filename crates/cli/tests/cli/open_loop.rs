@@ -117,15 +117,16 @@ fn with_short_probes_the_capacity_answer_stays_at_or_below_what_the_server_carri
     );
     let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert!(code == 0 || code == 1, "{out}\n{err}");
-    let capacity: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.join("results/capacity.json")).unwrap(),
-    )
-    .unwrap();
+    let capacity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results/capacity.json")).unwrap()).unwrap();
     let search = &capacity["searches"][0];
     let answer = search["max_rps"].as_f64().expect("an answer");
     let ceiling = search["ceiling_rps"].as_f64().expect("a saturated probe");
     assert!(answer <= 29.6, "{answer} req/s: {search:#}");
-    assert!(answer < ceiling, "{answer} at or above {ceiling}: {search:#}");
+    assert!(
+        answer < ceiling,
+        "{answer} at or above {ceiling}: {search:#}"
+    );
     // Each probe measured no longer than the config allows.
     for p in search["probes"].as_array().unwrap() {
         assert!(p["measure_s"].as_f64().unwrap() <= 10.0, "{p:#}");
