@@ -66,11 +66,13 @@ fn spin(burst_ms: u64, period_ms: u64) -> anyhow::Result<()> {
     }
 }
 
-fn calibration() -> anyhow::Result<()> {
+/// Builds this checkout's release `plateau` and gives its path.
+fn release_plateau() -> anyhow::Result<std::path::PathBuf> {
     let status = Command::new("cargo")
         .args([
             "build",
             "--release",
+            "--quiet",
             "-p",
             "plateau-bench",
             "--bin",
@@ -82,7 +84,11 @@ fn calibration() -> anyhow::Result<()> {
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
-    let binary = target.join("release").join("plateau");
+    Ok(target.join("release").join("plateau"))
+}
+
+fn calibration() -> anyhow::Result<()> {
+    let binary = release_plateau()?;
     let mut sim = Command::new(&binary)
         .args(["sim", "--profile", "fixed", "--port", "0", "--quiet"])
         .stdout(Stdio::piped())

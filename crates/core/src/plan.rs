@@ -3,7 +3,6 @@
 //! headers, phase lengths as durations, the matrix of [`Cell`]s).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,29 +15,6 @@ use plateau_model::config::{
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
 use plateau_model::secret::{self, Secret};
-
-/// Everything wrong with a configuration, one line per problem.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
-pub struct PlanError {
-    /// The problems found, in config order.
-    pub problems: Vec<Problem>,
-}
-
-/// One problem: the config field (`endpoints[0].url`) and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// Path of the offending key.
-    pub field: String,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
 
 /// Where requests go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -389,12 +365,14 @@ fn fallback_max_tokens(o: &OutputTokens) -> u32 {
 mod cells;
 mod credentials;
 mod network;
+mod problem;
 mod url;
 mod validator;
 
 pub use plateau_model::load::{
     Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, cell_dir_name, format_rps, round_rps,
 };
+pub use problem::{PlanError, Problem};
 pub use url::BaseUrl;
 use validator::{Validator, redact};
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde_json::Value;
 
 /// The fixture cell every copy comes from.
@@ -34,25 +34,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let plateau = match &args.plateau {
         Some(p) => p.clone(),
-        None => {
-            let status = Command::new("cargo")
-                .args([
-                    "build",
-                    "--release",
-                    "--quiet",
-                    "-p",
-                    "plateau-bench",
-                    "--bin",
-                    "plateau",
-                ])
-                .status()?;
-            if !status.success() {
-                bail!("building plateau failed");
-            }
-            let target =
-                std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
-            target.join("release").join("plateau")
-        }
+        None => super::release_plateau()?,
     };
     let scratch = std::env::temp_dir().join(format!("plateau-report-scale-{}", std::process::id()));
     let results = scratch.join("results");
