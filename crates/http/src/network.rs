@@ -1,7 +1,7 @@
 //! How connections reach each origin ([`Network`]): through which proxy (an endpoint's
 //! own choice, else the environment's: [`ProxyChoice`]) and with which TLS configuration
 //! (an endpoint's own [`TlsSettings`], else the defaults), decided when the client is built
-//! and looked up per origin ([`Route`]) as connections open. Without any proxy or endpoint
+//! and looked up per origin (`Route`) as connections open. Without any proxy or endpoint
 //! setting every origin shares one route, found without a lock.
 
 use std::collections::HashMap;
