@@ -86,7 +86,7 @@ pub struct Warmup {
     /// Whether the warm-up makes the cell unsteady: MSER truncates into Measure, and the
     /// change of level falls inside Measure with `p_value` below 0.01 and the levels apart
     /// by more than `max_shift` of the later one (and, for TTFT, by at least
-    /// [`MIN_TTFT_CHANGE_MS`]).
+    /// 5 ms, `MIN_TTFT_CHANGE_MS`).
     pub unsteady: bool,
 }
 
