@@ -83,8 +83,7 @@ fn release_plateau() -> anyhow::Result<std::path::PathBuf> {
         bail!("building plateau failed");
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
-    Ok(target.join("release").join("plateau"))
+    Ok(crate::target_dir(&root).join("release").join("plateau"))
 }
 
 fn calibration() -> anyhow::Result<()> {

@@ -131,10 +131,7 @@ fn glibc_minor(text: &str) -> Option<u32> {
 /// Fails unless the binary maturin built loads no shared library (`ldd`: "statically
 /// linked"): the image carries it alone.
 fn static_binary(root: &Path) -> anyhow::Result<()> {
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let binary = root.join(target_dir).join(TARGET).join("dist/plateau");
+    let binary = crate::target_dir(root).join(TARGET).join("dist/plateau");
     let ldd = output(Command::new("ldd").arg(&binary))?;
     if !ldd.contains("statically linked") {
         bail!(

@@ -60,6 +60,12 @@ enum Task {
     Dist(dist::Args),
 }
 
+/// The cargo target directory of the checkout at `root`: `CARGO_TARGET_DIR` (a relative one
+/// taken from `root`), else `root/target`.
+fn target_dir(root: &std::path::Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {

@@ -91,8 +91,7 @@ struct Point {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root.join("target"), Into::into);
-    let release = target.join("release");
+    let release = crate::target_dir(&root).join("release");
     // One cargo invocation for all the binaries: built apart, their dependencies resolve to
     // different feature sets and each build recompiles what the other just built.
     const HARNESS: [&str; 6] = [
