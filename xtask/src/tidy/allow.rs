@@ -210,18 +210,6 @@ const ALLOWED: &[Allowed] = &[
     ), // 136 lines
     allow(
         Kind::LongFile,
-        "crates/scenarios/src/catalog/prepare.rs",
-        "",
-        DEBT,
-    ), // 407 lines
-    allow(
-        Kind::LongFunction,
-        "crates/scenarios/src/catalog/prepare.rs",
-        "prepare",
-        DEBT,
-    ), // 211 lines
-    allow(
-        Kind::LongFile,
         "crates/scenarios/src/tokenizer.rs",
         "",
         DEBT,

@@ -11,10 +11,7 @@ use plateau_core::workload::WorkloadInfo;
 use plateau_model::config::{OutputTokens, RunConfig};
 
 use super::Folders;
-use super::loaders::{
-    builtin_dialogs, builtin_pairs, dialogs_from_oasst2, pairs_from_sharegpt, system_prompt,
-};
-use crate::data::{longbench, oasst2, sharegpt};
+use crate::data::longbench;
 use crate::definition::{Dialog, Scenario, Source, Spec};
 use crate::error::ScenarioError;
 use crate::lengths::median;
@@ -24,6 +21,8 @@ use crate::text::{Corpus, Text, Window};
 use crate::tokenizer::Tokenizer;
 use crate::workload::custom::CustomPrompt;
 use crate::workload::multi_turn::Conversation;
+
+mod kinds;
 
 /// Documents and size of the built-in corpus (about 700,000 tokens, ~200,000 distinct
 /// 50-token prompts).
@@ -185,9 +184,8 @@ impl<'a> Sources<'a> {
     }
 
     pub fn prepare(&mut self, s: &Scenario) -> Result<Prepared, ScenarioError> {
-        let id = s.header.id.clone();
         let mut info = WorkloadInfo {
-            id: id.clone(),
+            id: s.header.id.clone(),
             name: s.header.name.clone(),
             synthetic: false,
             source: builtin_source(self.config.seed),
@@ -200,166 +198,18 @@ impl<'a> Sources<'a> {
             s.origin,
             self.tokenizer.name()
         ));
-        let empty = |what: String| ScenarioError::Definition {
-            file: s.origin.clone().into(),
-            message: what,
-        };
         let material = match &s.spec {
-            Spec::Identical { input_tokens } => {
-                let corpus = self.builtin();
-                corpus
-                    .pick(*input_tokens, &mut stream_rng(0, "check"))
-                    .ok_or_else(|| {
-                        empty(format!(
-                            "`input_tokens` {input_tokens} is longer than any built-in document"
-                        ))
-                    })?;
-                info.notes.push(format!("input_tokens {input_tokens}"));
-                Material::Identical {
-                    corpus,
-                    target: *input_tokens,
-                    length: *input_tokens,
-                }
-            }
+            Spec::Identical { input_tokens } => self.identical(s, &mut info, *input_tokens)?,
             Spec::Diverse {
                 input_tokens,
                 source,
-            } => {
-                let mut corpus = None;
-                if *source == Source::Longbench {
-                    match self.longbench()? {
-                        Some((c, described)) => {
-                            info.source = described;
-                            corpus = Some(c);
-                        }
-                        None => {
-                            self.fallback(
-                                &id,
-                                "LongBench-v2",
-                                self.dataset(longbench::path),
-                                "longbench",
-                            );
-                            info.synthetic = true;
-                        }
-                    }
-                }
-                let (corpus, src) = match corpus {
-                    Some(c) => (c, Source::Longbench),
-                    None => (self.builtin(), Source::BuiltIn),
-                };
-                let windows = self.windows(src, &corpus, *input_tokens);
-                if windows.is_empty() {
-                    return Err(empty(format!(
-                        "`input_tokens` {input_tokens}: no window that long fits in any document of {}",
-                        info.source
-                    )));
-                }
-                if windows.len() < FEW_WINDOWS {
-                    self.warnings.push(format!("{id}: only {} distinct prompts of {input_tokens} tokens; they repeat in longer cells", windows.len()));
-                }
-                info.notes.push(format!(
-                    "input_tokens {input_tokens}; {} distinct windows",
-                    windows.len()
-                ));
-                Material::Diverse {
-                    corpus,
-                    windows,
-                    target: *input_tokens,
-                }
-            }
+            } => self.diverse(s, &mut info, *source, *input_tokens)?,
             Spec::SharedPrefix {
                 system_tokens,
                 input_tokens,
-            } => {
-                let corpus = self.builtin();
-                system_prompt(&corpus, *system_tokens, 0).ok_or_else(|| {
-                    empty(format!(
-                        "`system_tokens` {system_tokens} is longer than any built-in document"
-                    ))
-                })?;
-                let queries = self.windows(Source::BuiltIn, &corpus, *input_tokens);
-                if queries.is_empty() {
-                    return Err(empty(format!(
-                        "`input_tokens` {input_tokens} is longer than any built-in document"
-                    )));
-                }
-                info.notes.push(format!(
-                    "system_tokens {system_tokens}; input_tokens {input_tokens}"
-                ));
-                Material::SharedPrefix {
-                    corpus,
-                    queries,
-                    system_tokens: *system_tokens,
-                    target: system_tokens + input_tokens,
-                }
-            }
-            Spec::MultiTurn(dialog) => {
-                let path = self.dataset(oasst2::path);
-                let found = path.as_ref().filter(|p| p.is_file());
-                let conversations =
-                    if let Some(file) = found.filter(|_| dialog.source == Source::Oasst2) {
-                        info.source = described("oasst2 conversation trees", file);
-                        dialogs_from_oasst2(file, dialog, &self.tokenizer)?
-                    } else {
-                        if dialog.source == Source::Oasst2 {
-                            self.fallback(&id, "oasst2", path, "oasst2");
-                            info.synthetic = true;
-                        }
-                        let corpus = self.builtin();
-                        builtin_dialogs(&corpus, self.config.seed)
-                    };
-                let conversations: Vec<Conversation> = conversations
-                    .into_iter()
-                    .filter(|c| c.turns.len() >= dialog.min_turns as usize)
-                    .collect();
-                if conversations.is_empty() {
-                    return Err(empty(format!(
-                        "no conversation in languages {:?} with at least {} user turns in {}",
-                        dialog.lang, dialog.min_turns, info.source
-                    )));
-                }
-                info.notes.push(format!(
-                    "{} conversations; paths {}; replies {}; lang {}; max_context_tokens {}; min_turns {}",
-                    conversations.len(), dialog.paths.as_str(), dialog.replies.as_str(), dialog.lang.join(","), dialog.max_context_tokens, dialog.min_turns
-                ));
-                Material::MultiTurn {
-                    conversations: Arc::new(conversations),
-                    dialog: dialog.clone(),
-                }
-            }
-            Spec::SingleTurn { source } => {
-                let path = self.dataset(sharegpt::path);
-                let found = path.as_ref().filter(|p| p.is_file());
-                let prompts = if let Some(file) = found.filter(|_| *source == Source::Sharegpt) {
-                    info.source = described("ShareGPT first exchanges", file);
-                    let (prompts, dropped) = pairs_from_sharegpt(file, &self.tokenizer)?;
-                    info.notes.push(format!(
-                        "{} prompts; {dropped} dropped by vLLM's length rule (prompt and reply at least 4 tokens, prompt at most 1024, both at most 2048)",
-                        prompts.len()
-                    ));
-                    prompts
-                } else {
-                    if *source == Source::Sharegpt {
-                        self.fallback(&id, "ShareGPT", path, "sharegpt");
-                        info.synthetic = true;
-                    }
-                    let prompts = builtin_pairs(&self.builtin(), self.config.seed);
-                    info.notes.push(format!(
-                        "{} built-in prompts (first turns of generated dialogs)",
-                        prompts.len()
-                    ));
-                    prompts
-                };
-                if prompts.is_empty() {
-                    return Err(empty(format!(
-                        "no prompt of {} passes the length rule",
-                        info.source
-                    )));
-                }
-                Material::Custom {
-                    prompts: Arc::new(prompts),
-                }
-            }
+            } => self.shared_prefix(s, &mut info, *system_tokens, *input_tokens)?,
+            Spec::MultiTurn(dialog) => self.multi_turn(s, &mut info, dialog)?,
+            Spec::SingleTurn { source } => self.single_turn(s, &mut info, *source)?,
             Spec::Custom(file) => {
                 let prompts = super::custom_file::prompts(file, &self.tokenizer)?;
                 info.source = file.path.display().to_string();
@@ -372,25 +222,7 @@ impl<'a> Sources<'a> {
         let output_tokens = s.output_tokens.unwrap_or(self.config.max_tokens);
         let replies = material.reply_lengths();
         if output_tokens.from_dataset() && replies.is_none() {
-            let message = format!(
-                "{{\"dist\": \"dataset\"}} takes each request's length from its dataset reply, but scenario {id} (kind {}) has no replies; expected fixed, uniform, normal or lognormal",
-                s.header.kind.as_str()
-            );
-            let from_options = self
-                .config
-                .scenario_options
-                .get(&id)
-                .is_some_and(|o| o.get("max_tokens").is_some());
-            return Err(match s.output_tokens {
-                None => ScenarioError::config("max_tokens", message),
-                Some(_) if from_options => {
-                    ScenarioError::config(format!("scenario_options.{id}.max_tokens"), message)
-                }
-                Some(_) => ScenarioError::Definition {
-                    file: s.origin.clone().into(),
-                    message: format!("`max_tokens` {message}"),
-                },
-            });
+            return Err(self.no_replies(s));
         }
         Ok(Prepared {
             info,
@@ -398,6 +230,35 @@ impl<'a> Sources<'a> {
             output_tokens,
             reply_median: replies.map(median).unwrap_or(0),
         })
+    }
+
+    /// `{"dist": "dataset"}` on a scenario without replies, named where it was set.
+    fn no_replies(&self, s: &Scenario) -> ScenarioError {
+        let id = &s.header.id;
+        let message = format!(
+            "{{\"dist\": \"dataset\"}} takes each request's length from its dataset reply, but scenario {id} (kind {}) has no replies; expected fixed, uniform, normal or lognormal",
+            s.header.kind.as_str()
+        );
+        let from_options = self
+            .config
+            .scenario_options
+            .get(id)
+            .is_some_and(|o| o.get("max_tokens").is_some());
+        match s.output_tokens {
+            None => ScenarioError::config("max_tokens", message),
+            Some(_) if from_options => {
+                ScenarioError::config(format!("scenario_options.{id}.max_tokens"), message)
+            }
+            Some(_) => definition_error(s, format!("`max_tokens` {message}")),
+        }
+    }
+}
+
+/// An error in the scenario's definition file.
+fn definition_error(s: &Scenario, message: String) -> ScenarioError {
+    ScenarioError::Definition {
+        file: s.origin.clone().into(),
+        message,
     }
 }
 
