@@ -20,13 +20,11 @@ use crate::metrics::RunningGuard;
 use crate::openai::{self, Api, CompletionRequest, Prompt};
 use crate::prefix_cache::block_hashes;
 use crate::prompt::{bpe, render_chat, render_text};
-use crate::routes::{State, error, json};
+use crate::reply::{MAX_BODY_BYTES, error, json};
 use crate::source::Source;
 use crate::sse::{Shape, Writer};
+use crate::state::State;
 use crate::unix_now;
-
-/// Largest request body accepted.
-pub(crate) const MAX_BODY_BYTES: usize = 64 << 20;
 
 /// Output length: `max_tokens` with `ignore_eos`, else a simulated EOS uniform in
 /// [max(min_tokens, 1), max_tokens]. Returns (length, ended on EOS).
@@ -45,26 +43,15 @@ pub(crate) async fn handle(
     req: Request<Incoming>,
     arrival: Instant,
 ) -> Response<SimBody> {
-    let body = match Limited::new(req.into_body(), MAX_BODY_BYTES)
-        .collect()
-        .await
-    {
-        Ok(body) => body.to_bytes(),
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("cannot read body: {e}")),
-    };
-    let request = match openai::parse(api, &body) {
+    let request = match parse(api, req).await {
         Ok(request) => request,
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
-    let config = &state.config;
-    let model = match &request.model {
-        Some(m) if !config.served_models.is_empty() && !config.served_models.contains(m) => {
-            let message = format!("The model `{m}` does not exist.");
-            return error(StatusCode::NOT_FOUND, &message);
-        }
-        Some(m) => m.clone(),
-        None => state.default_model().to_owned(),
+    let model = match model(state, &request) {
+        Ok(model) => model,
+        Err(message) => return error(StatusCode::NOT_FOUND, &message),
     };
+    let config = &state.config;
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     rng.set_stream(state.next_request.fetch_add(1, Relaxed));
     let ids = match &request.prompt {
@@ -75,43 +62,14 @@ pub(crate) async fn handle(
     let prompt_len = u32::try_from(ids.len()).unwrap_or(u32::MAX);
     let (total, stopped) = output_len(&request, &mut rng);
     let fault = Fault::draw(&config.faults, &mut rng, total);
-    match fault {
-        Fault::Http500 => {
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "simulated server error");
-        }
-        Fault::Http429 => {
-            let mut r = error(StatusCode::TOO_MANY_REQUESTS, "simulated rate limit");
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return r;
-        }
-        _ => {}
+    if let Some(response) = refusal(fault) {
+        return response;
     }
     state
         .metrics
         .prompt_tokens
         .fetch_add(u64::from(prompt_len), Relaxed);
-
-    let (source, running) = match (fault, config.profile, &state.engine) {
-        (Fault::Stall, ..) => (Source::Never, None),
-        (_, Profile::Realistic, Some(engine)) => {
-            let hashes = if config.engine.prefix_caching {
-                block_hashes(&ids, config.engine.block_size as usize)
-            } else {
-                Vec::new()
-            };
-            (
-                Source::engine(engine.submit(prompt_len, hashes, total)),
-                None,
-            )
-        }
-        _ => {
-            let ms = |v: f64| Duration::from_secs_f64(v / 1000.0);
-            let first = arrival + ms(config.fixed.ttft_ms);
-            let guard = RunningGuard::new(&state.metrics);
-            (Source::fixed(first, ms(config.fixed.itl_ms)), Some(guard))
-        }
-    };
+    let (source, running) = token_source(state, fault, arrival, &ids, total);
     let usage = (request.include_usage, request.continuous_usage);
     let shape = Shape::new(api, &config.wire);
     let writer = Writer::new(api, &model, prompt_len, usage, shape, unix_now(), rng);
@@ -139,6 +97,79 @@ pub(crate) async fn handle(
         return r;
     }
     whole(state, source, writer, fault, total, stopped, running).await
+}
+
+/// The request's body, read (at most [`MAX_BODY_BYTES`]) and parsed; else why not (a 400).
+async fn parse(api: Api, req: Request<Incoming>) -> Result<CompletionRequest, String> {
+    let body = Limited::new(req.into_body(), MAX_BODY_BYTES)
+        .collect()
+        .await
+        .map_err(|e| format!("cannot read body: {e}"))?
+        .to_bytes();
+    openai::parse(api, &body)
+}
+
+/// The model the request names, else the default; why not (a 404) when the server does
+/// not serve it.
+fn model(state: &State, request: &CompletionRequest) -> Result<String, String> {
+    let served = &state.config.served_models;
+    match &request.model {
+        Some(m) if !served.is_empty() && !served.contains(m) => {
+            Err(format!("The model `{m}` does not exist."))
+        }
+        Some(m) => Ok(m.clone()),
+        None => Ok(state.default_model().to_owned()),
+    }
+}
+
+/// The error response of a fault that refuses the request before any token.
+fn refusal(fault: Fault) -> Option<Response<SimBody>> {
+    match fault {
+        Fault::Http500 => Some(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "simulated server error",
+        )),
+        Fault::Http429 => {
+            let mut r = error(StatusCode::TOO_MANY_REQUESTS, "simulated rate limit");
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
+/// Where the request's tokens come from: nowhere (a stall), the engine (realistic
+/// profile), or the fixed clock, which holds a running slot for the request's life.
+fn token_source(
+    state: &State,
+    fault: Fault,
+    arrival: Instant,
+    ids: &[u32],
+    total: u32,
+) -> (Source, Option<RunningGuard>) {
+    let config = &state.config;
+    match (fault, config.profile, &state.engine) {
+        (Fault::Stall, ..) => (Source::Never, None),
+        (_, Profile::Realistic, Some(engine)) => {
+            let hashes = if config.engine.prefix_caching {
+                block_hashes(ids, config.engine.block_size as usize)
+            } else {
+                Vec::new()
+            };
+            let prompt_len = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            (
+                Source::engine(engine.submit(prompt_len, hashes, total)),
+                None,
+            )
+        }
+        _ => {
+            let ms = |v: f64| Duration::from_secs_f64(v / 1000.0);
+            let first = arrival + ms(config.fixed.ttft_ms);
+            let guard = RunningGuard::new(&state.metrics);
+            (Source::fixed(first, ms(config.fixed.itl_ms)), Some(guard))
+        }
+    }
 }
 
 /// Non-streaming: wait for every token (or the fault), then send one JSON body.

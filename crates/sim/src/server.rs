@@ -26,7 +26,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::body::{Aborted, SimBody};
 use crate::config::{Profile, SimConfig};
 use crate::metrics::Metrics;
-use crate::routes::{State, route};
+use crate::routes::route;
+use crate::state::State;
 use crate::{SimError, engine, prompt};
 
 /// A running simulated server. Dropping it stops it too, without waiting.

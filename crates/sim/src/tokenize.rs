@@ -8,10 +8,9 @@ use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Incoming;
 
 use crate::body::SimBody;
-use crate::completion::MAX_BODY_BYTES;
 use crate::openai::{Prompt, parse_tokenize};
 use crate::prompt::{bpe, render_chat, render_text};
-use crate::routes::{error, json};
+use crate::reply::{MAX_BODY_BYTES, error, json};
 
 /// Answers one `/tokenize` request.
 pub(crate) async fn handle(req: Request<Incoming>) -> Response<SimBody> {
