@@ -63,12 +63,6 @@ const ALLOWED: &[Allowed] = &[
         DEBT,
     ),
     allow(
-        Kind::Cycle,
-        "crates/scenarios",
-        "text::cache, text::corpus",
-        DEBT,
-    ),
-    allow(
         Kind::Unwrap,
         "crates/core/src/pacer.rs",
         "Arrival::Poisson => Gaps::Exponential(Exp::new(1.0).expect(\"rate 1 is valid\")),",

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::corpus::{Corpus, Doc, Source, Text};
+use super::doc::{Doc, Source, Text};
 use crate::rng::stable_hash;
 
 /// The file format. Change the digit when the format, or what a corpus derives from its
@@ -85,12 +85,13 @@ pub(super) fn read(
     Ok((docs, parsed.lead))
 }
 
-/// Stores `corpus` at `path` (its directory created), when every document kept its text.
-pub(super) fn write(path: &Path, corpus: &Corpus) -> std::io::Result<()> {
+/// Stores a corpus's `docs` and `lead` at `path` (its directory created), when every document
+/// kept its text.
+pub(super) fn write(path: &Path, docs: &[Doc], lead: &HashMap<u32, u32>) -> std::io::Result<()> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    put(&mut out, corpus.docs.len());
-    for d in &corpus.docs {
+    put(&mut out, docs.len());
+    for d in docs {
         let Some(src) = &d.source else {
             return Err(std::io::Error::other("a document without its text"));
         };
@@ -100,7 +101,7 @@ pub(super) fn write(path: &Path, corpus: &Corpus) -> std::io::Result<()> {
         out.extend(d.starts.iter().map(|&s| u8::from(s)));
         out.extend_from_slice(&d.suffix_tokens.to_le_bytes());
     }
-    let mut lead: Vec<(u32, u32)> = corpus.lead.iter().map(|(&k, &v)| (k, v)).collect();
+    let mut lead: Vec<(u32, u32)> = lead.iter().map(|(&k, &v)| (k, v)).collect();
     lead.sort_unstable();
     put(&mut out, lead.len());
     for (id, n) in lead {

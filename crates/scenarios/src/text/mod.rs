@@ -3,6 +3,7 @@
 
 mod cache;
 pub mod corpus;
+mod doc;
 pub mod words;
 
 pub use corpus::{Corpus, Text, Window};

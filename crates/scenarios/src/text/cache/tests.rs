@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::*;
 use crate::rng::stream_rng;
-use crate::text::Window;
 use crate::text::words::prose;
+use crate::text::{Corpus, Window};
 use crate::tokenizer::Tokenizer;
 
 fn texts(suffix: &str) -> Vec<Text> {
