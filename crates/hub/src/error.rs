@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::transfer::Failure;
+use crate::failure::Failure;
 use crate::{Hub, Kind, RepoFile};
 
 /// Why a fetch failed.

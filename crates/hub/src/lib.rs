@@ -21,13 +21,15 @@ use std::time::Duration;
 use plateau_model::secret::Secret;
 use url::Url;
 
+use failure::Failure;
 use layout::RepoCache;
-use transfer::{Client, Failure};
+use transfer::Client;
 use verify::Check;
 
 mod bounded;
 mod env;
 mod error;
+mod failure;
 mod layout;
 mod transfer;
 pub mod verify;

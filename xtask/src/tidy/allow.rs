@@ -133,7 +133,6 @@ const ALLOWED: &[Allowed] = &[
         "hardware_labels_and_server_info_reach_the_results",
         DEBT,
     ), // 142 lines
-    allow(Kind::LongFile, "crates/hub/src/transfer.rs", "", DEBT),   // 416 lines
     allow(
         Kind::LongFunction,
         "crates/model/src/metrics/steady.rs",
