@@ -213,12 +213,6 @@ const ALLOWED: &[Allowed] = &[
         "answer",
         DEBT,
     ), // 114 lines
-    allow(
-        Kind::LongFile,
-        "crates/sim/tests/server/switches.rs",
-        "",
-        DEBT,
-    ), // 415 lines
     allow(Kind::LongFile, "xtask/src/bench/overhead.rs", "", DEBT),  // 403 lines
     allow(
         Kind::LongFunction,

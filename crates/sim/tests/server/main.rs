@@ -7,6 +7,7 @@
 
 mod client;
 mod faults;
+mod fields;
 mod raw;
 mod switches;
 mod timing;
