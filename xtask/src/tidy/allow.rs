@@ -197,12 +197,6 @@ const ALLOWED: &[Allowed] = &[
     ), // 136 lines
     allow(
         Kind::LongFile,
-        "crates/scenarios/src/tokenizer.rs",
-        "",
-        DEBT,
-    ), // 401 lines
-    allow(
-        Kind::LongFile,
         "crates/scenarios/tests/integration/fetch.rs",
         "",
         DEBT,
