@@ -19,8 +19,10 @@ use anyhow::{Context, bail};
 use plateau_model::results::summary::CellSummary;
 
 mod floor;
+mod point;
 mod watch;
 
+use point::{Point, PointRun};
 use watch::{Watch, mock_stats};
 
 /// Options of the overhead benchmark.
@@ -56,38 +58,13 @@ pub struct Args {
     pub steal_ms: Option<u64>,
 }
 
-const TTFT_MS: u64 = 50;
+pub(super) const TTFT_MS: u64 = 50;
 const ITL_MS: u64 = 10;
-const TOKENS: u32 = 100;
-const FILL_S: u32 = 1;
-const STABILIZE_S: u32 = 2;
+pub(super) const TOKENS: u32 = 100;
+pub(super) const FILL_S: u32 = 1;
+pub(super) const STABILIZE_S: u32 = 2;
 /// How often the client's memory and the mock's counters are read.
 const POLL: Duration = Duration::from_millis(10);
-
-/// One point's figures.
-struct Point {
-    n: u32,
-    itl_truth_ms: u64,
-    ttft_err_ms: Option<f64>,
-    itl_p99_ms: Option<f64>,
-    /// The client's TTFT p50 less the mock's on the wire, ms.
-    ttft_err_wire_ms: Option<f64>,
-    /// ITL p99 on the wire, ms.
-    wire_itl_p99_ms: Option<f64>,
-    cpu_us_per_token: Option<f64>,
-    client_cores: Option<f64>,
-    peak_rss_kib: u64,
-    rss_per_request_kib: Option<f64>,
-    failed: u64,
-    startup_ms: Option<f64>,
-    first_cell_request_ms: Option<f64>,
-    mock_cores: Option<f64>,
-    /// Share of the client's CPU over Measure spent in the kernel (socket reads, the ACKs
-    /// they send, epoll).
-    client_kernel_share: Option<f64>,
-    mock_late_p99_us: u64,
-    load: String,
-}
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -127,7 +104,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    print_table(&points, args);
+    point::print_table(&points, args);
     if args.floor {
         floor::print_table(&floors);
     }
@@ -192,11 +169,45 @@ fn one_point(
     itl_ms: u64,
     args: &Args,
 ) -> anyhow::Result<Point> {
-    let measure_s = args.measure_seconds;
     let (mock, url, addr) = start_mock(release, itl_ms, args)?;
-
     let out = scratch.join(format!("c{n}"));
     let config = scratch.join(format!("c{n}.json"));
+    write_config(&config, &out, &url, n, args.measure_seconds)?;
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+
+    let _busy = steal(args)?;
+    let spawned_unix_us = unix_us();
+    let (status, watch) = watch_client(plateau, &config, &mock, &addr, n)?;
+    let stats = mock_stats(&addr).unwrap_or_default();
+    drop(mock);
+    if !status.success() && status.code() != Some(1) {
+        bail!("plateau run at N = {n} exited with {status}");
+    }
+    let path = out.join("mock/m/A1").join(format!("c{n}/summary.json"));
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let summary: CellSummary =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let run = PointRun {
+        n,
+        itl_ms,
+        measure_s: args.measure_seconds,
+        spawned_unix_us,
+        load,
+    };
+    Ok(Point::new(&run, &summary, &stats, &watch))
+}
+
+/// The one-cell closed-loop config of a point against the mock at `url`.
+fn write_config(
+    config: &Path,
+    out: &Path,
+    url: &str,
+    n: u32,
+    measure_s: u32,
+) -> anyhow::Result<()> {
     let body = serde_json::json!({
         "endpoints": [{"name": "mock", "engine": "openai", "url": url}],
         "models": [{"id": "m", "name": "mock"}],
@@ -209,18 +220,23 @@ fn one_point(
         "max_tokens": TOKENS,
         "output_dir": out,
     });
-    std::fs::write(&config, serde_json::to_vec_pretty(&body)?)?;
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
+    std::fs::write(config, serde_json::to_vec_pretty(&body)?)
+        .with_context(|| format!("writing {}", config.display()))
+}
 
-    let _busy = steal(args)?;
-    let spawned_unix_us = unix_us();
+/// Runs `plateau run` on core 1 and watches it and the mock every [`POLL`] until it exits.
+fn watch_client(
+    plateau: &Path,
+    config: &Path,
+    mock: &Reaped,
+    addr: &str,
+    n: u32,
+) -> anyhow::Result<(std::process::ExitStatus, Watch)> {
     let client = Command::new("taskset")
         .args(["-c", "1"])
         .arg(plateau)
         .args(["run", "--quiet", "--config"])
-        .arg(&config)
+        .arg(config)
         .stdout(Stdio::null())
         .spawn()
         .context("starting plateau run under taskset")?;
@@ -228,64 +244,13 @@ fn one_point(
     let mut client = Reaped(client);
     let started = Instant::now();
     let mut watch = Watch::default();
-    let status = loop {
+    loop {
         if let Some(status) = client.0.try_wait()? {
-            break status;
+            return Ok((status, watch));
         }
-        watch.poll(client_pid, mock.0.id(), &addr, started.elapsed(), n);
+        watch.poll(client_pid, mock.0.id(), addr, started.elapsed(), n);
         std::thread::sleep(POLL);
-    };
-    let stats = mock_stats(&addr).unwrap_or_default();
-    drop(mock);
-    if !status.success() && status.code() != Some(1) {
-        bail!("plateau run at N = {n} exited with {status}");
     }
-    let path = out.join("mock/m/A1").join(format!("c{n}/summary.json"));
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let summary: CellSummary =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    let m = &summary.metrics;
-    let tokens = m.throughput.output_tokens as f64;
-    let client_cpu = summary.client.as_ref().and_then(|c| c.cpu_s);
-    let since_spawn = |unix: Option<u64>| {
-        unix.filter(|&u| u > 0)
-            .map(|u| u.saturating_sub(spawned_unix_us) as f64 / 1e3)
-    };
-    let first_cell = stats.first_long_unix_us;
-    // Measure runs from Fill + Stabilize after the cell's first request.
-    let m0 = first_cell.map(|u| {
-        Duration::from_micros(u.saturating_sub(spawned_unix_us))
-            + Duration::from_secs(u64::from(FILL_S + STABILIZE_S))
-    });
-    Ok(Point {
-        n,
-        itl_truth_ms: itl_ms,
-        ttft_err_ms: m.ttft_ms.as_ref().map(|d| d.p50 - TTFT_MS as f64),
-        itl_p99_ms: m.itl_chunk_ms.as_ref().map(|d| d.p99),
-        ttft_err_wire_ms: m
-            .ttft_ms
-            .as_ref()
-            .filter(|_| stats.wire_gaps > 0)
-            .map(|d| d.p50 - stats.wire_ttft_p50_us as f64 / 1e3),
-        wire_itl_p99_ms: (stats.wire_gaps > 0).then(|| stats.wire_itl_p99_us as f64 / 1e3),
-        cpu_us_per_token: client_cpu
-            .filter(|_| tokens > 0.0)
-            .map(|c| c * 1e6 / tokens),
-        client_cores: summary.client.as_ref().and_then(|c| c.cpu_cores_used),
-        peak_rss_kib: watch.peak_rss_kib,
-        rss_per_request_kib: watch.rss_per_request_kib(n),
-        failed: m.requests.errors_by_kind.values().sum(),
-        startup_ms: since_spawn(stats.first_any_unix_us),
-        first_cell_request_ms: since_spawn(first_cell),
-        mock_cores: m0
-            .and_then(|m0| watch.mock_cores(m0, m0 + Duration::from_secs(u64::from(measure_s)))),
-        client_kernel_share: m0.and_then(|m0| {
-            watch.client_kernel_share(m0, m0 + Duration::from_secs(u64::from(measure_s)))
-        }),
-        mock_late_p99_us: stats.late_p99_us,
-        load,
-    })
 }
 
 /// Starts `overhead-mock` on core 0 for one point: the child, its base URL and its
@@ -353,50 +318,4 @@ fn unix_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
-}
-
-/// `v` to `prec` decimals, `-` when unmeasured (never 0).
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
-}
-
-fn print_table(points: &[Point], args: &Args) {
-    println!(
-        "client: release `plateau run`, pinned to core 1; mock: `overhead-mock`, pinned to core 0; \
-         TTFT {TTFT_MS} ms, {TOKENS} tokens per reply, each drawn from {} words (Zipf)",
-        args.words
-    );
-    if let Some(ms) = args.steal_ms {
-        println!("another process spins on the client's core for {ms} ms of every 20 ms");
-    }
-    println!(
-        "| N | ITL truth | TTFT p50 error | ITL p99 | TTFT p50 error vs the wire | ITL p99 on the wire | client CPU per token (Measure) | in the kernel | client cores | \
-         peak RSS | RSS per in-flight request | failed | start-up to first request | to first cell request | \
-         mock cores | mock late p99 | load avg |"
-    );
-    println!(
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    );
-    for p in points {
-        println!(
-            "| {} | {} ms | {} ms | {} ms | {} ms | {} ms | {} us | {}% | {} | {:.0} MiB | {} KiB | {} | {} ms | {} ms | {} | {} us | {} |",
-            p.n,
-            p.itl_truth_ms,
-            opt(p.ttft_err_ms, 2).replace("-0.00", "0.00"),
-            opt(p.itl_p99_ms, 2),
-            opt(p.ttft_err_wire_ms, 2),
-            opt(p.wire_itl_p99_ms, 2),
-            opt(p.cpu_us_per_token, 2),
-            opt(p.client_kernel_share.map(|s| s * 100.0), 0),
-            opt(p.client_cores, 2),
-            p.peak_rss_kib as f64 / 1024.0,
-            opt(p.rss_per_request_kib, 1),
-            p.failed,
-            opt(p.startup_ms, 0),
-            opt(p.first_cell_request_ms, 0),
-            opt(p.mock_cores, 2),
-            p.mock_late_p99_us,
-            p.load,
-        );
-    }
 }

@@ -207,13 +207,6 @@ const ALLOWED: &[Allowed] = &[
         "answer",
         DEBT,
     ), // 114 lines
-    allow(Kind::LongFile, "xtask/src/bench/overhead.rs", "", DEBT),  // 403 lines
-    allow(
-        Kind::LongFunction,
-        "xtask/src/bench/overhead.rs",
-        "one_point",
-        DEBT,
-    ), // 103 lines
     allow(
         Kind::LongFile,
         "xtask/src/bin/overhead_mock/main.rs",

@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
 
-use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, opt, start_mock, steal, watch::mock_stats};
+use super::point::opt;
+use super::{Args, FILL_S, STABILIZE_S, TTFT_MS, start_mock, steal, watch::mock_stats};
 
 /// What `overhead-floor` prints, and the mock's truth beside it.
 #[derive(Debug, serde::Deserialize)]
