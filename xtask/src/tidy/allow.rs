@@ -196,12 +196,6 @@ const ALLOWED: &[Allowed] = &[
         DEBT,
     ), // 136 lines
     allow(
-        Kind::LongFile,
-        "crates/scenarios/tests/integration/fetch.rs",
-        "",
-        DEBT,
-    ), // 460 lines
-    allow(
         Kind::LongFunction,
         "crates/scenarios/tests/integration/hub.rs",
         "answer",

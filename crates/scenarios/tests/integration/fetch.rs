@@ -2,14 +2,12 @@
 //! exact upstream formats (LongBench-v2 `data.json`, oasst2 `*.trees.jsonl.gz`) the way the
 //! hub does (a redirect carrying `X-Repo-Commit` and `X-Linked-Etag`, then the file from a
 //! CDN host): download into a fresh hub cache and normalise, serve the cache again and
-//! offline, resume an interrupted transfer on the next run, restart when a resume is
-//! answered with the whole file, a clear error when unreachable, and `HF_TOKEN` never in any
-//! message.
+//! offline, a clear error when unreachable, and `HF_TOKEN` never in any message. Transfers
+//! that break off are in `fetch_resume`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::AtomicUsize;
 
 use plateau_model::secret::Secret;
 use plateau_scenarios::Catalog;
@@ -21,7 +19,7 @@ use crate::hub::{Behaviour, COMMIT, TOKEN, longbench_json, oasst2_gz, serve, sha
 
 /// Records progress messages to check them for the token.
 #[derive(Default)]
-struct Messages(Mutex<Vec<String>>);
+pub struct Messages(Mutex<Vec<String>>);
 
 impl Progress for Messages {
     fn message(&self, text: &str) {
@@ -30,13 +28,13 @@ impl Progress for Messages {
 }
 
 impl Messages {
-    fn all(&self) -> String {
+    pub fn all(&self) -> String {
         self.0.lock().unwrap().join("\n")
     }
 }
 
 /// Options with the hub cache in `dir/hf`.
-fn options(dir: &Path, endpoint: &str, attempts: u32) -> FetchOptions {
+pub fn options(dir: &Path, endpoint: &str, attempts: u32) -> FetchOptions {
     let cache = dir.join("hf").to_string_lossy().into_owned();
     let env = |k: &str| match k {
         "HF_ENDPOINT" => Some(endpoint.to_owned()),
@@ -51,14 +49,14 @@ fn options(dir: &Path, endpoint: &str, attempts: u32) -> FetchOptions {
 }
 
 /// The blobs folder of `dataset` in the hub cache of `options`.
-fn blobs(dir: &Path, dataset: Dataset) -> PathBuf {
+pub fn blobs(dir: &Path, dataset: Dataset) -> PathBuf {
     dir.join("hf")
         .join(format!("datasets--{}", dataset.repo().replace('/', "--")))
         .join("blobs")
 }
 
 /// Files in `dir` whose name ends with `suffix`.
-fn with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+pub fn with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
@@ -75,7 +73,7 @@ fn dead_endpoint() -> String {
 }
 
 /// LongBench fetched with one attempt and no progress display.
-async fn longbench_once(dir: &Path, base: &str) -> Result<Fetched, FetchError> {
+pub async fn longbench_once(dir: &Path, base: &str) -> Result<Fetched, FetchError> {
     fetch(
         Dataset::Longbench,
         &options(dir, base, 1),
@@ -84,7 +82,7 @@ async fn longbench_once(dir: &Path, base: &str) -> Result<Fetched, FetchError> {
     .await
 }
 
-fn files() -> HashMap<String, Vec<u8>> {
+pub fn files() -> HashMap<String, Vec<u8>> {
     HashMap::from([
         (Dataset::Longbench.file().to_owned(), longbench_json(5)),
         (Dataset::Oasst2.file().to_owned(), oasst2_gz()),
@@ -205,185 +203,6 @@ async fn the_size_probe_of_the_cdn_host_goes_without_the_token() {
             .all(|s| s.authorized),
         "{seen:?}"
     );
-}
-
-#[tokio::test]
-async fn an_interrupted_transfer_resumes_on_the_next_run() {
-    let behaviour = Behaviour {
-        drop_bodies: AtomicUsize::new(1),
-        ..Behaviour::default()
-    };
-    let (base, fixture) = serve(files(), behaviour).await;
-    let tmp = temp_dir("fetch-resume");
-    let dir = tmp.path();
-    let log = Messages::default();
-    let err = fetch(Dataset::Longbench, &options(dir, &base, 1), &log)
-        .await
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("was interrupted after")
-            && err.ends_with("run the command again to resume it"),
-        "{err}"
-    );
-    let size = fixture.files["data.json"].len() as u64;
-    let parts = with_suffix(&blobs(dir, Dataset::Longbench), ".part");
-    assert_eq!(parts.len(), 1, "{parts:?}");
-    let part = std::fs::metadata(&parts[0]).unwrap().len();
-    assert_eq!(part, size / 2);
-    assert!(
-        err.contains(&format!("after {part} of {size} bytes")),
-        "{err}"
-    );
-
-    let done = fetch(Dataset::Longbench, &options(dir, &base, 1), &log)
-        .await
-        .unwrap();
-    assert_eq!(done.resumed_from, part);
-    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
-    let ranges: Vec<Option<String>> = fixture
-        .seen
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|s| s.range.clone())
-        .collect();
-    assert!(
-        ranges.contains(&Some(format!("bytes={part}-"))),
-        "{ranges:?}"
-    );
-    assert!(!format!("{err}{}", log.all()).contains(TOKEN));
-}
-
-/// A retry asks the hub for the file's location again: the CDN URL of the first attempt is
-/// signed for a while only, and here it is refused once used.
-#[tokio::test]
-async fn a_retry_asks_for_a_fresh_cdn_url() {
-    let behaviour = Behaviour {
-        drop_bodies: AtomicUsize::new(1),
-        signed_once: true,
-        ..Behaviour::default()
-    };
-    let (base, fixture) = serve(files(), behaviour).await;
-    let tmp = temp_dir("fetch-signed");
-    let dir = tmp.path();
-    let log = Messages::default();
-    let done = fetch(Dataset::Longbench, &options(dir, &base, 2), &log)
-        .await
-        .unwrap();
-    let size = fixture.files["data.json"].len();
-    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
-    assert_eq!(done.resumed_from, 0);
-    let cdn: Vec<_> = fixture
-        .seen
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|s| s.path.starts_with("/cdn/"))
-        .map(|s| (s.path.clone(), s.range.clone()))
-        .collect();
-    assert_eq!(
-        cdn,
-        [
-            (
-                "/cdn/data.json?sig=0".to_owned(),
-                Some("bytes=0-".to_owned())
-            ),
-            (
-                "/cdn/data.json?sig=1".to_owned(),
-                Some(format!("bytes={}-", size / 2))
-            ),
-        ],
-        "{}",
-        log.all()
-    );
-
-    // Here every URL is used up by the size probe (no `X-Linked-Size`): the CDN's refusal
-    // is retried, then reported as the CDN's, not as a refused token.
-    let behaviour = Behaviour {
-        signed_once: true,
-        no_linked_size: true,
-        ..Behaviour::default()
-    };
-    let (base, _) = serve(files(), behaviour).await;
-    let tmp = temp_dir("fetch-expired");
-    let log = Messages::default();
-    let err = fetch(Dataset::Longbench, &options(tmp.path(), &base, 2), &log)
-        .await
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.ends_with(
-            "data.json answered HTTP 403: that is the answer of localhost, where the hub sent \
-             the download, not of the hub (no token goes there); run the command again for a \
-             fresh URL"
-        ),
-        "{err}"
-    );
-    assert!(
-        log.all()
-            .contains("HTTP 403 from localhost; trying again in 0.3 s"),
-        "{}",
-        log.all()
-    );
-}
-
-#[tokio::test]
-async fn a_server_that_ignores_the_range_gets_a_clean_restart() {
-    let behaviour = Behaviour {
-        drop_bodies: AtomicUsize::new(1),
-        ignore_range: true,
-        ..Behaviour::default()
-    };
-    let (base, fixture) = serve(files(), behaviour).await;
-    let tmp = temp_dir("fetch-restart");
-    let dir = tmp.path();
-    let log = Messages::default();
-    let done = fetch(Dataset::Oasst2, &options(dir, &base, 2), &log)
-        .await
-        .unwrap();
-    assert_eq!(
-        done.manifest.sha256,
-        sha256(&fixture.files[Dataset::Oasst2.file()])
-    );
-    // The whole file answering a resume is seen and the partial file emptied, not appended
-    // to and caught later by the checksum.
-    assert!(
-        log.all()
-            .contains("ignored the resume and sent the whole file; restarting from zero"),
-        "{}",
-        log.all()
-    );
-    assert!(!log.all().contains("checksum"), "{}", log.all());
-    assert_eq!(done.manifest.records, 2);
-}
-
-/// A download another process holds the lock of is refused, naming the lock, and nothing
-/// is written beside it.
-#[tokio::test]
-async fn a_download_another_process_holds_is_not_written_twice() {
-    let (base, fixture) = serve(files(), Behaviour::default()).await;
-    let tmp = temp_dir("fetch-locked");
-    let dir = tmp.path();
-    let blobs = blobs(dir, Dataset::Longbench);
-    std::fs::create_dir_all(&blobs).unwrap();
-    let lock = blobs.join(format!("{}.lock", sha256(&fixture.files["data.json"])));
-    let held = std::fs::File::create(&lock).unwrap();
-    held.try_lock().unwrap();
-    let err = longbench_once(dir, &base).await.unwrap_err().to_string();
-    assert!(
-        err.contains("another process is downloading this file")
-            && err.contains(&lock.display().to_string()),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read_dir(&blobs).unwrap().count(),
-        1,
-        "only the lock"
-    );
-    drop(held);
-    let done = longbench_once(dir, &base).await.unwrap();
-    assert_eq!(done.manifest.sha256, sha256(&fixture.files["data.json"]));
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@
 
 mod common;
 mod fetch;
+mod fetch_resume;
 mod hub;
 mod hub_tokenizer;
 mod lengths;
