@@ -201,18 +201,6 @@ const ALLOWED: &[Allowed] = &[
         "answer",
         DEBT,
     ), // 114 lines
-    allow(
-        Kind::LongFile,
-        "xtask/src/bin/overhead_mock/main.rs",
-        "",
-        DEBT,
-    ), // 406 lines
-    allow(
-        Kind::LongFunction,
-        "xtask/src/bin/overhead_mock/main.rs",
-        "serve",
-        DEBT,
-    ), // 101 lines
 ];
 
 /// Whether `item` of `path` may break the rule of `kind`.

@@ -24,9 +24,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, sleep_until};
 
+mod frames;
 mod stats;
 mod words;
 
+use frames::Frames;
 use stats::Stats;
 use words::Words;
 
@@ -61,55 +63,6 @@ fn unix_us() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
-}
-
-/// The byte frames replies are made of, built once.
-struct Frames {
-    head: Vec<u8>,
-    /// One content chunk per word of `words`.
-    tokens: Vec<Vec<u8>>,
-    words: Words,
-    /// The last content chunk, the usage chunk, `[DONE]` and the end of the body.
-    last: Vec<u8>,
-}
-
-impl Frames {
-    fn new(tokens: u32, words: Words) -> Frames {
-        let chunk = |text: &str, finish: &str| {
-            format!(
-                "data: {{\"id\":\"chatcmpl-0123456789abcdef\",\"object\":\"chat.completion.chunk\",\
-                 \"created\":1700000000,\"model\":\"mock\",\"choices\":[{{\"index\":0,\
-                 \"delta\":{{\"content\":\"{text}\"}},\"logprobs\":null,\"finish_reason\":{finish}}}]}}\n\n"
-            )
-        };
-        let usage = format!(
-            "data: {{\"id\":\"chatcmpl-0123456789abcdef\",\"object\":\"chat.completion.chunk\",\
-             \"created\":1700000000,\"model\":\"mock\",\"choices\":[],\"usage\":{{\
-             \"prompt_tokens\":50,\"completion_tokens\":{tokens},\"total_tokens\":{}}}}}\n\n\
-             data: [DONE]\n\n",
-            tokens + 50
-        );
-        let http_chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len()).into_bytes();
-        let mut last = http_chunk(&(chunk(" hello", "\"length\"") + &usage));
-        last.extend_from_slice(b"0\r\n\r\n");
-        Frames {
-            head: b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
-                    cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
-                .to_vec(),
-            tokens: words
-                .texts
-                .iter()
-                .map(|w| http_chunk(&chunk(w, "null")))
-                .collect(),
-            words,
-            last,
-        }
-    }
-
-    /// The frame of token `i` of the reply that starts at place `start` of the draws.
-    fn token(&self, start: usize, i: u32) -> &[u8] {
-        &self.tokens[self.words.at(start + i as usize)]
-    }
 }
 
 struct Mock {
@@ -181,89 +134,19 @@ impl Drop for Active<'_> {
 
 async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
     sock.set_nodelay(true)?;
-    let frames = &mock.frames;
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    loop {
-        let head_end = loop {
-            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break i + 4;
-            }
-            if read_more(&mut sock, &mut buf).await? == 0 {
-                return Ok(());
-            }
-        };
-        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-        let length = head
-            .lines()
-            .filter_map(|l| l.split_once(':'))
-            .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
-            .unwrap_or(0);
-        while buf.len() < head_end + length {
-            if read_more(&mut sock, &mut buf).await? == 0 {
-                return Ok(());
-            }
-        }
+    while let Some((head, body)) = read_request(&mut sock, &mut buf).await? {
         let t0 = Instant::now();
-        let body: Vec<u8> = buf.drain(..head_end + length).skip(head_end).collect();
         let stats = &mock.stats;
         let mut words = head.split(' ');
         let (method, path) = (words.next(), words.next());
         if path != Some("/stats") {
-            let _ = stats.first_any_unix_us.compare_exchange(
-                0,
-                unix_us(),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+            first(&stats.first_any_unix_us, unix_us());
         }
         match (method, path) {
             (Some("POST"), Some(p)) if p.ends_with("/completions") => {
                 let tokens = max_tokens(&body).map_or(mock.tokens, |m| m.min(mock.tokens));
-                if tokens > 1 {
-                    let _ = stats.first_long_unix_us.compare_exchange(
-                        0,
-                        unix_us(),
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    );
-                    let since_start = t0.saturating_duration_since(mock.started);
-                    let ns = u64::try_from(since_start.as_nanos()).unwrap_or(u64::MAX - 1);
-                    let _ = stats.first_long_ns.compare_exchange(
-                        0,
-                        ns + 1,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    );
-                }
-                let timed = tokens > 1 && mock.in_window(t0);
-                // Each reply reads the draws from its own place.
-                let start = stats.posts.fetch_add(1, Ordering::Relaxed) as usize * 7_919;
-                stats.active.fetch_add(1, Ordering::Relaxed);
-                let _active = Active(&stats.active);
-                sock.write_all(&frames.head).await?;
-                let mut previous = t0;
-                for i in 0..tokens {
-                    let due = t0 + mock.ttft + mock.itl * i;
-                    sleep_until(due).await;
-                    stats.late_by(Instant::now().saturating_duration_since(due));
-                    let frame = if i + 1 == tokens {
-                        &frames.last
-                    } else {
-                        frames.token(start, i)
-                    };
-                    sock.write_all(frame).await?;
-                    let written = Instant::now();
-                    if timed {
-                        let gap = written.saturating_duration_since(previous);
-                        if i == 0 {
-                            stats.wire_ttft.add(gap);
-                        } else {
-                            stats.wire_itl.add(gap);
-                        }
-                    }
-                    previous = written;
-                }
+                stream(&mut sock, mock, t0, tokens).await?;
             }
             (Some("GET"), Some(p)) if p.ends_with("/models") => {
                 respond(
@@ -279,6 +162,87 @@ async fn serve(mut sock: TcpStream, mock: &Mock) -> std::io::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Stores `value` in `slot` if nothing is there yet (0).
+fn first(slot: &AtomicU64, value: u64) {
+    let _ = slot.compare_exchange(0, value, Ordering::Relaxed, Ordering::Relaxed);
+}
+
+/// The next request's head and body; `None` when the client closed the connection.
+async fn read_request(
+    sock: &mut TcpStream,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<(String, Vec<u8>)>> {
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        if read_more(sock, buf).await? == 0 {
+            return Ok(None);
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let length = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        if read_more(sock, buf).await? == 0 {
+            return Ok(None);
+        }
+    }
+    let body = buf.drain(..head_end + length).skip(head_end).collect();
+    Ok(Some((head, body)))
+}
+
+/// Streams a reply of `tokens` tokens to a request read at `t0`, each write at its due
+/// instant, timing what went on the wire when the reply is in the window.
+async fn stream(
+    sock: &mut TcpStream,
+    mock: &Mock,
+    t0: Instant,
+    tokens: u32,
+) -> std::io::Result<()> {
+    let (stats, frames) = (&mock.stats, &mock.frames);
+    if tokens > 1 {
+        first(&stats.first_long_unix_us, unix_us());
+        let since_start = t0.saturating_duration_since(mock.started);
+        let ns = u64::try_from(since_start.as_nanos()).unwrap_or(u64::MAX - 1);
+        first(&stats.first_long_ns, ns + 1);
+    }
+    let timed = tokens > 1 && mock.in_window(t0);
+    // Each reply reads the draws from its own place.
+    let start = stats.posts.fetch_add(1, Ordering::Relaxed) as usize * 7_919;
+    stats.active.fetch_add(1, Ordering::Relaxed);
+    let _active = Active(&stats.active);
+    sock.write_all(&frames.head).await?;
+    let mut previous = t0;
+    for i in 0..tokens {
+        let due = t0 + mock.ttft + mock.itl * i;
+        sleep_until(due).await;
+        stats.late_by(Instant::now().saturating_duration_since(due));
+        let frame = if i + 1 == tokens {
+            &frames.last
+        } else {
+            frames.token(start, i)
+        };
+        sock.write_all(frame).await?;
+        let written = Instant::now();
+        if timed {
+            let gap = written.saturating_duration_since(previous);
+            if i == 0 {
+                stats.wire_ttft.add(gap);
+            } else {
+                stats.wire_itl.add(gap);
+            }
+        }
+        previous = written;
+    }
+    Ok(())
 }
 
 async fn read_more(sock: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<usize> {
