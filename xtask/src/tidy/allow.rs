@@ -195,12 +195,6 @@ const ALLOWED: &[Allowed] = &[
         "compare_reads_the_summaries_values_and_matches_by_scenario_and_load",
         DEBT,
     ), // 136 lines
-    allow(
-        Kind::LongFunction,
-        "crates/scenarios/tests/integration/hub.rs",
-        "answer",
-        DEBT,
-    ), // 114 lines
 ];
 
 /// Whether `item` of `path` may break the rule of `kind`.

@@ -101,16 +101,23 @@ fn range(value: &str, len: usize) -> Option<(usize, usize)> {
     (a <= b).then_some((a, b))
 }
 
-async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
+/// The request head, up to the blank line; `None` when the client went away first.
+async fn read_head(socket: &mut tokio::net::TcpStream) -> Option<String> {
     let mut head = Vec::new();
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
         match socket.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return None,
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
-    let head = String::from_utf8_lossy(&head).to_string();
+    Some(String::from_utf8_lossy(&head).to_string())
+}
+
+async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
+    let Some(head) = read_head(&mut socket).await else {
+        return;
+    };
     let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
     let header = |name: &str| {
         head.lines().find_map(|l| {
@@ -135,31 +142,10 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     };
     let is_dataset = path.starts_with("/datasets/");
     let is_cdn = path.starts_with("/cdn/");
-    if is_cdn && f.behaviour.signed_once {
-        let fresh = {
-            let mut used = f.used.lock().unwrap();
-            let fresh = !query.is_empty() && !used.iter().any(|q| q == query);
-            used.push(query.to_owned());
-            fresh
-        };
-        if !fresh {
-            let _ = socket
-                .write_all(
-                    b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                )
-                .await;
-            return;
-        }
-    }
-    if (is_dataset || path.starts_with("/gated/")) && !authorized {
-        let _ = socket
-            .write_all(
-                b"HTTP/1.1 401 Unauthorized\r\nx-error-code: GatedRepo\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-            )
-            .await;
+    if let Some(refusal) = f.refusal(&path, query, authorized) {
+        let _ = socket.write_all(refusal).await;
         return;
     }
-    let commit = f.behaviour.commit.unwrap_or(COMMIT);
     let etag = match (f.behaviour.wrong_etag, is_dataset || is_cdn) {
         (true, _) => "f".repeat(64),
         (false, true) => sha256(body),
@@ -167,53 +153,91 @@ async fn answer(mut socket: tokio::net::TcpStream, f: Arc<Fixture>) {
     };
     if is_dataset {
         let port = socket.local_addr().map(|a| a.port()).unwrap_or_default();
-        let size = if f.behaviour.no_linked_size {
-            String::new()
-        } else {
-            format!("x-linked-size: {}\r\n", body.len())
-        };
-        let sig = if f.behaviour.signed_once {
-            format!("?sig={}", f.signed.fetch_add(1, Ordering::SeqCst))
-        } else {
-            String::new()
-        };
-        let reply = format!(
-            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}{sig}\r\nx-repo-commit: {commit}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
-        );
+        let reply = f.redirect(port, &file, &etag, body.len());
         let _ = socket.write_all(reply.as_bytes()).await;
         return;
     }
-    let asked = header("range").and_then(|r| range(&r, body.len()));
-    let (status, part) = match asked {
-        Some((a, _)) if a > 0 && f.behaviour.ignore_range => ("200 OK".to_owned(), &body[..]),
-        Some((a, b)) => (
-            format!(
-                "206 Partial Content\r\ncontent-range: bytes {a}-{b}/{}",
-                body.len()
-            ),
-            &body[a..=b],
-        ),
-        None => ("200 OK".to_owned(), &body[..]),
-    };
-    let commit = if is_cdn {
-        String::new()
-    } else {
-        format!("x-repo-commit: {commit}\r\n")
-    };
-    let reply = format!(
-        "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{etag}\"\r\n{commit}connection: close\r\n\r\n",
-        part.len()
-    );
-    let _ = socket.write_all(reply.as_bytes()).await;
-    let cut = part.len() > 1
-        && f.behaviour
-            .drop_bodies
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            .is_ok();
-    let _ = socket
-        .write_all(if cut { &part[..part.len() / 2] } else { part })
+    let commit = (!is_cdn).then(|| f.behaviour.commit.unwrap_or(COMMIT));
+    f.send(&mut socket, body, header("range"), &etag, commit)
         .await;
-    let _ = socket.shutdown().await;
+}
+
+impl Fixture {
+    /// The refusal of a CDN URL already used (when signed once) or of a gated or dataset
+    /// path without the token.
+    fn refusal(&self, path: &str, query: &str, authorized: bool) -> Option<&'static [u8]> {
+        if path.starts_with("/cdn/") && self.behaviour.signed_once {
+            let mut used = self.used.lock().unwrap();
+            let fresh = !query.is_empty() && !used.iter().any(|q| q == query);
+            used.push(query.to_owned());
+            if !fresh {
+                return Some(
+                    b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+            }
+        }
+        let needs_token = path.starts_with("/datasets/") || path.starts_with("/gated/");
+        (needs_token && !authorized).then_some(
+            b"HTTP/1.1 401 Unauthorized\r\nx-error-code: GatedRepo\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        )
+    }
+
+    /// The hub's redirect of a dataset file to the CDN host (`localhost:port`).
+    fn redirect(&self, port: u16, file: &str, etag: &str, len: usize) -> String {
+        let commit = self.behaviour.commit.unwrap_or(COMMIT);
+        let size = if self.behaviour.no_linked_size {
+            String::new()
+        } else {
+            format!("x-linked-size: {len}\r\n")
+        };
+        let sig = if self.behaviour.signed_once {
+            format!("?sig={}", self.signed.fetch_add(1, Ordering::SeqCst))
+        } else {
+            String::new()
+        };
+        format!(
+            "HTTP/1.1 302 Found\r\nlocation: http://localhost:{port}/cdn/{file}{sig}\r\nx-repo-commit: {commit}\r\nx-linked-etag: \"{etag}\"\r\n{size}content-length: 0\r\nconnection: close\r\n\r\n"
+        )
+    }
+
+    /// The file, or the asked range of it, cut in the middle while `drop_bodies` lasts.
+    async fn send(
+        &self,
+        socket: &mut tokio::net::TcpStream,
+        body: &[u8],
+        range_header: Option<String>,
+        etag: &str,
+        commit: Option<&str>,
+    ) {
+        let asked = range_header.and_then(|r| range(&r, body.len()));
+        let (status, part) = match asked {
+            Some((a, _)) if a > 0 && self.behaviour.ignore_range => ("200 OK".to_owned(), body),
+            Some((a, b)) => (
+                format!(
+                    "206 Partial Content\r\ncontent-range: bytes {a}-{b}/{}",
+                    body.len()
+                ),
+                &body[a..=b],
+            ),
+            None => ("200 OK".to_owned(), body),
+        };
+        let commit = commit.map_or(String::new(), |c| format!("x-repo-commit: {c}\r\n"));
+        let reply = format!(
+            "HTTP/1.1 {status}\r\ncontent-length: {}\r\netag: \"{etag}\"\r\n{commit}connection: close\r\n\r\n",
+            part.len()
+        );
+        let _ = socket.write_all(reply.as_bytes()).await;
+        let cut = part.len() > 1
+            && self
+                .behaviour
+                .drop_bodies
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok();
+        let _ = socket
+            .write_all(if cut { &part[..part.len() / 2] } else { part })
+            .await;
+        let _ = socket.shutdown().await;
+    }
 }
 
 /// git's blob id of `b` (the hub's ETag of a small file).
