@@ -151,30 +151,8 @@ pub fn finalize(
     let text_events: u32 = ex.chunks.iter().map(|c| c.text_events).sum();
     let n_out_client = has_content.then(|| count(counter, &ex.text.all).max(text_events));
 
-    let per_chunk_usage: Option<Vec<u32>> = ex
-        .chunks
-        .iter()
-        .map(|c| c.completion_tokens)
-        .collect::<Option<Vec<u32>>>()
-        .map(|cum| {
-            let mut prev = 0;
-            cum.iter()
-                .map(|&c| {
-                    let d = c.saturating_sub(prev);
-                    prev = prev.max(c);
-                    d
-                })
-                .collect()
-        });
-    let (chunk_tokens, chunk_source) = match (per_chunk_usage, n_out_client) {
-        (Some(tokens), Some(_)) => (tokens, Some(TokenSource::Usage)),
-        (None, Some(client_total)) => {
-            let weights: Vec<u32> = ex.chunk_texts().map(|t| count(counter, t)).collect();
-            let total = usage.completion_tokens.unwrap_or(client_total);
-            (apportion(&weights, total), Some(TokenSource::Tokenizer))
-        }
-        _ => (Vec::new(), None),
-    };
+    let (chunk_tokens, chunk_source) =
+        chunk_tokens(&ex, counter, usage.completion_tokens, n_out_client);
 
     let (n_out, n_out_source) = match (usage.completion_tokens, n_out_client) {
         (Some(n), _) => (Some(n), Some(TokenSource::Usage)),
@@ -194,11 +172,8 @@ pub fn finalize(
             .join("\n")
     };
     let (n_in, n_in_source) = match usage.prompt_tokens {
-        Some(n) => (Some(n), Some(TokenSource::Usage)),
-        None => (
-            Some(count(counter, &prompt_text())),
-            Some(TokenSource::Tokenizer),
-        ),
+        Some(n) => (n, TokenSource::Usage),
+        None => (count(counter, &prompt_text()), TokenSource::Tokenizer),
     };
 
     Sample {
@@ -229,8 +204,8 @@ pub fn finalize(
         n_out_client,
         n_reasoning,
         chunk_tokens_source: chunk_source,
-        n_in,
-        n_in_source,
+        n_in: Some(n_in),
+        n_in_source: Some(n_in_source),
         n_in_target: prompt.target_tokens,
         max_tokens: prompt.max_tokens,
         outcome: ex.outcome,
@@ -241,6 +216,41 @@ pub fn finalize(
         response: store_text.then_some(ex.text.answer),
         trace_id: ex.trace_id.map(|t| crate::trace::hex(&t)),
         server: ex.timings.map(|t| t.server_timing()),
+    }
+}
+
+/// Tokens per observed chunk and where they come from: the server's cumulative per-chunk
+/// usage when it sends one, else the client's count of each chunk's text scaled to the
+/// reply's total; none when no chunk carried content.
+fn chunk_tokens(
+    ex: &Exchange,
+    counter: &dyn TokenCounter,
+    completion_tokens: Option<u32>,
+    n_out_client: Option<u32>,
+) -> (Vec<u32>, Option<TokenSource>) {
+    let per_chunk_usage: Option<Vec<u32>> = ex
+        .chunks
+        .iter()
+        .map(|c| c.completion_tokens)
+        .collect::<Option<Vec<u32>>>()
+        .map(|cum| {
+            let mut prev = 0;
+            cum.iter()
+                .map(|&c| {
+                    let d = c.saturating_sub(prev);
+                    prev = prev.max(c);
+                    d
+                })
+                .collect()
+        });
+    match (per_chunk_usage, n_out_client) {
+        (Some(tokens), Some(_)) => (tokens, Some(TokenSource::Usage)),
+        (None, Some(client_total)) => {
+            let weights: Vec<u32> = ex.chunk_texts().map(|t| count(counter, t)).collect();
+            let total = completion_tokens.unwrap_or(client_total);
+            (apportion(&weights, total), Some(TokenSource::Tokenizer))
+        }
+        _ => (Vec::new(), None),
     }
 }
 

@@ -101,12 +101,6 @@ const ALLOWED: &[Allowed] = &[
         "run_one",
         DEBT,
     ), // 174 lines
-    allow(
-        Kind::LongFunction,
-        "crates/core/src/exchange.rs",
-        "finalize",
-        DEBT,
-    ), // 102 lines
     allow(Kind::LongFile, "crates/core/src/plan/tests.rs", "", DEBT), // 679 lines
     allow(
         Kind::LongFunction,
