@@ -123,12 +123,6 @@ const ALLOWED: &[Allowed] = &[
     ), // 109 lines
     allow(
         Kind::LongFunction,
-        "crates/core/tests/integration/server_info.rs",
-        "hardware_labels_and_server_info_reach_the_results",
-        DEBT,
-    ), // 142 lines
-    allow(
-        Kind::LongFunction,
         "crates/model/src/metrics/steady.rs",
         "judge",
         DEBT,

@@ -34,30 +34,8 @@ async fn hardware_labels_and_server_info_reach_the_results() {
     let hardware = json!({"gpu": "H100 80GB", "gpu_count": GPUS, "cost_per_hour": USD_PER_HOUR});
     let labels = json!({"quantization": "fp8", "tp": "2"});
 
-    // run.json: the simulator's /v1/models and /version answers, labels and hardware.
     let run: Value = results::read_json(&out.join(RUN_FILE)).unwrap();
-    let e = &run["endpoints"][0];
-    assert_eq!(e["models"]["data"][0]["id"], "plateau-sim");
-    assert_eq!(
-        e["server"]["responses"],
-        json!([{"path": "/version", "status": 200,
-                "body": {"version": env!("CARGO_PKG_VERSION")}}])
-    );
-    // The configuration the server states as Prometheus `*_info` metrics.
-    assert_eq!(
-        e["server"]["info_metrics"]["vllm:cache_config_info"],
-        json!({"model_name": "plateau-sim", "num_gpu_blocks": "0"}),
-        "the fixed profile has no KV cache: {e}"
-    );
-    assert_eq!(e["labels"], labels);
-    assert_eq!(e["hardware"], hardware);
-    let schema: Value = serde_json::from_str(RUN_SCHEMA).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&run).map(|e| e.to_string()).collect();
-    assert!(
-        errors.is_empty(),
-        "run.json against its schema: {errors:#?}"
-    );
+    run_json_keeps_the_server_and_the_labels(&run, &labels, &hardware);
 
     // summary.json: the same labels and hardware, and the cost block by its formula on the
     // summary's own throughput.
@@ -77,63 +55,11 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         tps > truth * 0.7 && tps <= truth + 20.0 / 3.0,
         "{tps} tok/s against {truth}"
     );
-    let cost = s.cost.as_ref().expect("a cost block");
-    println!(
-        "server {tps:.2} tok/s; {:?} tok/s per GPU; {:?} USD per million output tokens",
-        cost.output_tps_per_gpu, cost.usd_per_million_output_tokens
-    );
-    assert_eq!(cost.gpu_count, Some(GPUS));
-    assert_eq!(cost.cost_per_hour, Some(USD_PER_HOUR));
-    // Relative 1e-12: summary.json's floats go through text and back (one ulp at most).
-    let close = |got: Option<f64>, want: f64, what: &str| {
-        let got = got.unwrap_or_else(|| panic!("{what} missing"));
-        assert!(
-            (got - want).abs() <= want.abs() * 1e-12,
-            "{what}: {got} != {want}"
-        );
-    };
-    close(cost.output_tps_per_gpu, tps / f64::from(GPUS), "per GPU");
-    close(
-        cost.usd_per_million_output_tokens,
-        USD_PER_HOUR / (tps * 3600.0) * 1e6,
-        "USD per million",
-    );
+    cost_follows_the_formula(&s, tps);
 
-    // The `/tokenize` check: the simulator counts the fixed prompt with cl100k_base, these
-    // tests with whitespace words; its template adds 7 tokens to one user message.
-    let text = common::PROMPT;
-    let words = text.split_whitespace().count() as f64;
-    let bpe = tiktoken_rs::cl100k_base_singleton()
-        .encode_ordinary(text)
-        .len() as f64;
-    let check = s.token_check.as_ref().expect("the simulator has /tokenize");
-    assert_eq!(check.path, "/tokenize");
-    assert_eq!(check.prompts, 1);
-    assert_eq!(check.client_tokens_mean, words);
-    assert_eq!(check.server_tokens_mean, Some(bpe));
-    assert_eq!(check.rel_diff, Some(bpe / words - 1.0));
-    assert_eq!(check.template_tokens_mean(), Some(7.0));
-    let findings = plateau_model::validate::check_cell(&s, &Default::default());
-    let mismatch = findings.iter().find(|f| f.check == "tokenizer_mismatch");
-    assert_eq!(
-        mismatch.is_some(),
-        (bpe / words - 1.0).abs() > 0.05,
-        "{bpe} tokens for {words} words: {findings:?}"
-    );
+    tokenize_check_counts_the_prompt(&s);
 
-    // summary.csv: the same numbers in its columns.
-    let csv = std::fs::read_to_string(out.join(CSV_FILE)).unwrap();
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
-    assert_eq!(col("gpu"), "H100 80GB");
-    assert_eq!(col("gpu_count"), "2");
-    assert_eq!(col("labels"), "quantization=fp8;tp=2");
-    let per_gpu: f64 = col("output_tps_per_gpu").parse().unwrap();
-    close(Some(per_gpu), tps / f64::from(GPUS), "CSV per GPU");
-    let usd: f64 = col("usd_per_million_output_tokens").parse().unwrap();
-    close(Some(usd), USD_PER_HOUR / (tps * 3600.0) * 1e6, "CSV USD");
+    csv_has_the_same_numbers(&out, tps);
 
     // --resume after a price change keeps the cell (the fingerprint leaves price out) and
     // restates its cost at the new price from the same throughput.
@@ -156,6 +82,99 @@ async fn hardware_labels_and_server_info_reach_the_results() {
         9.0 / (tps * 3600.0) * 1e6,
         "USD per million after the price change",
     );
+}
+
+/// `got` equals `want` to a relative 1e-12: summary.json's floats go through text and back
+/// (one ulp at most).
+fn close(got: Option<f64>, want: f64, what: &str) {
+    let got = got.unwrap_or_else(|| panic!("{what} missing"));
+    assert!(
+        (got - want).abs() <= want.abs() * 1e-12,
+        "{what}: {got} != {want}"
+    );
+}
+
+/// run.json: the simulator's /v1/models and /version answers, labels and hardware.
+fn run_json_keeps_the_server_and_the_labels(run: &Value, labels: &Value, hardware: &Value) {
+    let e = &run["endpoints"][0];
+    assert_eq!(e["models"]["data"][0]["id"], "plateau-sim");
+    assert_eq!(
+        e["server"]["responses"],
+        json!([{"path": "/version", "status": 200,
+                "body": {"version": env!("CARGO_PKG_VERSION")}}])
+    );
+    // The configuration the server states as Prometheus `*_info` metrics.
+    assert_eq!(
+        e["server"]["info_metrics"]["vllm:cache_config_info"],
+        json!({"model_name": "plateau-sim", "num_gpu_blocks": "0"}),
+        "the fixed profile has no KV cache: {e}"
+    );
+    assert_eq!(&e["labels"], labels);
+    assert_eq!(&e["hardware"], hardware);
+    let schema: Value = serde_json::from_str(RUN_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(run).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "run.json against its schema: {errors:#?}"
+    );
+}
+
+/// The cost block by its formula on the summary's own throughput `tps`.
+fn cost_follows_the_formula(s: &CellSummary, tps: f64) {
+    let cost = s.cost.as_ref().expect("a cost block");
+    println!(
+        "server {tps:.2} tok/s; {:?} tok/s per GPU; {:?} USD per million output tokens",
+        cost.output_tps_per_gpu, cost.usd_per_million_output_tokens
+    );
+    assert_eq!(cost.gpu_count, Some(GPUS));
+    assert_eq!(cost.cost_per_hour, Some(USD_PER_HOUR));
+    close(cost.output_tps_per_gpu, tps / f64::from(GPUS), "per GPU");
+    close(
+        cost.usd_per_million_output_tokens,
+        USD_PER_HOUR / (tps * 3600.0) * 1e6,
+        "USD per million",
+    );
+}
+
+/// The `/tokenize` check: the simulator counts the fixed prompt with cl100k_base, these
+/// tests with whitespace words; its template adds 7 tokens to one user message.
+fn tokenize_check_counts_the_prompt(s: &CellSummary) {
+    let text = common::PROMPT;
+    let words = text.split_whitespace().count() as f64;
+    let bpe = tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len() as f64;
+    let check = s.token_check.as_ref().expect("the simulator has /tokenize");
+    assert_eq!(check.path, "/tokenize");
+    assert_eq!(check.prompts, 1);
+    assert_eq!(check.client_tokens_mean, words);
+    assert_eq!(check.server_tokens_mean, Some(bpe));
+    assert_eq!(check.rel_diff, Some(bpe / words - 1.0));
+    assert_eq!(check.template_tokens_mean(), Some(7.0));
+    let findings = plateau_model::validate::check_cell(s, &Default::default());
+    let mismatch = findings.iter().find(|f| f.check == "tokenizer_mismatch");
+    assert_eq!(
+        mismatch.is_some(),
+        (bpe / words - 1.0).abs() > 0.05,
+        "{bpe} tokens for {words} words: {findings:?}"
+    );
+}
+
+/// summary.csv: the same numbers in its columns.
+fn csv_has_the_same_numbers(out: &std::path::Path, tps: f64) {
+    let csv = std::fs::read_to_string(out.join(CSV_FILE)).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(col("gpu"), "H100 80GB");
+    assert_eq!(col("gpu_count"), "2");
+    assert_eq!(col("labels"), "quantization=fp8;tp=2");
+    let per_gpu: f64 = col("output_tps_per_gpu").parse().unwrap();
+    close(Some(per_gpu), tps / f64::from(GPUS), "CSV per GPU");
+    let usd: f64 = col("usd_per_million_output_tokens").parse().unwrap();
+    close(Some(usd), USD_PER_HOUR / (tps * 3600.0) * 1e6, "CSV USD");
 }
 
 /// The simulator: fixed timing, TTFT 50 ms and 20 ms between tokens.
