@@ -142,12 +142,6 @@ const ALLOWED: &[Allowed] = &[
     ), // 189 lines
     allow(
         Kind::LongFunction,
-        "crates/report/src/export/vllm.rs",
-        "cell",
-        DEBT,
-    ), // 107 lines
-    allow(
-        Kind::LongFunction,
         "crates/report/src/figures/timeline.rs",
         "draw",
         DEBT,

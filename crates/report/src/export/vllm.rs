@@ -101,8 +101,42 @@ pub fn file_name(s: &CellSummary) -> String {
 /// not be read (the per-request lists are then `null`).
 pub fn cell(s: &CellSummary, samples: Result<&[Sample], &str>) -> Value {
     let m = &s.metrics;
-    let mut nulls = Map::new();
     let mut out = Map::new();
+    run_fields(s, &mut out);
+    let window = Window {
+        m0_us: s.phases.m0_us,
+        m1_us: s.phases.m1_us,
+        concurrency: s.cell.load.concurrency,
+    };
+    for (key, list) in per_request(samples, &window) {
+        out.insert(key.to_owned(), list);
+    }
+    let peak_tps = m
+        .steady
+        .output_tps_per_second
+        .iter()
+        .copied()
+        .reduce(f64::max);
+    out.insert("max_output_tokens_per_s".to_owned(), json!(peak_tps));
+    out.insert(
+        "max_concurrent_requests".to_owned(),
+        json!(m.concurrency.max),
+    );
+    out.insert("rtfx".to_owned(), Value::Null);
+    latency_fields(s, &mut out);
+    let mut nulls = Map::new();
+    for (key, value) in &out {
+        if value.is_null() {
+            nulls.insert(key.clone(), json!(null_reason(key, s, samples.err())));
+        }
+    }
+    out.insert("metadata".to_owned(), metadata(s, nulls));
+    Value::Object(out)
+}
+
+/// The run's description, load and totals in vLLM's keys.
+fn run_fields(s: &CellSummary, out: &mut Map<String, Value>) {
+    let m = &s.metrics;
     let mut put = |key: &str, value: Value| {
         out.insert(key.to_owned(), value);
     };
@@ -153,26 +187,11 @@ pub fn cell(s: &CellSummary, samples: Result<&[Sample], &str>) -> Value {
                 .map(|i| i + m.throughput.server_direct_tps)
         ),
     );
-    let window = Window {
-        m0_us: s.phases.m0_us,
-        m1_us: s.phases.m1_us,
-        concurrency: load.concurrency,
-    };
-    for (key, list) in per_request(samples, &window) {
-        put(key, list);
-    }
-    put(
-        "max_output_tokens_per_s",
-        json!(
-            m.steady
-                .output_tps_per_second
-                .iter()
-                .copied()
-                .reduce(f64::max)
-        ),
-    );
-    put("max_concurrent_requests", json!(m.concurrency.max));
-    put("rtfx", Value::Null);
+}
+
+/// Mean, median, standard deviation and percentiles of each latency vLLM reports.
+fn latency_fields(s: &CellSummary, out: &mut Map<String, Value>) {
+    let m = &s.metrics;
     // vLLM's TTFT and E2EL run from the actual send; an open loop's headline ones run from
     // the intended send, so its from-send distributions are the ones vLLM means.
     let from_send = m.load.as_ref().and_then(|l| l.from_send.as_ref());
@@ -191,20 +210,13 @@ pub fn cell(s: &CellSummary, samples: Result<&[Sample], &str>) -> Value {
         ("client_queue_time", queue),
     ];
     for (name, d) in stats {
-        put(&format!("mean_{name}_ms"), json!(d.map(|d| d.mean)));
-        put(&format!("median_{name}_ms"), json!(d.map(|d| d.p50)));
-        put(&format!("std_{name}_ms"), json!(d.map(|d| d.std)));
+        out.insert(format!("mean_{name}_ms"), json!(d.map(|d| d.mean)));
+        out.insert(format!("median_{name}_ms"), json!(d.map(|d| d.p50)));
+        out.insert(format!("std_{name}_ms"), json!(d.map(|d| d.std)));
         for (p, read) in PERCENTILES {
-            put(&format!("p{p}_{name}_ms"), json!(d.map(read)));
+            out.insert(format!("p{p}_{name}_ms"), json!(d.map(read)));
         }
     }
-    for (key, value) in &out {
-        if value.is_null() {
-            nulls.insert(key.clone(), json!(null_reason(key, s, samples.err())));
-        }
-    }
-    out.insert("metadata".to_owned(), metadata(s, nulls));
-    Value::Object(out)
 }
 
 /// The per-request lists, over the measured requests (started in `[m0, m1)`, any outcome)
