@@ -4,6 +4,7 @@
 //! and tables read cells through [`Matrix`]; nothing here computes a number.
 
 use std::collections::BTreeSet;
+use std::fmt::Write;
 use std::path::Path;
 
 use plateau_model::load::Load;
@@ -78,6 +79,9 @@ pub struct Matrix<'a> {
     pub scenarios: Vec<Scenario>,
     /// Every concurrency present, ascending.
     pub concurrencies: Vec<u32>,
+    /// Series of the run left out of this matrix ([`Matrix::first_series`]): figures say
+    /// so in their subtitle.
+    pub hidden_series: usize,
 }
 
 /// Where a cell sorts on its axis: N, or the rate.
@@ -196,7 +200,29 @@ impl<'a> Matrix<'a> {
             series,
             scenarios,
             concurrencies: concurrencies.into_iter().collect(),
+            hidden_series: 0,
         }
+    }
+
+    /// The matrix of the first `k` series alone (their cells, the concurrencies they ran),
+    /// or `None` when it has no more than `k`: what a figure draws of a run of more series
+    /// than its lines can tell apart.
+    pub fn first_series(&self, k: usize) -> Option<Matrix<'a>> {
+        if self.series.len() <= k {
+            return None;
+        }
+        let keep = |list: &[Cell<'a>]| list.iter().filter(|c| c.series < k).copied().collect();
+        let cells: Vec<Cell<'a>> = keep(&self.cells);
+        let concurrencies: BTreeSet<u32> =
+            cells.iter().filter_map(|c| c.load.concurrency()).collect();
+        Some(Matrix {
+            cells,
+            open: keep(&self.open),
+            series: self.series[..k].to_vec(),
+            scenarios: self.scenarios.clone(),
+            concurrencies: concurrencies.into_iter().collect(),
+            hidden_series: self.hidden_series + self.series.len() - k,
+        })
     }
 
     /// Every cell, closed loop then open loop.
@@ -268,11 +294,20 @@ impl<'a> Matrix<'a> {
         } else {
             "engines"
         };
-        format!(
+        let mut out = format!(
             "model {} · {engine} {}",
             models.join(", "),
             endpoints.join(", ")
-        )
+        );
+        if self.hidden_series > 0 {
+            let all = self.series.len() + self.hidden_series;
+            let _ = write!(
+                out,
+                " · the first {} of {all} series (every cell is in the tables)",
+                self.series.len()
+            );
+        }
+        out
     }
 }
 

@@ -32,10 +32,20 @@ pub const HTML_FILE: &str = "report.html";
 /// summary.md's file name.
 pub const MARKDOWN_FILE: &str = "summary.md";
 
-/// Past this many cells, each cell's timeline is a file linked from report.html, not an
-/// image embedded in it, and its PNG is not kept in memory once written: report.html and
-/// the report's memory stay bounded whatever the run's size (`cargo xtask bench report`).
+/// Past this many cells, report.html keeps the headline, the checks and the figures, and
+/// the summary rows, per-cell tables and timelines go to pages of their own
+/// ([`html::pages`]); no timeline's SVG is kept in memory once written. report.html and the
+/// report's memory stay bounded whatever the run's size (`cargo xtask bench report`).
 pub const INLINE_CELLS: usize = 200;
+
+/// Figures draw at most this many series (as many as their colours tell apart), the first
+/// in the run's order; the subtitle says how many the run has, the tables have them all.
+pub const FIGURE_SERIES: usize = 8;
+
+/// Past [`INLINE_CELLS`] cells, the distributions draw at most this many series: their
+/// lines tell series apart only as solid and dashed, and a dashed line of 200 points is
+/// hundreds of SVG elements (10,000 cells of 100 series made a 188 MB ITL figure).
+pub const DISTRIBUTION_SERIES: usize = 2;
 
 /// What to report on and where to put it.
 #[derive(Clone, Debug)]
@@ -57,7 +67,8 @@ pub struct Options {
     /// Where report.html, summary.md and summary.csv go (created if missing); `None`: into
     /// `results_dir`.
     pub out_dir: Option<PathBuf>,
-    /// Past this many cells, timelines are linked, not embedded ([`INLINE_CELLS`]).
+    /// Past this many cells, the per-cell sections are on pages of their own
+    /// ([`INLINE_CELLS`]).
     pub inline_cells: usize,
 }
 
@@ -138,7 +149,7 @@ struct Done {
     rendered: Option<Rendered>,
     finding: Option<Finding>,
     unreadable: Option<String>,
-    /// A timeline's cell's requests, read for the distributions.
+    /// A timeline's cell's requests, read for the distributions (of the cells they draw).
     requests: Option<CellRequests>,
 }
 
@@ -199,16 +210,22 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         source,
     })?;
 
-    let overview = figures::overview(&m, compare_at, figure_capacity);
+    // A run of more series than figures tell apart: they draw the first ones.
+    let first = m.first_series(FIGURE_SERIES);
+    let fm = first.as_ref().unwrap_or(&m);
+    let compare_at = compare_at.and(figures::comparison_concurrency(fm, opts.compare_at));
+    let overview = figures::overview(fm, compare_at, figure_capacity);
     let cells: Vec<Cell> = m.all().copied().collect();
     let jobs: Vec<Job> = (0..cells.len())
         .map(Job::Timeline)
         .chain((0..overview.len()).map(Job::Overview))
         .collect();
-    let inline = cells.len() <= opts.inline_cells;
+    let paged = cells.len() > opts.inline_cells;
+    let fewer = paged.then(|| fm.first_series(DISTRIBUTION_SERIES)).flatten();
+    let dm = fewer.as_ref().unwrap_or(fm);
     let done = parallel(&jobs, |job| {
-        run(job, &cells, &overview, &opts.figures_dir).map(|mut d| {
-            if let (Job::Timeline(_), Some(r), false) = (job, &mut d.rendered, inline) {
+        run(job, &cells, &overview, &opts.figures_dir, dm.series.len()).map(|mut d| {
+            if let (Job::Timeline(_), Some(r), true) = (job, &mut d.rendered, paged) {
                 r.svg = String::new();
             }
             d
@@ -228,7 +245,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
                 }),
         );
     }
-    let (mut shown, mut timelines) = (Vec::new(), Vec::new());
+    let mut shown = Vec::new();
+    let mut timelines: Vec<Option<Rendered>> = vec![None; cells.len()];
     let mut requests: Vec<(Cell, CellRequests)> = Vec::new();
     for (job, result) in jobs.iter().zip(done) {
         let d = result?;
@@ -239,11 +257,11 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         }
         match (job, d.rendered) {
             (Job::Overview(_), Some(r)) => shown.push(r),
-            (Job::Timeline(_), Some(r)) => timelines.push(r),
+            (Job::Timeline(i), Some(r)) => timelines[*i] = Some(r),
             (_, None) => {}
         }
     }
-    let plots = figures::distributions(&m, &requests);
+    let plots = figures::distributions(dm, &requests);
     let distributions: Vec<Rendered> = parallel(&plots, |p| figures::save(p, &opts.figures_dir))
         .into_iter()
         .collect::<Result<_, _>>()?;
@@ -274,6 +292,23 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         Some(Err(e)) => Err(e.to_string()),
         None => Err("no run.json in the results directory".into()),
     };
+    let pages = if paged {
+        let with: Vec<(Cell, Option<&Rendered>)> = cells
+            .iter()
+            .copied()
+            .zip(timelines.iter().map(Option::as_ref))
+            .collect();
+        let on = html::pages::Pages {
+            m: &m,
+            thresholds: &opts.thresholds,
+            results_dir: &shown_dir,
+            root,
+        };
+        Some(html::pages::write(&on, &with)?)
+    } else {
+        None
+    };
+    let timelines: Vec<Rendered> = timelines.into_iter().flatten().collect();
     let page = html::render(&html::Page {
         m: &m,
         results_dir: &shown_dir,
@@ -284,8 +319,8 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         thresholds: &opts.thresholds,
         overview: &shown,
         distributions: &distributions,
-        timelines: &timelines,
-        linked_from: (!inline).then_some(root.as_path()),
+        timelines: if paged { &[] } else { &timelines },
+        pages: pages.as_deref(),
         headline: &cards,
     });
     let html_path = root.join(HTML_FILE);
@@ -314,8 +349,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     let md_path = root.join(MARKDOWN_FILE);
     results::write_atomic(&md_path, md.as_bytes()).map_err(ReportError::Output)?;
     let csv_path = root.join(CSV_FILE);
-    let summaries: Vec<_> = cells.iter().map(|c| c.summary.clone()).collect();
-    results::csv::write(&csv_path, &summaries).map_err(ReportError::Output)?;
+    results::csv::write(&csv_path, cells.iter().map(|c| c.summary)).map_err(ReportError::Output)?;
 
     Ok(Output {
         html: html_path,
@@ -334,9 +368,16 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     })
 }
 
-/// Draws one figure (a timeline of one of `cells`); a timeline whose records cannot be read
-/// gives a finding instead.
-fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done, ReportError> {
+/// Draws one figure (a timeline of one of `cells`, with its requests kept for the
+/// distributions when it is of the first `drawn` series); a timeline whose records cannot
+/// be read gives a finding instead.
+fn run(
+    job: &Job,
+    cells: &[Cell],
+    overview: &[Plot],
+    dir: &Path,
+    drawn: usize,
+) -> Result<Done, ReportError> {
     match *job {
         Job::Overview(i) => Ok(Done {
             rendered: Some(figures::save(&overview[i], dir)?),
@@ -363,7 +404,7 @@ fn run(job: &Job, cells: &[Cell], overview: &[Plot], dir: &Path) -> Result<Done,
                         dir,
                     )?),
                     unreadable: None,
-                    requests: Some(CellRequests::new(s, &samples)),
+                    requests: (cell.series < drawn).then(|| CellRequests::new(s, &samples)),
                 }),
             }
         }

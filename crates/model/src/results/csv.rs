@@ -122,8 +122,11 @@ pub fn header_start() -> String {
     format!("{},", names.join(","))
 }
 
-/// The CSV text for `summaries`.
-pub fn render(summaries: &[CellSummary]) -> Result<String, csv::Error> {
+/// The CSV text for `summaries` (a slice, or references: the report passes its cells'
+/// summaries without copying them).
+pub fn render<'a>(
+    summaries: impl IntoIterator<Item = &'a CellSummary>,
+) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(COLUMNS.iter().map(Column::header))?;
     for s in summaries {
@@ -134,7 +137,10 @@ pub fn render(summaries: &[CellSummary]) -> Result<String, csv::Error> {
 }
 
 /// Writes `summary.csv` atomically.
-pub fn write(path: &Path, summaries: &[CellSummary]) -> Result<(), ResultsError> {
+pub fn write<'a>(
+    path: &Path,
+    summaries: impl IntoIterator<Item = &'a CellSummary>,
+) -> Result<(), ResultsError> {
     let text = render(summaries).map_err(|e| ResultsError::Format {
         path: path.to_owned(),
         line: None,

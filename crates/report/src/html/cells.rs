@@ -93,7 +93,7 @@ pub fn value(out: &mut String, q: &Quantity, s: &CellSummary) {
 /// A verdict cell: the word (`FAIL <checks>`, `overloaded`, `steady`, ...), red when the
 /// cell failed a check or did not finish, the reasons on hover.
 pub fn verdict(out: &mut String, v: &Verdict) {
-    let class = if v.failed || matches!(v.word.as_str(), "interrupted" | "failed") {
+    let class = if flagged(v) {
         "NO"
     } else if v.word == "overloaded" {
         "overloaded"
@@ -106,4 +106,9 @@ pub fn verdict(out: &mut String, v: &Verdict) {
         escape(&v.why),
         escape(&v.word)
     );
+}
+
+/// Whether the verdict is red: the cell failed a check, was interrupted or failed.
+pub fn flagged(v: &Verdict) -> bool {
+    v.failed || matches!(v.word.as_str(), "interrupted" | "failed")
 }

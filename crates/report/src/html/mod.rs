@@ -4,13 +4,17 @@
 //! cell, the numbers a user quotes) and the key figures. The other figures and the latency
 //! distributions follow; the per-cell results tables, the timelines, the full list of
 //! checks and the run's metadata come last, the tables and timelines folded in
-//! `<details>` so that a 24-cell run stays a short page of about a megabyte. All text from
-//! result files is escaped ([`escape`]).
+//! `<details>` so that a 24-cell run stays a short page of about a megabyte. Past
+//! [`crate::pipeline::INLINE_CELLS`] cells, the summary table, the per-cell tables and the
+//! timelines go to pages of their own ([`pages`]) that report.html lists in place of the
+//! summary table, so it stays small whatever the run's size. All text from result files is
+//! escaped ([`escape`]).
 
 pub mod capacity;
 pub mod cells;
 pub mod checks;
 pub mod headline;
+pub mod pages;
 pub mod repeats;
 pub mod run;
 pub mod summary;
@@ -48,11 +52,11 @@ pub struct Page<'a> {
     pub overview: &'a [Rendered],
     /// The latency distributions and the TTFT-vs-prompt figures.
     pub distributions: &'a [Rendered],
-    /// The timeline figures.
+    /// The timeline figures (none when the cells are on pages).
     pub timelines: &'a [Rendered],
-    /// With many cells, the timelines are linked, not embedded: the directory report.html
-    /// is written to, which the links are relative to.
-    pub linked_from: Option<&'a std::path::Path>,
+    /// With many cells, the pages that hold the summary rows, the per-cell tables and the
+    /// timelines ([`pages`]); report.html lists them instead.
+    pub pages: Option<&'a [pages::PageRef]>,
     /// The headline of each scenario and series.
     pub headline: &'a [Card],
 }
@@ -122,7 +126,10 @@ pub fn render(page: &Page) -> String {
     if !page.capacity.is_empty() {
         capacity::section(&mut out, page.capacity);
     }
-    summary::section(&mut out, page.m, page.thresholds);
+    match page.pages {
+        Some(list) => pages::index(&mut out, list),
+        None => summary::section(&mut out, page.m, page.thresholds),
+    }
     let (key, more): (Vec<&Rendered>, Vec<&Rendered>) = page.overview.iter().partition(|r| r.key);
     out.push_str("<h2 id=\"figures\">Key figures</h2>\n");
     figures(&mut out, &key);
@@ -131,11 +138,15 @@ pub fn render(page: &Page) -> String {
         figures(&mut out, &more);
     }
     distributions(&mut out, page.distributions);
-    cells::section(&mut out, page.m, page.thresholds);
+    if page.pages.is_none() {
+        cells::section(&mut out, page.m, page.thresholds);
+    }
     if !page.repeats.is_empty() {
         repeats::section(&mut out, page.repeats);
     }
-    timelines(&mut out, page);
+    if page.pages.is_none() {
+        timelines(&mut out, page);
+    }
     checks::section(&mut out, page.findings);
     run::section(&mut out, &page.run);
     out.push_str(
@@ -149,16 +160,17 @@ pub fn render(page: &Page) -> String {
 /// The links to the sections, in page order (those the page has).
 fn nav(out: &mut String, page: &Page) {
     let more = page.overview.iter().any(|r| !r.key);
+    let one = page.pages.is_none();
     let links = [
         ("headline", "Headline", !page.headline.is_empty()),
         ("capacity", "Capacity", !page.capacity.is_empty()),
-        ("summary", "Summary", true),
+        ("summary", if one { "Summary" } else { "Cells" }, true),
         ("figures", "Key figures", true),
         ("more-figures", "More figures", more),
         ("distributions", "Distributions", true),
-        ("results", "Per-cell results", true),
+        ("results", "Per-cell results", one),
         ("repeats", "Repeats", !page.repeats.is_empty()),
-        ("timelines", "Timelines", true),
+        ("timelines", "Timelines", one),
         ("checks", "Checks", true),
         ("run", "Run", true),
     ];
@@ -210,11 +222,6 @@ fn timelines(out: &mut String, page: &Page) {
         if these.is_empty() {
             continue;
         }
-        if let Some(root) = page.linked_from {
-            let _ = writeln!(out, "<h3>{}</h3>", escape(&title));
-            links(out, these.into_iter(), root);
-            continue;
-        }
         let _ = writeln!(
             out,
             "<details class=\"fold\"><summary>{}: {} timeline(s)</summary>\n<div class=\"grid\">",
@@ -238,33 +245,6 @@ const SVG_URI: &AsciiSet = &CONTROLS
     .add(b'<')
     .add(b'>')
     .add(b'&');
-
-/// Each of `timelines` as a link to its PNG and SVG files, relative to `root`, folded: a
-/// run of thousands of cells keeps report.html small.
-fn links<'a>(
-    out: &mut String,
-    timelines: impl Iterator<Item = &'a Rendered>,
-    root: &std::path::Path,
-) {
-    let timelines: Vec<&Rendered> = timelines.collect();
-    let _ = writeln!(
-        out,
-        "<details><summary>{} timelines, as files (too many cells to show them here)</summary><ul>",
-        timelines.len()
-    );
-    for r in timelines {
-        let href =
-            |p: &std::path::Path| escape(&p.strip_prefix(root).unwrap_or(p).to_string_lossy());
-        let _ = writeln!(
-            out,
-            "<li><a href=\"{}\">{}</a> (<a href=\"{}\">SVG</a>)</li>",
-            href(&r.files[0]),
-            escape(&r.title),
-            href(&r.files[1])
-        );
-    }
-    out.push_str("</ul></details>\n");
-}
 
 /// `r` as an embedded SVG with its caption.
 pub fn figure(out: &mut String, r: &Rendered) {
