@@ -221,7 +221,9 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         .chain((0..overview.len()).map(Job::Overview))
         .collect();
     let paged = cells.len() > opts.inline_cells;
-    let fewer = paged.then(|| fm.first_series(DISTRIBUTION_SERIES)).flatten();
+    let fewer = paged
+        .then(|| fm.first_series(DISTRIBUTION_SERIES))
+        .flatten();
     let dm = fewer.as_ref().unwrap_or(fm);
     let done = parallel(&jobs, |job| {
         run(job, &cells, &overview, &opts.figures_dir, dm.series.len()).map(|mut d| {

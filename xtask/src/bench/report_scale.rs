@@ -3,14 +3,15 @@
 //! copy's summary rewritten to its own endpoint, scenario and concurrency, so that it lies
 //! where it says it is; its records hard-linked, not copied), runs the release
 //! `plateau report` on it and prints the wall time, the peak resident memory (the kernel's
-//! `ru_maxrss` of the reaped child) and the size of report.html.
+//! `ru_maxrss` of the reaped child), the size of report.html and of the largest of the
+//! per-cell pages a large run's report.html links.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
-use serde_json::Value;
+use plateau_testkit::tree::{Copies, cell_copies};
 
 /// The fixture cell every copy comes from.
 const FIXTURE: &str = "crates/report/tests/fixtures/clean/vllm/llama-8b/A1/c4";
@@ -22,7 +23,7 @@ const LOADS: u32 = 10;
 /// `bench report` options.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Cells in the generated run (a multiple of 100).
+    /// Cells in the generated run (rounded up to a multiple of 100).
     #[arg(long, default_value_t = 10_000)]
     pub cells: usize,
     /// A `plateau` binary to measure instead of building this checkout's.
@@ -38,7 +39,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     let scratch = std::env::temp_dir().join(format!("plateau-report-scale-{}", std::process::id()));
     let results = scratch.join("results");
-    generate(&root.join(FIXTURE), &results, args.cells)?;
+    let shape = Copies {
+        endpoints: args.cells.div_ceil(SCENARIOS * LOADS as usize),
+        scenarios: SCENARIOS,
+        loads: LOADS,
+    };
+    cell_copies(&root.join(FIXTURE), &results, shape).with_context(|| {
+        format!(
+            "writing {} cells under {}",
+            shape.cells(),
+            results.display()
+        )
+    })?;
     let started = Instant::now();
     let status = Command::new(&plateau)
         .args(["report", "--quiet", "--results-dir"])
@@ -48,53 +60,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let wall = started.elapsed();
     let rss_mb = peak_child_rss_kb() as f64 / 1024.0;
     let html = std::fs::metadata(results.join("report.html")).map_or(0, |m| m.len());
+    let pages: Vec<u64> = std::fs::read_dir(results.join("cells"))
+        .map(|dir| {
+            dir.filter_map(|e| Some(e.ok()?.metadata().ok()?.len()))
+                .collect()
+        })
+        .unwrap_or_default();
     println!(
-        "plateau report, {} cells: exit {}, {:.1} s, peak RSS {rss_mb:.0} MB, report.html {:.1} MB",
-        args.cells,
+        "plateau report, {} cells: exit {}, {:.1} s, peak RSS {rss_mb:.0} MB, report.html {:.1} MB, \
+         {} cell pages (largest {:.2} MB)",
+        shape.cells(),
         status.code().unwrap_or(-1),
         wall.as_secs_f64(),
-        html as f64 / 1e6
+        html as f64 / 1e6,
+        pages.len(),
+        pages.iter().max().copied().unwrap_or(0) as f64 / 1e6
     );
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(())
-}
-
-/// Writes `cells` copies of the cell in `fixture` under `out`, with a `run.json` listing
-/// them.
-fn generate(fixture: &Path, out: &Path, cells: usize) -> anyhow::Result<()> {
-    let summary: Value = serde_json::from_slice(&std::fs::read(fixture.join("summary.json"))?)?;
-    let run_path = fixture.join("../../../../run.json");
-    let mut run: Value = serde_json::from_slice(&std::fs::read(&run_path)?)?;
-    let mut listed = Vec::new();
-    for i in 0..cells {
-        let (endpoint, rest) = (
-            i / (SCENARIOS * LOADS as usize),
-            i % (SCENARIOS * LOADS as usize),
-        );
-        let (scenario, load) = (rest / LOADS as usize, 1u32 << (rest as u32 % LOADS));
-        let rel = format!("e{endpoint}/llama-8b/s{scenario}/c{load}");
-        let dir = out.join(&rel);
-        std::fs::create_dir_all(&dir)?;
-        let mut s = summary.clone();
-        s["cell"]["endpoint"] = format!("e{endpoint}").into();
-        s["cell"]["scenario"] = format!("s{scenario}").into();
-        s["cell"]["concurrency"] = load.into();
-        std::fs::write(dir.join("summary.json"), serde_json::to_vec(&s)?)?;
-        std::fs::hard_link(
-            fixture.join("requests.jsonl.gz"),
-            dir.join("requests.jsonl.gz"),
-        )
-        .or_else(|_| {
-            std::fs::copy(
-                fixture.join("requests.jsonl.gz"),
-                dir.join("requests.jsonl.gz"),
-            )
-            .map(|_| ())
-        })?;
-        listed.push(serde_json::json!({"path": rel, "state": "complete"}));
-    }
-    run["cells"] = listed.into();
-    std::fs::write(out.join("run.json"), serde_json::to_vec(&run)?)?;
     Ok(())
 }
 

@@ -112,7 +112,10 @@ fn slice<'a>(m: &Matrix<'a>, chunk: &[(Cell<'a>, Option<&Rendered>)]) -> Matrix<
 fn page(pages: &Pages, chunk: &[(Cell, Option<&Rendered>)], k: usize, total: usize) -> String {
     let sub = slice(pages.m, chunk);
     let mut out = String::with_capacity(1 << 20);
-    let title = format!("plateau report: {}, cells page {k} of {total}", pages.results_dir);
+    let title = format!(
+        "plateau report: {}, cells page {k} of {total}",
+        pages.results_dir
+    );
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
@@ -236,7 +239,10 @@ mod tests {
     #[test]
     fn links_are_relative_to_the_page() {
         let from = Path::new("/r/out/cells");
-        assert_eq!(href(Path::new("/r/out/figures/t.svg"), from), "../figures/t.svg");
+        assert_eq!(
+            href(Path::new("/r/out/figures/t.svg"), from),
+            "../figures/t.svg"
+        );
         assert_eq!(href(Path::new("/r/figs/t.svg"), from), "../../figs/t.svg");
         assert_eq!(
             href(Path::new("figs/t.svg"), Path::new("out/cells")),
