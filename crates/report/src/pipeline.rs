@@ -3,28 +3,30 @@
 //! by side ([`crate::matrix::merge`]) with each one's own files labelled by its run
 //! ([`crate::per_run`]), check it, draw every figure (each cell's records are read once,
 //! for its timeline and for the latency distributions drawn after; figures are drawn in
-//! parallel, one per worker at a time), then write report.html, summary.md and
-//! summary.csv.
+//! parallel, one per worker at a time: the jobs module), then write report.html, summary.md and
+//! summary.csv; past [`INLINE_CELLS`] cells, the per-cell sections go to pages of their
+//! own ([`html::pages`]) and figures draw the first [`FIGURE_SERIES`] series.
 
 use std::path::{Path, PathBuf};
 
 use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
 use plateau_model::results::dir::{Missing, ResultsDir};
 use plateau_model::results::repeats::{REPEATS_FILE, RepeatsReport};
-use plateau_model::results::{self, CSV_FILE, read_samples};
-use plateau_model::scrape;
+use plateau_model::results::{self, CSV_FILE};
 use plateau_model::validate::{self, Finding, Records, Severity, Thresholds};
 
 use crate::error::ReportError;
 use crate::figures::requests::CellRequests;
-use crate::figures::{self, Plot, Rendered, Timeline};
+use crate::figures::{self, Rendered};
 use crate::headline::{self, Slo};
 use crate::matrix::{self, Cell, Matrix, Naming};
 use crate::per_run::{self, PerRun};
 use crate::{font, html, markdown};
 
+mod jobs;
 mod parallel;
 
+use jobs::{Job, run};
 use parallel::parallel;
 
 /// report.html's file name.
@@ -135,22 +137,6 @@ impl Output {
         ));
         out
     }
-}
-
-/// One unit of drawing work.
-enum Job {
-    Overview(usize),
-    Timeline(usize),
-}
-
-/// What a job produced.
-#[derive(Default)]
-struct Done {
-    rendered: Option<Rendered>,
-    finding: Option<Finding>,
-    unreadable: Option<String>,
-    /// A timeline's cell's requests, read for the distributions (of the cells they draw).
-    requests: Option<CellRequests>,
 }
 
 /// Makes the whole report from the result files in `opts.results_dir` (and
@@ -368,62 +354,4 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         missing,
         warnings: dir.warnings.clone(),
     })
-}
-
-/// Draws one figure (a timeline of one of `cells`, with its requests kept for the
-/// distributions when it is of the first `drawn` series); a timeline whose records cannot
-/// be read gives a finding instead.
-fn run(
-    job: &Job,
-    cells: &[Cell],
-    overview: &[Plot],
-    dir: &Path,
-    drawn: usize,
-) -> Result<Done, ReportError> {
-    match *job {
-        Job::Overview(i) => Ok(Done {
-            rendered: Some(figures::save(&overview[i], dir)?),
-            ..Done::default()
-        }),
-        Job::Timeline(i) => {
-            let cell = cells[i];
-            let s = cell.summary;
-            if s.records.write_error.is_some() {
-                return Ok(Done::default());
-            }
-            match read_samples(&cell.dir.join(&s.records.file)) {
-                Err(e) => Ok(Done {
-                    finding: validate::check_records(s, Err(&e)),
-                    unreadable: Some(e.to_string()),
-                    ..Done::default()
-                }),
-                Ok(samples) => Ok(Done {
-                    finding: validate::check_records(s, Ok(samples.len())),
-                    rendered: Some(figures::save(
-                        &Plot::Timeline(
-                            Timeline::new(s, cell.load, &samples).with_server(server(&cell)),
-                        ),
-                        dir,
-                    )?),
-                    unreadable: None,
-                    requests: (cell.series < drawn).then(|| CellRequests::new(s, &samples)),
-                }),
-            }
-        }
-    }
-}
-
-/// The server's gauges over `cell` from its scrapes file; none when it was not scraped or
-/// the file cannot be read (the timeline is drawn without them).
-fn server(cell: &Cell) -> Vec<scrape::summary::Point> {
-    let Some(server) = &cell.summary.server else {
-        return Vec::new();
-    };
-    match (
-        scrape::engines::by_name(&server.engine),
-        scrape::read(&cell.dir.join(&server.file)),
-    ) {
-        (Some(table), Ok(scrapes)) => scrape::summary::points(&scrapes, table),
-        _ => Vec::new(),
-    }
 }
