@@ -106,13 +106,7 @@ details.fold { margin: 6px 0; } details.fold > summary { cursor: pointer; font-s
 pub fn render(page: &Page) -> String {
     let mut out = String::with_capacity(1 << 20);
     let title = format!("plateau report: {}", page.results_dir);
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        escape(&title)
-    );
+    head(&mut out, &title);
     let _ = writeln!(
         out,
         "<h1>plateau report</h1>\n<p class=\"sub\">{} · {} cells · {}</p>",
@@ -155,6 +149,17 @@ pub fn render(page: &Page) -> String {
          </body>\n</html>\n",
     );
     out
+}
+
+/// The start of a page of the report: its `<head>` (title, [`STYLE`]) and `<body>`.
+pub fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        escape(title)
+    );
 }
 
 /// The links to the sections, in page order (those the page has).

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use plateau_model::results;
 use plateau_model::validate::Thresholds;
 
-use super::{STYLE, cells, escape, summary};
+use super::{cells, escape, summary};
 use crate::error::ReportError;
 use crate::figures::Rendered;
 use crate::matrix::{Cell, Matrix};
@@ -116,13 +116,10 @@ fn page(pages: &Pages, chunk: &[(Cell, Option<&Rendered>)], k: usize, total: usi
         "plateau report: {}, cells page {k} of {total}",
         pages.results_dir
     );
+    super::head(&mut out, &title);
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>Cells, page {k} of {total}</h1>\n<p class=\"sub\">{} · {} cells of {}</p>\n",
-        escape(&title),
+        "<h1>Cells, page {k} of {total}</h1>\n<p class=\"sub\">{} · {} cells of {}</p>\n",
         escape(pages.results_dir),
         chunk.len(),
         pages.m.all().count(),
