@@ -68,6 +68,7 @@ async fn run_rate(rps: f64, fill: Duration, measure: Duration) -> CellOutput {
             stabilize: fill,
             measure,
             drain: DrainLimit::Configured(Duration::from_secs(5)),
+            adaptive: None,
         },
         seed: 1,
         timer: Timer::Precise,

@@ -66,6 +66,7 @@ pub fn of(plan: &Plan, cell: &Cell, mut workload: WorkloadInfo, tokenizer: Strin
             .cloned(),
         slo: plan.slo.clone(),
         steady: plan.steady.clone(),
+        adaptive_phases: plan.phases.adaptive,
     };
     Fingerprint {
         hash: hash_of(&serde_json::to_value(&inputs).unwrap_or(Value::Null)),

@@ -9,8 +9,8 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 
 use plateau_model::config::{
-    Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig, SloConfig,
-    SteadyConfig,
+    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig,
+    SloConfig, SteadyConfig,
 };
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
@@ -98,16 +98,18 @@ pub struct Model {
 }
 
 /// Phase lengths shared by every cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Phases {
     /// Fill.
     pub fill: Duration,
-    /// Stabilize.
+    /// Stabilize (adaptive: the longest it may last).
     pub stabilize: Duration,
-    /// Measure.
+    /// Measure (adaptive: the longest it may last).
     pub measure: Duration,
     /// The Drain limit, or how to derive it.
     pub drain: DrainLimit,
+    /// Adaptive phases: their ranges and precision target; `None` for fixed phases.
+    pub adaptive: Option<AdaptivePhases>,
 }
 
 /// Request settings shared by every cell.
@@ -263,8 +265,17 @@ impl Plan {
         }
         v.open_loop(config);
         let fill = v.seconds("fill_seconds", config.fill_seconds, false);
-        let stabilize = v.seconds("stabilize_seconds", config.stabilize_seconds, false);
-        let measure = v.seconds("measure_seconds", config.measure_seconds, true);
+        let adaptive = v.phases(&config.phases);
+        let (stabilize, measure) = match adaptive {
+            Some(a) => (
+                Duration::from_secs_f64(a.stabilize.max),
+                Duration::from_secs_f64(a.measure.max),
+            ),
+            None => (
+                v.seconds("stabilize_seconds", config.stabilize_seconds, false),
+                v.seconds("measure_seconds", config.measure_seconds, true),
+            ),
+        };
         let drain = config
             .drain_seconds
             .map(|d| v.seconds("drain_seconds", d, false));
@@ -282,6 +293,7 @@ impl Plan {
                 DrainLimit::Derived { ceiling: timeout },
                 DrainLimit::Configured,
             ),
+            adaptive,
         };
         if let Err((field, message)) = config.max_tokens.check() {
             let at = if field.is_empty() {

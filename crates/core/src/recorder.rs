@@ -1,11 +1,12 @@
 //! The recorder: a thread off the request path that finalises each [`Exchange`] into a
 //! [`Sample`] (token counting happens here, not between requests), appends it to
-//! `requests.jsonl.gz` as it arrives, and hands all samples back when the channel closes.
+//! `requests.jsonl.gz` as it arrives, keeps them where the runner can read them as the cell
+//! runs ([`Recorder::so_far`]), and hands them all back when the channel closes.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use flate2::Compression;
@@ -39,11 +40,15 @@ pub struct Recorded {
     pub write_error: Option<io::Error>,
 }
 
+/// The samples recorded so far, shared with the runner's adaptive phase rules.
+pub type SoFar = Arc<Mutex<Vec<Sample>>>;
+
 /// A running recorder.
 #[derive(Debug)]
 pub struct Recorder {
     tx: mpsc::UnboundedSender<Record>,
     handle: JoinHandle<Recorded>,
+    so_far: SoFar,
 }
 
 impl Recorder {
@@ -62,13 +67,21 @@ impl Recorder {
             None => None,
         };
         let (tx, rx) = mpsc::unbounded_channel();
+        let so_far = SoFar::default();
+        let samples = so_far.clone();
         let handle = std::thread::Builder::new()
             .name("plateau-recorder".into())
             .spawn(move || {
                 yield_to_requests();
-                record(rx, writer, counter.as_ref(), store_text, &live)
+                record(rx, writer, counter.as_ref(), store_text, &live, &samples)
             })?;
-        Ok(Recorder { tx, handle })
+        Ok(Recorder { tx, handle, so_far })
+    }
+
+    /// The samples recorded so far (finished requests, in completion order), for rules
+    /// that judge the cell as it runs; emptied when the recorder finishes.
+    pub fn so_far(&self) -> SoFar {
+        self.so_far.clone()
     }
 
     /// A sender for the slots; the recorder ends when every sender is dropped.
@@ -78,7 +91,7 @@ impl Recorder {
 
     /// Closes this handle's sender and waits for the recorder to drain the channel.
     pub async fn finish(self) -> Recorded {
-        let Recorder { tx, handle } = self;
+        let Recorder { tx, handle, .. } = self;
         drop(tx);
         match tokio::task::spawn_blocking(move || handle.join()).await {
             Ok(Ok(recorded)) => recorded,
@@ -96,8 +109,8 @@ fn record(
     counter: &dyn TokenCounter,
     store_text: bool,
     live: &Live,
+    so_far: &Mutex<Vec<Sample>>,
 ) -> Recorded {
-    let mut samples = Vec::new();
     let mut write_error = None;
     let mut line = Vec::new();
     while let Some(r) = rx.blocking_recv() {
@@ -108,8 +121,9 @@ fn record(
         {
             write_error = Some(e);
         }
-        samples.push(sample);
+        lock(so_far).push(sample);
     }
+    let samples = std::mem::take(&mut *lock(so_far));
     if let (Some(w), None) = (writer, &write_error) {
         let closed = w.finish().and_then(|mut b| {
             b.flush()?;
@@ -123,6 +137,11 @@ fn record(
         samples,
         write_error,
     }
+}
+
+/// The samples, also after a panic while they were held (they are only ever pushed to).
+pub(crate) fn lock(so_far: &Mutex<Vec<Sample>>) -> MutexGuard<'_, Vec<Sample>> {
+    so_far.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Writes `sample` as one JSON line, serialized into `line` first: the gzip encoder costs

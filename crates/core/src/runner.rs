@@ -9,7 +9,9 @@
 //! after a failure that asks for time ([`crate::backoff`]), and a cell whose endpoint keeps
 //! failing gives up ([`GiveUp`]) and ends as failed, with the server's last message.
 
+mod adaptive;
 mod arrivals;
+mod bounds;
 mod give_up;
 mod open;
 mod request;
@@ -29,12 +31,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::live::Live;
 use crate::plan::Load;
-use crate::recorder::{Recorded, Recorder};
+use crate::recorder::{Recorded, Recorder, SoFar};
 use crate::selfcheck::{ClientHealth, SelfCheck};
 use crate::transport::Transport;
 use crate::workload::Workload;
 use plateau_http::clock::{Clock, micros};
-use plateau_model::phase::{DrainLimit, DrainSource, Phase, Schedule};
+use plateau_model::phase::{DrainLimit, DrainSource, Phase, PhaseEnds, Schedule};
+
+use bounds::LiveBounds;
 use plateau_model::sample::Outcome;
 
 /// What one cell needs to run.
@@ -119,12 +123,16 @@ pub struct CellOutput {
     pub client: Option<ClientHealth>,
     /// Why the cell gave up ([`Ending::Failed`]).
     pub failure: Option<String>,
+    /// Adaptive phases: why Stabilize and Measure ended (`None` with fixed phases).
+    pub phase_end: Option<PhaseEnds>,
 }
 
 /// State the coordinator and the slots share.
 struct Shared<T> {
     transport: Arc<T>,
     schedule: Schedule,
+    /// Where Measure starts and ends.
+    bounds: LiveBounds,
     clock: Clock,
     live: Arc<Live>,
     /// Cancels every in-flight request of this cell (a child of `interrupt`).
@@ -180,7 +188,8 @@ impl<T> Shared<T> {
     /// Notes a request that ended, for the derived Drain limit: counted when it succeeded
     /// and ended with all slots busy, before `m1`.
     fn request_ended(&self, t_sent_us: u64, t_end_us: u64, ok: bool) {
-        let full_load = micros(self.schedule.fill)..micros(self.schedule.m1());
+        let m1 = self.bounds.m1().map_or(u64::MAX, micros);
+        let full_load = micros(self.schedule.fill)..m1;
         if ok && full_load.contains(&t_end_us) {
             self.longest_full_load_us
                 .fetch_max(t_end_us.saturating_sub(t_sent_us), Ordering::Relaxed);
@@ -232,6 +241,7 @@ pub async fn run_cell_on<T: Transport>(
     let shared = Arc::new(Shared {
         transport,
         schedule,
+        bounds: LiveBounds::new(&schedule),
         clock,
         live: live.clone(),
         cancel: interrupt.child_token(),
@@ -268,29 +278,16 @@ pub async fn run_cell_on<T: Transport>(
         }
     }
 
-    let mut ending = Ending::Complete;
-    let mut self_check = None;
-    let mut client = None;
-    for (phase, from) in [
-        (Phase::Fill, Duration::ZERO),
-        (Phase::Stabilize, schedule.fill),
-        (Phase::Measure, schedule.m0()),
-        (Phase::Drain, schedule.m1()),
-    ] {
-        if let Err(early) = wait_until(&shared, from).await {
-            ending = early;
-            break;
-        }
-        live.set_phase(Some(phase));
-        match phase {
-            Phase::Measure => self_check = Some(SelfCheck::start()),
-            Phase::Drain => client = finish(self_check.take()).await,
-            Phase::Fill | Phase::Stabilize => {}
-        }
-    }
-    if client.is_none() {
-        client = finish(self_check.take()).await;
-    }
+    let so_far = recorder.so_far();
+    let mut watch = Watch::default();
+    let mut ending = match phases(&shared, &so_far, &mut watch).await {
+        Ok(()) => Ending::Complete,
+        Err(early) => early,
+    };
+    let client = match watch.client {
+        Some(c) => Some(c),
+        None => finish(watch.self_check.take()).await,
+    };
     let drain_decision = shared.decide_drain();
     if ending == Ending::Complete {
         ending = drain(&shared, drain_decision.limit).await;
@@ -304,8 +301,8 @@ pub async fn run_cell_on<T: Transport>(
     live.set_phase(None);
     let recorded = recorder.finish().await;
     let bounds = Bounds {
-        m0_us: micros(schedule.m0()),
-        m1_us: micros(schedule.m1()),
+        m0_us: micros(shared.bounds.m0().unwrap_or(schedule.m0())),
+        m1_us: micros(shared.bounds.m1().unwrap_or(schedule.m1())),
         drain_end_us,
         end_us,
     };
@@ -320,7 +317,33 @@ pub async fn run_cell_on<T: Transport>(
             .get()
             .filter(|_| ending == Ending::Failed)
             .cloned(),
+        phase_end: watch.phase_end,
     }
+}
+
+/// What the phases leave behind: the client's self-check over Measure, and why adaptive
+/// phases ended.
+#[derive(Default)]
+struct Watch {
+    self_check: Option<SelfCheck>,
+    client: Option<ClientHealth>,
+    phase_end: Option<PhaseEnds>,
+}
+
+/// Fill, Stabilize and Measure, each marked on `live` as it starts; Drain is marked when
+/// Measure ends. `Err` when the cell ended before.
+async fn phases<T>(shared: &Shared<T>, so_far: &SoFar, watch: &mut Watch) -> Result<(), Ending> {
+    wait_until(shared, Duration::ZERO).await?;
+    shared.live.set_phase(Some(Phase::Fill));
+    wait_until(shared, shared.schedule.fill).await?;
+    shared.live.set_phase(Some(Phase::Stabilize));
+    adaptive::stabilize(shared, so_far, &mut watch.phase_end).await?;
+    shared.live.set_phase(Some(Phase::Measure));
+    watch.self_check = Some(SelfCheck::start());
+    adaptive::measure(shared, so_far, &mut watch.phase_end).await?;
+    shared.live.set_phase(Some(Phase::Drain));
+    watch.client = finish(watch.self_check.take()).await;
+    Ok(())
 }
 
 /// The self-check's findings, if it was started.
@@ -343,7 +366,8 @@ async fn wait_until<T>(shared: &Shared<T>, offset: Duration) -> Result<(), Endin
 
 /// Holds load until every measured request has ended or `limit` after `m1` passes.
 async fn drain<T>(shared: &Shared<T>, limit: Duration) -> Ending {
-    let deadline = shared.clock.at(shared.schedule.m1() + limit);
+    let m1 = shared.bounds.m1().unwrap_or(shared.schedule.m1());
+    let deadline = shared.clock.at(m1 + limit);
     loop {
         // An interrupt cuts the measured requests at once (their token is its child), so
         // by the time this task runs they may all have ended: the interrupt is asked first,

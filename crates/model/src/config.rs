@@ -13,6 +13,10 @@ pub use endpoint::{
 };
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
 pub use output_tokens::{LengthDist, MAX_OUTPUT_TOKENS, OutputTokens};
+pub use phases::{
+    AdaptivePhases, DEFAULT_ADAPTIVE_MEASURE, DEFAULT_ADAPTIVE_STABILIZE, DEFAULT_PRECISION,
+    PhaseRange, PhasesConfig, PhasesMode, PhasesSpec,
+};
 pub use server_metrics::ServerMetricsConfig;
 
 /// The whole benchmark configuration.
@@ -57,6 +61,14 @@ pub struct RunConfig {
     /// three request lifetimes in it.
     #[serde(default = "default_measure")]
     pub measure_seconds: f64,
+    /// `"fixed"` (default: `stabilize_seconds` and `measure_seconds`) or `"adaptive"`:
+    /// Stabilize ends when the warm-up is over and Measure when the 95% intervals of output
+    /// tokens/s and TTFT p50 are within `precision`, each phase within its `min`..`max`
+    /// (`{"mode": "adaptive", "stabilize": {"min": 10, "max": 120}, "measure": {"min": 20,
+    /// "max": 300}, "precision": 0.02}`, the defaults); `stabilize_seconds` and
+    /// `measure_seconds` are then not used.
+    #[serde(default, skip_serializing_if = "PhasesConfig::is_default")]
+    pub phases: PhasesConfig,
     /// Longest wait in Drain for measured requests to finish, seconds. Absent: derived per cell at
     /// the end of Measure as `max(30 s, 2 x the longest request that succeeded at full load
     /// before it)`, at most `request_timeout_seconds`.
@@ -237,6 +249,7 @@ mod endpoint;
 pub mod named;
 mod open_loop;
 mod output_tokens;
+mod phases;
 mod server_metrics;
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
 //! The four phases of a cell (Fill, Stabilize, Measure, Drain), the pure schedule that
 //! places slots and phase boundaries in time, and the Drain limit ([`DrainLimit`]): set by
-//! the user, or derived at `m1` from how long the cell's requests have been taking.
+//! the user, or derived at `m1` from how long the cell's requests have been taking; with
+//! adaptive phases ([`Adaptive`]) `m0` and `m1` are decided as the cell runs, and
+//! [`PhaseEnds`] records why.
 
 use std::fmt;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+mod ends;
+
+pub use ends::{EndRule, PhaseEnd, PhaseEnds, Precision};
 
 /// Where a cell is in its life. Every sample is labelled with the phase it was sent in.
 #[derive(
@@ -44,7 +50,7 @@ impl Phase {
 /// Offsets are durations since the cell's start. The end of Drain is not part of the
 /// schedule: it comes when the last measured request ends, or when the Drain limit
 /// ([`DrainLimit::decide`], decided at `m1`) passes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Schedule {
     /// Number of slots (the target concurrency N).
     pub slots: u32,
@@ -56,6 +62,22 @@ pub struct Schedule {
     pub measure: Duration,
     /// Longest wait in Drain for measured requests to finish, or how to derive it.
     pub drain: DrainLimit,
+    /// Adaptive phases: `stabilize` and `measure` are then the longest each may last.
+    pub adaptive: Option<Adaptive>,
+}
+
+/// Adaptive phase ends of a [`Schedule`] (`"phases": "adaptive"`): a phase with a minimum
+/// ends at the first check past it where the data says so, at its schedule length at the
+/// latest. Where `m0` and `m1` fall is known only as the cell runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Adaptive {
+    /// Shortest Stabilize; `None`: Stabilize has its fixed length.
+    pub stabilize_min: Option<Duration>,
+    /// Shortest Measure; `None`: Measure has its fixed length (a capacity probe, whose
+    /// window is derived from its rate).
+    pub measure_min: Option<Duration>,
+    /// Largest relative half-width of the 95% intervals that ends Measure.
+    pub precision: f64,
 }
 
 impl Schedule {
@@ -80,20 +102,32 @@ impl Schedule {
 
     /// The phase at `elapsed` since the cell's start (Drain from `m1` on).
     pub fn phase_at(&self, elapsed: Duration) -> Phase {
-        if elapsed < self.fill {
-            Phase::Fill
-        } else if elapsed < self.m0() {
-            Phase::Stabilize
-        } else if elapsed < self.m1() {
-            Phase::Measure
-        } else {
-            Phase::Drain
-        }
+        phase_between(elapsed, self.fill, Some(self.m0()), Some(self.m1()))
     }
 
     /// The longest a cell can run: Fill + Stabilize + Measure + the longest Drain limit.
     pub fn max_duration(&self) -> Duration {
         self.m1() + self.drain.max()
+    }
+}
+
+/// The phase at `elapsed` with Fill ending at `fill` and Measure at `[m0, m1)`; a bound
+/// not decided yet (adaptive phases) lies in the future.
+pub fn phase_between(
+    elapsed: Duration,
+    fill: Duration,
+    m0: Option<Duration>,
+    m1: Option<Duration>,
+) -> Phase {
+    let before = |bound: Option<Duration>| bound.is_none_or(|b| elapsed < b);
+    if elapsed < fill {
+        Phase::Fill
+    } else if before(m0) {
+        Phase::Stabilize
+    } else if before(m1) {
+        Phase::Measure
+    } else {
+        Phase::Drain
     }
 }
 
@@ -194,6 +228,7 @@ impl Schedule {
             stabilize: Duration::from_secs(stabilize),
             measure: Duration::from_secs(measure),
             drain: DrainLimit::Configured(Duration::from_secs(drain)),
+            adaptive: None,
         }
     }
 }

@@ -11,12 +11,13 @@ use super::{DriverError, RunContext, VERSION, server_metrics};
 use crate::fingerprint::{self, Fingerprint};
 use crate::plan::{Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
-use crate::runner::{self, CellInput, Ending, Failures, Timer};
+use crate::runner::{self, CellInput, CellOutput, Ending, Failures, Timer};
 use crate::token_check::TokenCheck;
 use crate::transport::HttpTransport;
 use crate::workload::Workload;
 use plateau_http::clock::{Clock, micros};
 use plateau_model::metrics::{self, Options, Window};
+use plateau_model::phase::Schedule;
 use plateau_model::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
@@ -156,18 +157,7 @@ pub(super) async fn run_one(
         workload: workload_info,
         tokenizer: ctx.counter.name(),
         fingerprint: Some(fingerprint),
-        phases: PhaseBounds {
-            fill_s: schedule.fill.as_secs_f64(),
-            stabilize_s: schedule.stabilize.as_secs_f64(),
-            measure_s: schedule.measure.as_secs_f64(),
-            drain_max_s: out.drain.limit.as_secs_f64(),
-            drain_limit: out.drain.source.clone(),
-            m0_us: micros(schedule.m0()),
-            m1_us: micros(schedule.m1()),
-            drain_end_us: out.bounds.drain_end_us,
-            end_us: out.bounds.end_us,
-            drain_timed_out: out.ending == Ending::DrainTimedOut,
-        },
+        phases: phase_bounds(&schedule, &out),
         started_at,
         ended_at,
         records: RecordsInfo {
@@ -216,6 +206,34 @@ pub(super) async fn run_one(
         return Err(e.into());
     }
     Ok((summary, gave_up, scrape_refused))
+}
+
+/// The phases as they ran: with adaptive phases, Stabilize and Measure last as long as
+/// their rules decided (the schedule's lengths are their maxima), and why is kept.
+fn phase_bounds(schedule: &Schedule, out: &CellOutput) -> PhaseBounds {
+    let (stabilize_s, measure_s) = match &out.phase_end {
+        None => (
+            schedule.stabilize.as_secs_f64(),
+            schedule.measure.as_secs_f64(),
+        ),
+        Some(_) => (
+            out.bounds.m0_us.saturating_sub(micros(schedule.fill)) as f64 / 1e6,
+            out.bounds.m1_us.saturating_sub(out.bounds.m0_us) as f64 / 1e6,
+        ),
+    };
+    PhaseBounds {
+        fill_s: schedule.fill.as_secs_f64(),
+        stabilize_s,
+        measure_s,
+        drain_max_s: out.drain.limit.as_secs_f64(),
+        drain_limit: out.drain.source.clone(),
+        m0_us: out.bounds.m0_us,
+        m1_us: out.bounds.m1_us,
+        drain_end_us: out.bounds.drain_end_us,
+        end_us: out.bounds.end_us,
+        drain_timed_out: out.ending == Ending::DrainTimedOut,
+        phase_end: out.phase_end.clone(),
+    }
 }
 
 /// The seed of a cell's arrival schedule: the same plan seed, scenario and load give the

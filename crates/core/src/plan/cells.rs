@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
-use plateau_model::phase::Schedule;
+use plateau_model::phase::{Adaptive, Schedule};
 
 impl Plan {
     /// Every cell of the listed loads. One run of each: endpoints outermost, then models,
@@ -87,6 +87,9 @@ impl Plan {
         let mut schedule = self.schedule(&cell.load);
         if let Some(measure) = cell.measure {
             schedule.measure = measure;
+            if let Some(a) = &mut schedule.adaptive {
+                a.measure_min = None;
+            }
         }
         schedule
     }
@@ -100,10 +103,16 @@ impl Plan {
             stabilize: self.phases.stabilize,
             measure: self.phases.measure,
             drain: self.phases.drain,
+            adaptive: self.phases.adaptive.map(|a| Adaptive {
+                stabilize_min: Some(Duration::from_secs_f64(a.stabilize.min)),
+                measure_min: Some(Duration::from_secs_f64(a.measure.min)),
+                precision: a.precision,
+            }),
         }
     }
 
-    /// The run's shortest and longest wall time: Drain takes between nothing and its limit
+    /// The run's shortest and longest wall time: adaptive phases take between their
+    /// minimum and maximum lengths, Drain between nothing and its limit
     /// (for a derived limit, its typical value, 30 s: longer only for cells whose requests
     /// take over 15 s), and capacity searches between 2 and `max_probes` probes each.
     pub fn estimated_duration(&self) -> (Duration, Duration) {
@@ -116,8 +125,12 @@ impl Plan {
         });
         let p = self.phases;
         let base = p.fill + p.stabilize + p.measure;
+        // Adaptive phases end between their minimum and their maximum (the schedule's).
+        let shortest = p.adaptive.map_or(base, |a| {
+            p.fill + Duration::from_secs_f64(a.stabilize.min + a.measure.min)
+        });
         (
-            base * (listed + fewest),
+            shortest * (listed + fewest),
             (base + p.drain.typical()) * (listed + most),
         )
     }

@@ -83,7 +83,7 @@ pub(super) async fn run<T: Transport>(
             },
         };
         while requests.try_join_next().is_some() {}
-        let phase = shared.schedule.phase_at(intended);
+        let phase = shared.bounds.phase_at(intended);
         if phase == Phase::Measure {
             // Counted before the task exists, so Drain never sees zero while it is queued.
             shared.measured_in_flight.fetch_add(1, Ordering::SeqCst);

@@ -34,7 +34,7 @@ pub(super) async fn run<T: Transport>(
         // Count the request as measured before reading the clock, so the coordinator can
         // never see zero while a request that will be measured is about to be sent.
         shared.measured_in_flight.fetch_add(1, Ordering::SeqCst);
-        let phase = shared.schedule.phase_at(shared.clock.elapsed());
+        let phase = shared.bounds.phase_now(&shared.clock);
         if phase != Phase::Measure {
             shared.measured_ended();
         }

@@ -24,7 +24,7 @@ pub fn failures(give_up_after: Duration) -> Failures {
     }
 }
 
-async fn run(
+pub async fn run(
     fake: Fake,
     schedule: Schedule,
     interrupt: CancellationToken,

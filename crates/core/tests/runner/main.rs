@@ -6,6 +6,7 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+mod adaptive;
 mod closed;
 mod failures;
 mod open;

@@ -53,6 +53,7 @@ pub use goodput::Goodput;
 pub use load::{FromSend, LoadMetrics, LoadMode, MIN_SHORTFALL, SHORTFALL_Z, shortfall};
 pub use request::{Gap, us_to_ms};
 pub use requested::RequestedTokens;
+pub use steady::adaptive;
 pub use steady::{
     LevelShift, MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, SHIFT_ALPHA, Series, Steady,
     TREND_SIGNIFICANCE, TrendTest, WARMUP_ALPHA, Warmup,

@@ -17,6 +17,7 @@ use crate::config::SteadyConfig;
 use crate::sample::Sample;
 use crate::threshold;
 
+pub mod adaptive;
 mod shift;
 mod stationary;
 mod warmup;
@@ -139,7 +140,7 @@ impl Steady {
             .filter(|d| d.mean > 0.0)
             .map(|d| d.std / d.mean);
 
-        let block_s = lifetime_s.map_or(1, |l| (l.ceil() as u64).max(1));
+        let block_s = block_seconds(lifetime_s);
         let blocks = blocks(&series, block_s as usize);
         let block_means_tps: Vec<f64> = blocks.iter().map(|p| p.1).collect();
         let block_dist = Distribution::from_values(&block_means_tps);
@@ -248,6 +249,12 @@ impl Steady {
         self.steady = false;
         self.reasons.insert(0, reason);
     }
+}
+
+/// The block length, s, for a request lifetime of `lifetime_s` (E2E p50): rounded up, at
+/// least 1 (1 when unknown).
+pub(crate) fn block_seconds(lifetime_s: Option<f64>) -> u64 {
+    lifetime_s.map_or(1, |l| (l.ceil() as u64).max(1))
 }
 
 /// Decimals written in `number` (`"0.253"` -> 3).

@@ -82,6 +82,10 @@ pub struct Inputs {
     pub slo: Option<SloConfig>,
     /// Steady-state thresholds (they shape the verdict).
     pub steady: SteadyConfig,
+    /// Adaptive phases' ranges and precision (`stabilize_s` and `measure_s` are then
+    /// their maxima); absent with fixed phases, so fixed cells keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive_phases: Option<crate::config::AdaptivePhases>,
 }
 
 /// The hash of `inputs` as written in [`Fingerprint::hash`].

@@ -192,6 +192,11 @@ pub struct PhaseBounds {
     pub end_us: u64,
     /// Drain hit its limit with measured requests still running.
     pub drain_timed_out: bool,
+    /// Adaptive phases (`"phases": "adaptive"`): why Stabilize and Measure ended, and
+    /// when; `stabilize_s` and `measure_s` are then the lengths they had. Absent with
+    /// fixed phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_end: Option<crate::phase::PhaseEnds>,
 }
 
 /// The records file and whether it is whole.

@@ -417,6 +417,7 @@ fn bounds() -> PhaseBounds {
         drain_end_us: 5_000_000,
         end_us: 5_000_000,
         drain_timed_out: false,
+        phase_end: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn fingerprint(max_tokens: u32) -> Fingerprint {
         scenario_options: None,
         slo: None,
         steady: SteadyConfig::default(),
+        adaptive_phases: None,
     };
     Fingerprint {
         hash: fingerprint::hash_of(&serde_json::to_value(&inputs).unwrap()),

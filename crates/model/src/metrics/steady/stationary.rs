@@ -24,13 +24,7 @@ impl Steady {
         let mut reasons = Vec::new();
         if let Some(from_us) = fill_end_us.filter(|&f| f <= window.m0_us) {
             let stabilize_s = (window.m0_us - from_us) as f64 / 1e6;
-            let tps: Vec<(f64, f64)> = blocks(
-                &per_second_between(samples, from_us, window.m1_us),
-                self.block_s as usize,
-            )
-            .into_iter()
-            .map(|(centre, v)| (centre - self.block_s as f64 / 2.0, v))
-            .collect();
+            let tps = tps_points(samples, from_us, window.m1_us, self.block_s);
             let ttft = ttft_points(samples, from_us, window.m1_us);
             for (series, points) in [(Series::OutputTps, tps), (Series::TtftMs, ttft)] {
                 match warmup::check(series, &points, stabilize_s, config.max_shift) {
@@ -69,9 +63,26 @@ impl Steady {
     }
 }
 
+/// `(block start s since from, output tokens/s)` over `[from, to)` in blocks of `block_s`
+/// seconds: the output series the warm-up check judges.
+pub(super) fn tps_points(
+    samples: &[Sample],
+    from_us: u64,
+    to_us: u64,
+    block_s: u64,
+) -> Vec<(f64, f64)> {
+    blocks(
+        &per_second_between(samples, from_us, to_us),
+        block_s as usize,
+    )
+    .into_iter()
+    .map(|(centre, v)| (centre - block_s as f64 / 2.0, v))
+    .collect()
+}
+
 /// `(send s since from, TTFT ms)` of every successful request started in `[from, to)`, in
 /// order of send.
-fn ttft_points(samples: &[Sample], from_us: u64, to_us: u64) -> Vec<(f64, f64)> {
+pub(super) fn ttft_points(samples: &[Sample], from_us: u64, to_us: u64) -> Vec<(f64, f64)> {
     let mut points: Vec<(u64, f64)> = samples
         .iter()
         .filter(|s| s.outcome.is_ok() && (from_us..to_us).contains(&s.t_start_us()))

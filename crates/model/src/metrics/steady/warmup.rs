@@ -120,20 +120,13 @@ pub fn check(
 ) -> Result<Warmup, String> {
     let n = points.len();
     let values: Vec<f64> = points.iter().map(|p| p.1).collect();
-    let Some(batch) = mser_batch(n).filter(|_| n >= PETTITT_MIN_VALUES) else {
-        return Err(format!(
-            "warm-up ({}): {n} observations from the end of Fill, the check needs at least {}",
-            series.label(),
-            PETTITT_MIN_VALUES
-        ));
-    };
+    let (batch, d) = truncation(series, &values)?;
     if !points.iter().any(|p| p.0 >= stabilize_s) {
         return Err(format!(
             "warm-up ({}): no observation in Measure",
             series.label()
         ));
     }
-    let d = mser(&values, batch).unwrap_or(0);
     let truncate_s = if d == 0 { 0.0 } else { points[d].0 };
     let into_measure_s = (truncate_s - stabilize_s).max(0.0);
     let mut out = Warmup {
@@ -165,6 +158,20 @@ pub fn check(
             && change_s > stabilize_s;
     }
     Ok(out)
+}
+
+/// MSER's batch size and truncation point (observations dropped) on `values`, a series
+/// from the end of Fill; `Err` says why it is too short to judge.
+pub(super) fn truncation(series: Series, values: &[f64]) -> Result<(usize, usize), String> {
+    let n = values.len();
+    let Some(batch) = mser_batch(n).filter(|_| n >= PETTITT_MIN_VALUES) else {
+        return Err(format!(
+            "warm-up ({}): {n} observations from the end of Fill, the check needs at least {}",
+            series.label(),
+            PETTITT_MIN_VALUES
+        ));
+    };
+    Ok((batch, mser(values, batch).unwrap_or(0)))
 }
 
 /// The block for Pettitt's test: doubled from one observation while the block means of
