@@ -1,5 +1,6 @@
 //! What `plateau run --dry-run` prints: the cells, their phase lengths and the estimated
-//! wall time, and each scenario's output lengths, without sending a request.
+//! wall time (a range: Drain, and adaptive phases, end when their data says so), and each
+//! scenario's output lengths, without sending a request.
 
 use std::fmt::Write as _;
 
@@ -12,13 +13,26 @@ pub fn plan(plan: &Plan) -> String {
     let p = plan.phases;
     let (lo, hi) = plan.estimated_duration();
     let mut out = String::new();
+    let (stabilize, measure) = match p.adaptive {
+        None => (format!("{:?}", p.stabilize), format!("{:?}", p.measure)),
+        Some(a) => (
+            format!(
+                "{}..{} s (until the transient is over)",
+                a.stabilize.min, a.stabilize.max
+            ),
+            format!(
+                "{}..{} s (until the 95% intervals are within ±{}%)",
+                a.measure.min,
+                a.measure.max,
+                a.precision * 100.0
+            ),
+        ),
+    };
     let _ = writeln!(
         out,
-        "{} cells; per cell: Fill {:?}, Stabilize {:?}, Measure {:?}, Drain up to {}",
+        "{} cells; per cell: Fill {:?}, Stabilize {stabilize}, Measure {measure}, Drain up to {}",
         cells.len(),
         p.fill,
-        p.stabilize,
-        p.measure,
         p.drain
     );
     let _ = writeln!(

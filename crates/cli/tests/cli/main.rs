@@ -7,6 +7,7 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+mod adaptive;
 mod anywhere;
 mod bounded;
 mod common;

@@ -677,3 +677,5 @@ fn bad_hardware_and_labels_name_the_field() {
         .to_string();
     assert!(err.contains("unknown field `gpus`"), "{err}");
 }
+
+mod phases;

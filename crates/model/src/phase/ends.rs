@@ -52,7 +52,8 @@ pub enum EndRule {
 pub struct Precision {
     /// The target (`phases.precision`).
     pub target: f64,
-    /// Output tokens/s (batch means over Measure so far); absent with fewer than 8 blocks.
+    /// Output tokens/s (batch means over Measure so far); absent with fewer than 8 blocks
+    /// or block means still correlated (lag-1 above 0.2).
     pub output_tps: Option<f64>,
     /// TTFT p50 (distribution-free interval of the median); absent with too few requests.
     pub ttft_p50: Option<f64>,

@@ -14,7 +14,7 @@ use super::stationary::{tps_points, ttft_points};
 use super::warmup::truncation;
 use super::{Series, block_seconds, per_second_between};
 use crate::metrics::distribution::Distribution;
-use crate::metrics::stationarity::batch_means;
+use crate::metrics::stationarity::{MAX_LAG1, batch_means};
 use crate::phase::Precision;
 use crate::sample::Sample;
 
@@ -68,12 +68,18 @@ pub fn transient_over(samples: &[Sample], fill_end_us: u64, now_us: u64) -> Resu
                 (to_us - fill_end_us) as f64 / 1e6
             ));
         }
-        cuts.push(format!("{cut_s:.1} s of {}", series.label()));
+        cuts.push(format!(
+            "{}: MSER-{batch} cuts {cut_s:.1} s",
+            series.label()
+        ));
     }
-    Ok(format!("MSER-5 truncates {}", cuts.join(" and ")))
+    Ok(cuts.join(", "))
 }
 
-/// The precision of Measure so far (`[m0_us, horizon)`) against `target`.
+/// The precision of Measure so far (`[m0_us, horizon)`) against `target`. The output
+/// interval counts only when its block means are close to uncorrelated (lag-1 at most
+/// [`MAX_LAG1`]): with fewer blocks than it takes to double the block, a correlated series
+/// would give an interval too narrow.
 pub fn precision(samples: &[Sample], m0_us: u64, now_us: u64, target: f64) -> Precision {
     let to_us = horizon_us(samples, m0_us, now_us).max(m0_us);
     let block = block_s(samples, m0_us, to_us);
@@ -91,7 +97,9 @@ pub fn precision(samples: &[Sample], m0_us: u64, now_us: u64, target: f64) -> Pr
     });
     Precision {
         target,
-        output_tps: batch_means(&tps, block as usize).and_then(|b| b.relative()),
+        output_tps: batch_means(&tps, block as usize)
+            .filter(|b| b.lag1.is_none_or(|r| r <= MAX_LAG1))
+            .and_then(|b| b.relative()),
         ttft_p50,
     }
 }
