@@ -4,12 +4,14 @@
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use plateau_model::config::{
-    AdaptivePhases, Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, PhaseRange,
-    PhasesConfig, ProxyConfig, RunConfig, ServerMetricsConfig, SloConfig, SteadyConfig,
+    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RunConfig,
+    ServerMetricsConfig, SloConfig, SteadyConfig,
 };
 use plateau_model::secret::MASK;
 use plateau_model::secret::forms::is_credential_name;
 use std::time::Duration;
+
+mod phases;
 
 /// `config` as `run.json` keeps it: credential header values and URL credentials masked.
 pub(super) fn redact(config: &RunConfig) -> RunConfig {
@@ -160,41 +162,6 @@ impl Validator {
             );
         }
         c.enabled.then(|| Duration::from_millis(c.interval_ms))
-    }
-
-    /// `phases`: the adaptive settings (defaults applied) when adaptive and valid.
-    pub(super) fn phases(&mut self, p: &PhasesConfig) -> Option<AdaptivePhases> {
-        for key in p.unused_keys() {
-            self.problem(
-                format!("phases.{key}"),
-                "only used with \"mode\": \"adaptive\" (remove it, or set the mode)",
-            );
-        }
-        let a = p.adaptive()?;
-        let before = self.problems.len();
-        self.phase_range("phases.stabilize", a.stabilize, false);
-        self.phase_range("phases.measure", a.measure, true);
-        if !(a.precision.is_finite() && a.precision > 0.0 && a.precision < 1.0) {
-            self.problem(
-                "phases.precision".into(),
-                format!(
-                    "got {}, expected a fraction above 0 and below 1 (0.02: 95% intervals within ±2%)",
-                    a.precision
-                ),
-            );
-        }
-        (self.problems.len() == before).then_some(a)
-    }
-
-    fn phase_range(&mut self, field: &str, r: PhaseRange, positive: bool) {
-        self.seconds(&format!("{field}.min"), r.min, positive);
-        self.seconds(&format!("{field}.max"), r.max, true);
-        if r.min > r.max {
-            self.problem(
-                format!("{field}.min"),
-                format!("got {} above max {}, expected min <= max", r.min, r.max),
-            );
-        }
     }
 
     pub(super) fn steady(&mut self, s: &SteadyConfig) {
