@@ -117,12 +117,6 @@ const ALLOWED: &[Allowed] = &[
     allow(Kind::LongFunction, "crates/core/src/plan.rs", "build", DEBT), // 137 lines
     allow(
         Kind::LongFunction,
-        "crates/core/src/runner.rs",
-        "run_cell_on",
-        DEBT,
-    ), // 109 lines
-    allow(
-        Kind::LongFunction,
         "crates/model/src/metrics/steady.rs",
         "judge",
         DEBT,
