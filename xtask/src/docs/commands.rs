@@ -60,14 +60,13 @@ fn section(out: &mut String, name: &str, help: &str) {
     ));
 }
 
-/// `plateau <args> --help`, from the workspace's own release build (the one CI builds for
-/// its default run anyway).
+/// `plateau <args> --help`, from the workspace's own debug build (the one the tests build:
+/// a release build only for help text took 10-16 minutes on a busy 2-core machine).
 fn plateau_help(args: &[&str]) -> anyhow::Result<String> {
     let output = Command::new(env!("CARGO"))
         .args([
             "run",
             "--quiet",
-            "--release",
             "--package",
             "plateau-bench",
             "--",
