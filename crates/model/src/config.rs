@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use check::{CheckConfig, Tolerance};
 pub use endpoint::{
     Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig, ProxyConfig, TlsConfig,
 };
@@ -150,6 +151,12 @@ pub struct RunConfig {
     /// `{"enabled": true, "interval_ms": 250}` by default; `{"enabled": false}` turns it off.
     #[serde(default)]
     pub server_metrics: ServerMetricsConfig,
+    /// What `plateau check` calls a regression: per headline number, how much worse it may
+    /// get, in percent of the baseline, signed the way it gets worse (`{"server_tps":
+    /// "-3%", "ttft_p99": "+10%"}`). Empty: server_tps and request_rps -3%, ttft_p99 +10%,
+    /// tpot_p50 +3%, tpot_p99 and e2e_p99 +5%.
+    #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
+    pub check: CheckConfig,
 }
 
 /// Service-level objectives; a request meets them when every one given holds.
@@ -245,6 +252,7 @@ fn default_max_shift() -> f64 {
     0.1
 }
 
+pub mod check;
 mod endpoint;
 pub mod named;
 mod open_loop;

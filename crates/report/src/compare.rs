@@ -275,7 +275,7 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
         let m = runs::matching(&groups[0], cand);
         let mut cells = Vec::new();
         for (b, c) in &m.pairs {
-            match (load(b), load(c)) {
+            match (load(b, 0), load(c, 0)) {
                 (Ok(lb), Ok(lc)) => {
                     let tested = analyze::cell(&lb, &lc, opts.resamples, SEED);
                     cells.push(CellResult {
@@ -338,8 +338,9 @@ pub fn compare(opts: &Options) -> Result<Output, ReportError> {
     })
 }
 
-/// The repeats of `g` with their records; the error names the file that could not be read.
-fn load<'a>(g: &Group<'a>) -> Result<Vec<Loaded<'a>>, String> {
+/// The repeats of `g` with their records, numbered run `run` ([`Loaded::run`]); the error
+/// names the file that could not be read.
+pub fn load<'a>(g: &Group<'a>, run: usize) -> Result<Vec<Loaded<'a>>, String> {
     g.cells
         .iter()
         .map(|&(_, files, summary)| {
@@ -351,7 +352,11 @@ fn load<'a>(g: &Group<'a>) -> Result<Vec<Loaded<'a>>, String> {
             }
             let samples = read_samples(&files.dir.join(&summary.records.file))
                 .map_err(|e| format!("{e}; cell left out"))?;
-            Ok(Loaded { summary, samples })
+            Ok(Loaded {
+                summary,
+                samples,
+                run,
+            })
         })
         .collect()
 }

@@ -26,6 +26,12 @@ pub struct Loaded<'a> {
     pub summary: &'a CellSummary,
     /// Every request of the cell.
     pub samples: Vec<Sample>,
+    /// Which independent run it is on its side: repeats with the same number are pooled
+    /// into one run's blocks; with two runs or more the bootstrap draws runs first
+    /// ([`Side::runs`]). `compare` numbers every repeat 0 (one run per side); the gate
+    /// numbers each history run's repeats apart, so its baseline's spread is the
+    /// across-run one.
+    pub run: usize,
 }
 
 /// What one block of a side's window holds.
@@ -59,6 +65,9 @@ pub struct Side {
     pub sorted: [Vec<f64>; 4],
     /// Whether every repeat has an SLO, so goodput is defined.
     pub goodput: bool,
+    /// The blocks of each independent run ([`Loaded::run`]), in order of first
+    /// appearance; one range when every repeat is run 0.
+    pub runs: Vec<std::ops::Range<usize>>,
 }
 
 /// The window of a loaded repeat.
@@ -105,39 +114,19 @@ impl Side {
         let slos: Vec<Option<SloConfig>> = side.iter().map(slo).collect();
         let goodput = !side.is_empty() && slos.iter().all(Option::is_some);
         let mut blocks = Vec::new();
-        for (l, slo) in side.iter().zip(&slos) {
-            let w = window(l);
-            let k = usize::try_from(w.duration_us() / block_us).unwrap_or(0);
-            let first = blocks.len();
-            blocks.resize(first + k, Block::default());
-            let at = |t_us: u64| -> Option<usize> {
-                let j = usize::try_from(t_us.checked_sub(w.m0_us)? / block_us).ok()?;
-                (j < k).then_some(first + j)
-            };
-            for s in &l.samples {
-                if s.outcome.is_ok() {
-                    if let Some(j) = at(s.t_end_us) {
-                        blocks[j].completions += 1.0;
-                    }
-                    for c in &s.chunks {
-                        if let Some(j) = at(c.t_us) {
-                            blocks[j].tokens += f64::from(c.tokens);
-                        }
-                    }
-                }
-                let Some(j) = at(s.t_start_us()).filter(|_| w.measures(s)) else {
-                    continue;
-                };
-                let b = &mut blocks[j];
-                b.measured += 1.0;
-                b.errors += f64::from(u8::from(s.outcome.is_error()));
-                b.good += f64::from(u8::from(slo.as_ref().is_some_and(|slo| s.meets_slo(slo))));
-                if s.outcome.is_ok() {
-                    for v in Values::ALL {
-                        v.push(s, &mut b.values[v.index()]);
-                    }
-                }
+        let mut order: Vec<usize> = Vec::new();
+        for l in side {
+            if !order.contains(&l.run) {
+                order.push(l.run);
             }
+        }
+        let mut runs = Vec::with_capacity(order.len());
+        for run in order {
+            let start = blocks.len();
+            for (l, slo) in side.iter().zip(&slos).filter(|(l, _)| l.run == run) {
+                add_repeat(&mut blocks, l, slo.as_ref(), block_us);
+            }
+            runs.push(start..blocks.len());
         }
         let mut sorted: [Vec<f64>; 4] = Default::default();
         for b in &mut blocks {
@@ -155,6 +144,43 @@ impl Side {
             block_s: block_s.max(1) as f64,
             sorted,
             goodput,
+            runs,
+        }
+    }
+}
+
+/// Appends the whole blocks of repeat `l`'s window to `blocks`.
+fn add_repeat(blocks: &mut Vec<Block>, l: &Loaded, slo: Option<&SloConfig>, block_us: u64) {
+    let w = window(l);
+    let k = usize::try_from(w.duration_us() / block_us).unwrap_or(0);
+    let first = blocks.len();
+    blocks.resize(first + k, Block::default());
+    let at = |t_us: u64| -> Option<usize> {
+        let j = usize::try_from(t_us.checked_sub(w.m0_us)? / block_us).ok()?;
+        (j < k).then_some(first + j)
+    };
+    for s in &l.samples {
+        if s.outcome.is_ok() {
+            if let Some(j) = at(s.t_end_us) {
+                blocks[j].completions += 1.0;
+            }
+            for c in &s.chunks {
+                if let Some(j) = at(c.t_us) {
+                    blocks[j].tokens += f64::from(c.tokens);
+                }
+            }
+        }
+        let Some(j) = at(s.t_start_us()).filter(|_| w.measures(s)) else {
+            continue;
+        };
+        let b = &mut blocks[j];
+        b.measured += 1.0;
+        b.errors += f64::from(u8::from(s.outcome.is_error()));
+        b.good += f64::from(u8::from(slo.is_some_and(|slo| s.meets_slo(slo))));
+        if s.outcome.is_ok() {
+            for v in Values::ALL {
+                v.push(s, &mut b.values[v.index()]);
+            }
         }
     }
 }

@@ -3,7 +3,10 @@
 //! rates, shares) is computed from that same draw, so all of a cell's intervals come from
 //! one resampling. A percentile over the drawn blocks is found without merging them: the
 //! rank is searched over the side's sorted values, counting in each drawn block by binary
-//! search, so a resample costs the number of blocks, not the number of requests.
+//! search, so a resample costs the number of blocks, not the number of requests. A side
+//! of two independent runs or more (the gate's pooled baseline) is drawn in two stages:
+//! runs with replacement, then blocks within each drawn run, so the spread between runs
+//! is in its intervals, not only the spread within one.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -93,14 +96,25 @@ fn kth(side: &Side, draw: &Draw, k: usize, rank: usize) -> f64 {
     all[lo]
 }
 
-/// Draws `n` blocks out of `n` with replacement.
-fn draw(rng: &mut ChaCha8Rng, n: usize) -> Draw {
+/// A resample of `side`: as many blocks as it has, with replacement; with two runs or
+/// more, as many runs as it has first, then each drawn run's blocks from that run.
+fn draw(rng: &mut ChaCha8Rng, side: &Side) -> Draw {
+    let n = side.blocks.len();
     if n == 0 {
         return Vec::new();
     }
     let mut counts = vec![0u32; n];
-    for _ in 0..n {
-        counts[rng.random_range(0..n)] += 1;
+    if side.runs.len() < 2 {
+        for _ in 0..n {
+            counts[rng.random_range(0..n)] += 1;
+        }
+    } else {
+        for _ in 0..side.runs.len() {
+            let run = &side.runs[rng.random_range(0..side.runs.len())];
+            for _ in run.clone() {
+                counts[rng.random_range(run.clone())] += 1;
+            }
+        }
     }
     counts
         .into_iter()
@@ -126,8 +140,8 @@ pub fn differences(
         .collect();
     for _ in 0..resamples {
         let (db, dc) = (
-            draw(&mut rng, base.blocks.len()),
-            draw(&mut rng, cand.blocks.len()),
+            draw(&mut rng, base),
+            draw(&mut rng, cand),
         );
         for (m, diffs) in metrics.iter().zip(&mut out) {
             let Some(list) = diffs else { continue };
