@@ -58,6 +58,14 @@ pub enum Command {
     /// definitions into DIR/scenarios/; never overwrites a file. Without a config file,
     /// `plateau run` runs the same default, built into the binary.
     Init(crate::init::InitArgs),
+    /// The history of runs (SQLite): add a results directory, list, show and remove runs,
+    /// and draw each headline number across runs with its change points.
+    History(crate::history::HistoryArgs),
+    /// Judge a results directory against recorded runs: exit 0 when nothing regressed, 1
+    /// when a gated number got worse by more than its tolerance and significantly, 2 on bad
+    /// input, 3 when a number could not be judged (unsteady, overloaded or failed cells,
+    /// small samples) and --allow-unsteady is not given.
+    Check(crate::check::CheckArgs),
     /// Print a shell's completion script.
     ///
     /// For example `plateau completions bash >
@@ -139,6 +147,17 @@ pub struct RunArgs {
     /// `--set endpoints[0].url=http://gpu:8000/v1` (values parse as JSON, else text).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Record the run in the history when it ends (`plateau history add`).
+    #[arg(long, help_heading = "History")]
+    pub history: bool,
+    /// With --history: a label of the run, `key=value` (the served stack's `commit=...`,
+    /// `engine_version=...`); repeat for more.
+    #[arg(long, requires = "history", value_name = "KEY=VALUE", help_heading = "History")]
+    pub label: Vec<String>,
+    /// With --history: the history database [default: history.sqlite in plateau's data
+    /// folder].
+    #[arg(long, requires = "history", value_name = "FILE", help_heading = "History")]
+    pub db: Option<PathBuf>,
 }
 
 /// `plateau sim`.

@@ -81,6 +81,14 @@ impl Failure {
         }
     }
 
+    /// The same failure, `what` said before its cause.
+    pub fn context(self, what: String) -> Self {
+        Failure {
+            code: self.code,
+            error: self.error.context(what),
+        }
+    }
+
     /// Anything else that stops a command: exit 1.
     pub fn other(error: anyhow::Error) -> Self {
         Failure {

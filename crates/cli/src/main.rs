@@ -2,6 +2,7 @@
 //! its result to the exit codes of SPEC.md section 2.
 
 mod args;
+mod check;
 mod compare;
 mod context;
 mod dry_run;
@@ -9,6 +10,7 @@ mod exit;
 mod export;
 mod fetch;
 mod findings;
+mod history;
 mod init;
 mod inputs;
 mod limits;
@@ -52,6 +54,8 @@ fn main() -> ExitCode {
             Command::Sim(args) => sim::serve(args).await,
             Command::Report(args) => report::report(args),
             Command::Compare(args) => compare::compare(args),
+            Command::History(args) => history::history(args),
+            Command::Check(args) => check::check(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
             Command::Export(args) => export::export(args),
             Command::FetchDatasets(args) => fetch::run(args, cli.quiet, &redactions).await,

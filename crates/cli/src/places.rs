@@ -53,6 +53,14 @@ impl Places {
         }
     }
 
+    /// The history database a command given no `--db` uses: `history.sqlite` in plateau's
+    /// data folder.
+    pub fn history_db(&self) -> Option<PathBuf> {
+        self.data
+            .as_ref()
+            .map(|d| d.join(plateau_history::store::FILE))
+    }
+
     /// The scenario folder of a config that names none: `scenarios/` in the current
     /// directory (where `plateau init --scenarios` writes it), else the checkout's, else
     /// none (the built-in definitions alone).

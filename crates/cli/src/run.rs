@@ -183,7 +183,24 @@ pub async fn run(
     if interrupt.is_cancelled() {
         return Err(Failure::interrupted_at_end());
     }
+    if args.history {
+        record(&plan.output_dir, args.db.clone(), &args.label)?;
+    }
     Ok(code)
+}
+
+/// `--history`: records the finished run; a failure says how to record it later.
+fn record(dir: &std::path::Path, db: Option<std::path::PathBuf>, labels: &[String]) -> Result<(), Failure> {
+    let later = || {
+        let labels: String = labels.iter().map(|l| format!(" --label {l}")).collect();
+        format!(
+            "the results are written; record them later with `plateau history add {}{labels}`",
+            dir.display()
+        )
+    };
+    let mut store = crate::history::open(db).map_err(|f| f.context(later()))?;
+    crate::history::add(&mut store, dir, labels).map_err(|f| f.context(later()))?;
+    Ok(())
 }
 
 /// What a run was doing when a stopping signal ended it before its first cell.

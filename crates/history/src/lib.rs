@@ -9,6 +9,7 @@ pub mod gate;
 pub mod record;
 pub mod store;
 pub mod table;
+pub mod report;
 pub mod trend;
 
 pub use error::HistoryError;

@@ -205,8 +205,7 @@ impl Store {
             params![
                 run.key,
                 run.path.to_string_lossy(),
-                run.started_at
-                    .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                timestamp(&run.started_at),
                 chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 run.status,
                 run.plateau_version,
@@ -395,6 +394,12 @@ fn insert_cell(tx: &rusqlite::Transaction, run: i64, c: &CellRecord) -> rusqlite
         )?;
     }
     Ok(())
+}
+
+/// How the history writes a run's start: RFC 3339, UTC, microseconds, so the text sorts
+/// as the time does.
+pub fn timestamp(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 
 /// A SQLite error as the user should read it: damaged, locked, or other.
