@@ -17,6 +17,7 @@ mod demo;
 mod echo_server;
 mod exit_codes;
 mod failing;
+mod history;
 mod install;
 mod interrupt;
 mod interrupt_steps;
