@@ -5,6 +5,7 @@
 #          server throughput.
 #   drift: 12 runs, decode time +1% per run over runs 5-12; each checked against the run
 #          before it (all exit 0); `history report` should mark a change point.
+#   null:  every ordered pair of the 11 unchanged runs checked one against the other.
 # Usage: tools/history-proof.sh [OUT_DIR] (needs a built plateau: cargo build -p plateau-bench)
 set -eu
 P=${PLATEAU:-$(dirname "$0")/../target/debug/plateau}
@@ -38,7 +39,26 @@ sequence() { # name against scale-of-run-i...
     fi
   done
   "$P" history --db "$OUT/$name.sqlite" report --out "$OUT/$name-trends" > /dev/null
-  echo "$name change points:"; grep -B12 '◆' "$OUT/$name-trends/trends.md" | grep -E '^###|◆' || echo "  none"
+  echo "$name change points (history run id first):"
+  awk '/^###/ { h = $0 } /◆/ { print h; print }' "$OUT/$name-trends/trends.md"
 }
 sequence step "last 3" 1 1 1 1 1 1 1 1.05 1.05 1.05 1.05 1.05
 sequence drift "last 1" 1 1 1 1 1.01 1.02 1.03 1.04 1.05 1.06 1.07 1.08
+# Gate false alarms on null runs: every ordered pair of the 11 runs at scale 1.0 (step
+# runs 1-7, drift runs 1-4), one run as the baseline (`--against ID`).
+rm -f "$OUT/null.sqlite"
+nulls="step-1 step-2 step-3 step-4 step-5 step-6 step-7 drift-1 drift-2 drift-3 drift-4"
+for r in $nulls; do "$P" history --db "$OUT/null.sqlite" add "$OUT/$r" > /dev/null; done
+n=0; alarms=0; unjudged=0; k=0
+for c in $nulls; do
+  k=$((k + 1))
+  for b in $(seq 1 11); do
+    [ "$b" = "$k" ] && continue
+    set +e
+    "$P" check "$OUT/$c" --db "$OUT/null.sqlite" --against "$b" --resamples 2000 > /dev/null 2>&1
+    code=$?
+    set -e
+    n=$((n + 1)); [ $code = 1 ] && alarms=$((alarms + 1)); [ $code = 3 ] && unjudged=$((unjudged + 1))
+  done
+done
+echo "null pairs: $n checks, $alarms false alarms (exit 1), $unjudged not judged (exit 3)"

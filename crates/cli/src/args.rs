@@ -152,11 +152,21 @@ pub struct RunArgs {
     pub history: bool,
     /// With --history: a label of the run, `key=value` (the served stack's `commit=...`,
     /// `engine_version=...`); repeat for more.
-    #[arg(long, requires = "history", value_name = "KEY=VALUE", help_heading = "History")]
+    #[arg(
+        long,
+        requires = "history",
+        value_name = "KEY=VALUE",
+        help_heading = "History"
+    )]
     pub label: Vec<String>,
     /// With --history: the history database [default: history.sqlite in plateau's data
     /// folder].
-    #[arg(long, requires = "history", value_name = "FILE", help_heading = "History")]
+    #[arg(
+        long,
+        requires = "history",
+        value_name = "FILE",
+        help_heading = "History"
+    )]
     pub db: Option<PathBuf>,
 }
 

@@ -59,7 +59,10 @@ pub fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
         Against::Run(id) => vec![store.run(id).map_err(failure)?.0],
         Against::Select(f) => {
             // The past only: runs that started before this one, this one left out.
-            let earlier = Filter { last: None, ..f.clone() };
+            let earlier = Filter {
+                last: None,
+                ..f.clone()
+            };
             let mut rows: Vec<_> = store
                 .runs(&earlier)
                 .map_err(failure)?
@@ -94,9 +97,8 @@ pub fn check(args: CheckArgs) -> Result<ExitCode, Failure> {
     let text = table::markdown(&findings);
     print!("{text}");
     if let Some(path) = &args.markdown {
-        plateau_model::results::write_atomic(path, text.as_bytes()).map_err(|e| {
-            Failure::io(anyhow::anyhow!("cannot write {}: {e}", path.display()))
-        })?;
+        plateau_model::results::write_atomic(path, text.as_bytes())
+            .map_err(|e| Failure::io(anyhow::anyhow!("cannot write {}: {e}", path.display())))?;
     }
     Ok(match findings.outcome() {
         Outcome::Pass => ExitCode::SUCCESS,
@@ -118,7 +120,9 @@ fn tolerances(args: &CheckArgs) -> Result<CheckConfig, Failure> {
             .map(|t| {
                 t.split_once('=')
                     .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                    .ok_or_else(|| format!("--tolerance {t:?}: expected NAME=CHANGE such as tpot_p50=+3%"))
+                    .ok_or_else(|| {
+                        format!("--tolerance {t:?}: expected NAME=CHANGE such as tpot_p50=+3%")
+                    })
             })
             .collect::<Result<_, _>>()
             .and_then(CheckConfig::from_map)

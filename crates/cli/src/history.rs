@@ -94,7 +94,10 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode, Failure> {
         HistoryCommand::Show { id } => {
             let (r, cells) = store.run(id).map_err(failure)?;
             println!("run {}: {}", r.id, r.path.display());
-            println!("started {}, {}, plateau {}", r.started_at, r.status, r.plateau_version);
+            println!(
+                "started {}, {}, plateau {}",
+                r.started_at, r.status, r.plateau_version
+            );
             println!("labels: {}", labels(&r.labels));
             for c in cells {
                 let verdict = match (c.status.as_str(), c.steady, c.overloaded) {

@@ -190,7 +190,11 @@ pub async fn run(
 }
 
 /// `--history`: records the finished run; a failure says how to record it later.
-fn record(dir: &std::path::Path, db: Option<std::path::PathBuf>, labels: &[String]) -> Result<(), Failure> {
+fn record(
+    dir: &std::path::Path,
+    db: Option<std::path::PathBuf>,
+    labels: &[String],
+) -> Result<(), Failure> {
     let later = || {
         let labels: String = labels.iter().map(|l| format!(" --label {l}")).collect();
         format!(

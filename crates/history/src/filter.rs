@@ -23,9 +23,9 @@ pub enum Against {
 
 /// Parses `key=value`; the error names the text.
 pub fn label(text: &str) -> Result<(String, String), HistoryError> {
-    let (k, v) = text.split_once('=').ok_or_else(|| {
-        HistoryError::Filter(format!("label {text:?}: expected key=value"))
-    })?;
+    let (k, v) = text
+        .split_once('=')
+        .ok_or_else(|| HistoryError::Filter(format!("label {text:?}: expected key=value")))?;
     let (k, v) = (k.trim(), v.trim());
     if k.is_empty() || k.contains(char::is_whitespace) || v.is_empty() {
         return Err(HistoryError::Filter(format!(
@@ -39,10 +39,7 @@ impl Filter {
     /// Parses words such as `engine=vllm gpu=h100 last 5` (commas or spaces between them).
     pub fn parse(text: &str) -> Result<Filter, HistoryError> {
         let mut f = Filter::default();
-        let mut words = text
-            .split([',', ' '])
-            .filter(|w| !w.is_empty())
-            .peekable();
+        let mut words = text.split([',', ' ']).filter(|w| !w.is_empty()).peekable();
         while let Some(w) = words.next() {
             if w == "last" {
                 let n = words.next().and_then(|n| n.parse::<usize>().ok());
@@ -97,7 +94,10 @@ mod tests {
         assert_eq!(f.last, Some(5));
         assert_eq!(
             f.labels,
-            vec![("engine".into(), "vllm".into()), ("gpu".into(), "h100".into())]
+            vec![
+                ("engine".into(), "vllm".into()),
+                ("gpu".into(), "h100".into())
+            ]
         );
         assert!(f.matches(&[
             ("gpu".into(), "h100".into()),
@@ -105,7 +105,15 @@ mod tests {
             ("x".into(), "y".into())
         ]));
         assert!(!f.matches(&[("engine".into(), "vllm".into())]));
-        for bad in ["last", "last 0", "last x", "engine", "=x", "", "last 2 last 3"] {
+        for bad in [
+            "last",
+            "last 0",
+            "last x",
+            "engine",
+            "=x",
+            "",
+            "last 2 last 3",
+        ] {
             assert!(Against::parse(bad).is_err(), "{bad:?}");
         }
     }

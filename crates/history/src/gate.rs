@@ -10,10 +10,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use plateau_model::config::Tolerance;
 use plateau_model::quantity::Quantity;
 use plateau_model::results::dir::ResultsDir;
 use plateau_model::results::summary::CellStatus;
-use plateau_model::config::Tolerance;
 use plateau_report::compare::analyze::{self, Row, Verdict};
 use plateau_report::compare::blocks::Loaded;
 use plateau_report::compare::runs::{self, Group};
@@ -107,11 +107,14 @@ pub struct Findings {
     pub notes: Vec<String>,
 }
 
-
 impl Findings {
     /// Regressed first, then not judged, then pass.
     pub fn outcome(&self) -> Outcome {
-        if self.lines.iter().any(|l| l.judgement == Judgement::Regressed) {
+        if self
+            .lines
+            .iter()
+            .any(|l| l.judgement == Judgement::Regressed)
+        {
             Outcome::Regressed
         } else if self
             .lines
@@ -133,7 +136,9 @@ pub fn check(
     opts: &Options,
 ) -> Result<Findings, HistoryError> {
     if baseline.is_empty() {
-        return Err(HistoryError::NoBaseline("the selection holds no run".into()));
+        return Err(HistoryError::NoBaseline(
+            "the selection holds no run".into(),
+        ));
     }
     let read = |p: &std::path::Path| {
         ResultsDir::read(p).map_err(|e| HistoryError::Results {
@@ -249,7 +254,11 @@ fn judge_cell(
     }
     let tested = analyze::cell(&base, &cand, opts.resamples, SEED);
     for &(name, quantity, tolerance) in &opts.tolerances {
-        let Some(row) = tested.rows.iter().find(|r| r.metric.q.field == quantity.field) else {
+        let Some(row) = tested
+            .rows
+            .iter()
+            .find(|r| r.metric.q.field == quantity.field)
+        else {
             continue; // neither side has it (goodput without an SLO): nothing to judge
         };
         out.lines.push(Line {

@@ -7,9 +7,9 @@ pub mod error;
 pub mod filter;
 pub mod gate;
 pub mod record;
+pub mod report;
 pub mod store;
 pub mod table;
-pub mod report;
 pub mod trend;
 
 pub use error::HistoryError;

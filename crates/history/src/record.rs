@@ -96,7 +96,8 @@ impl RunRecord {
         Ok(RunRecord {
             key: format!(
                 "{}@{}",
-                info.started_at.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
+                info.started_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
                 info.host.hostname
             ),
             path,

@@ -54,13 +54,15 @@ pub fn series(store: &Store, filter: &Filter, x: &str) -> Result<Vec<Series>, Hi
                 None => continue,
             }
         };
-        let mut by_cell: BTreeMap<(String, usize), Vec<(f64, Option<[f64; 2]>)>> =
-            BTreeMap::new();
+        let mut by_cell: BTreeMap<(String, usize), Vec<(f64, Option<[f64; 2]>)>> = BTreeMap::new();
         for c in store.cells(run.id)? {
             let name = format!("{}/{}/{}/{}", c.endpoint, c.model, c.scenario, c.load);
             for (i, q) in HEADLINE.iter().enumerate() {
                 if let Some((_, v, ci)) = c.values.iter().find(|(f, _, _)| f == q.field) {
-                    by_cell.entry((name.clone(), i)).or_default().push((*v, *ci));
+                    by_cell
+                        .entry((name.clone(), i))
+                        .or_default()
+                        .push((*v, *ci));
                 }
             }
         }
@@ -107,7 +109,11 @@ pub fn write(
     if all.is_empty() {
         return Err(HistoryError::NoBaseline(format!(
             "no recorded run matches the filter{}",
-            if x == "time" { String::new() } else { format!(" and has label {x:?}") }
+            if x == "time" {
+                String::new()
+            } else {
+                format!(" and has label {x:?}")
+            }
         )));
     }
     plateau_report::font::register()?;
@@ -156,10 +162,12 @@ pub fn table(s: &Series) -> String {
             .changes
             .iter()
             .find(|c| c.at == i)
-            .map_or(String::new(), |c| format!("◆ {:+.1}% (p = {:.3})", c.shift_pct, c.p));
-        let ci = p
-            .ci
-            .map_or("–".to_owned(), |[a, b]| format!("{} … {}", number(a), number(b)));
+            .map_or(String::new(), |c| {
+                format!("◆ {:+.1}% (p = {:.3})", c.shift_pct, c.p)
+            });
+        let ci = p.ci.map_or("–".to_owned(), |[a, b]| {
+            format!("{} … {}", number(a), number(b))
+        });
         out.push_str(&format!(
             "| {} | {} | {} | {ci} | {mark} |\n",
             p.run,
@@ -172,20 +180,34 @@ pub fn table(s: &Series) -> String {
 
 /// One series as an SVG line with interval bars and change points as vertical lines.
 fn figure(s: &Series) -> Result<String, HistoryError> {
-    let draw = |e: String| HistoryError::Report(plateau_report::ReportError::Draw {
-        path: PathBuf::from("trends.html"),
-        message: e,
-    });
+    let draw = |e: String| {
+        HistoryError::Report(plateau_report::ReportError::Draw {
+            path: PathBuf::from("trends.html"),
+            message: e,
+        })
+    };
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (style::PANEL_W, style::PANEL_H)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (style::PANEL_W, style::PANEL_H)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| draw(e.to_string()))?;
-        let lo = s.points.iter().map(|p| p.ci.map_or(p.value, |c| c[0])).fold(f64::INFINITY, f64::min);
-        let hi = s.points.iter().map(|p| p.ci.map_or(p.value, |c| c[1])).fold(f64::NEG_INFINITY, f64::max);
+        let lo = s
+            .points
+            .iter()
+            .map(|p| p.ci.map_or(p.value, |c| c[0]))
+            .fold(f64::INFINITY, f64::min);
+        let hi = s
+            .points
+            .iter()
+            .map(|p| p.ci.map_or(p.value, |c| c[1]))
+            .fold(f64::NEG_INFINITY, f64::max);
         let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.01).max(1e-9);
         let n = s.points.len();
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{} — {}", s.cell, s.quantity.label), style::subtitle())
+            .caption(
+                format!("{} — {}", s.cell, s.quantity.label),
+                style::subtitle(),
+            )
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(60)
@@ -209,19 +231,30 @@ fn figure(s: &Series) -> Result<String, HistoryError> {
         for c in &s.changes {
             let x = c.at as f64 - 0.5;
             chart
-                .draw_series(LineSeries::new([(x, lo - pad), (x, hi + pad)], style::ALERT.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    [(x, lo - pad), (x, hi + pad)],
+                    style::ALERT.stroke_width(2),
+                ))
                 .map_err(|e| draw(e.to_string()))?;
         }
         chart
             .draw_series(s.points.iter().enumerate().filter_map(|(i, p)| {
-                p.ci.map(|[a, b]| PathElement::new(vec![(i as f64, a), (i as f64, b)], color.stroke_width(1)))
+                p.ci.map(|[a, b]| {
+                    PathElement::new(vec![(i as f64, a), (i as f64, b)], color.stroke_width(1))
+                })
             }))
             .map_err(|e| draw(e.to_string()))?;
         chart
-            .draw_series(LineSeries::new(
-                s.points.iter().enumerate().map(|(i, p)| (i as f64, p.value)),
-                color.stroke_width(2),
-            ).point_size(3))
+            .draw_series(
+                LineSeries::new(
+                    s.points
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| (i as f64, p.value)),
+                    color.stroke_width(2),
+                )
+                .point_size(3),
+            )
             .map_err(|e| draw(e.to_string()))?;
         root.present().map_err(|e| draw(e.to_string()))?;
     }
@@ -229,5 +262,7 @@ fn figure(s: &Series) -> Result<String, HistoryError> {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

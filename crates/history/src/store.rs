@@ -193,7 +193,9 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
         let existing: Option<i64> = tx
-            .query_row("SELECT id FROM runs WHERE key = ?1", [&run.key], |r| r.get(0))
+            .query_row("SELECT id FROM runs WHERE key = ?1", [&run.key], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(err)?;
         if let Some(id) = existing {
@@ -293,7 +295,11 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(err)?;
         for &id in ids {
-            if tx.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(err)? == 0 {
+            if tx
+                .execute("DELETE FROM runs WHERE id = ?1", [id])
+                .map_err(err)?
+                == 0
+            {
                 return Err(HistoryError::NoRun { id, path });
             }
         }

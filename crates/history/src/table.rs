@@ -39,17 +39,27 @@ pub fn markdown(f: &Findings) -> String {
         .filter(|l| l.judgement != Judgement::Same)
         .collect();
     if moved.is_empty() {
-        out.push_str("Nothing moved: every gated number is within tolerance or not significantly changed.\n");
+        out.push_str(
+            "Nothing moved: every gated number is within tolerance or not significantly changed.\n",
+        );
     } else {
-        out.push_str("| cell | number | baseline | candidate | change | interval | tolerance | verdict |\n");
+        out.push_str(
+            "| cell | number | baseline | candidate | change | interval | tolerance | verdict |\n",
+        );
         out.push_str("|---|---|---:|---:|---:|---|---:|---|\n");
         for l in moved {
             out.push_str(&row(l));
         }
     }
-    let same = f.lines.iter().filter(|l| l.judgement == Judgement::Same).count();
+    let same = f
+        .lines
+        .iter()
+        .filter(|l| l.judgement == Judgement::Same)
+        .count();
     if same > 0 {
-        out.push_str(&format!("\n{same} more number(s) unchanged (no significant change within tolerance).\n"));
+        out.push_str(&format!(
+            "\n{same} more number(s) unchanged (no significant change within tolerance).\n"
+        ));
     }
     for (what, list) in [
         ("Cells with no baseline (not judged)", &f.new_cells),
@@ -81,9 +91,11 @@ fn row(l: &Line) -> String {
         value(l.row.baseline),
         value(l.row.candidate),
         l.row.diff_pct().map_or("–".to_owned(), pct),
-        l.row
-            .ci_pct()
-            .map_or("–".to_owned(), |[a, b]| format!("{} … {}", pct(a), pct(b))),
+        l.row.ci_pct().map_or("–".to_owned(), |[a, b]| format!(
+            "{} … {}",
+            pct(a),
+            pct(b)
+        )),
         l.tolerance,
         l.judgement.text()
     )

@@ -156,6 +156,7 @@ pub struct RunConfig {
     /// "-3%", "ttft_p99": "+10%"}`). Empty: server_tps and request_rps -3%, ttft_p99 +10%,
     /// tpot_p50 +3%, tpot_p99 and e2e_p99 +5%.
     #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
+    #[schemars(with = "BTreeMap<String, String>")]
     pub check: CheckConfig,
 }
 

@@ -57,26 +57,61 @@ fn the_gate_passes_noise_and_catches_a_five_percent_decode_slowdown() {
     assert!(out.contains("step=3") && out.contains("results3"), "{out}");
 
     // Run 4 against runs 1-3 (pooled): no change, exit 0.
-    let (code, out, err) = run(&mut plateau(&["check", &runs[3], "--db", dbs, "--against", "last 3"]));
+    let (code, out, err) = run(&mut plateau(&[
+        "check",
+        &runs[3],
+        "--db",
+        dbs,
+        "--against",
+        "last 3",
+    ]));
     assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.starts_with("**PASS**") && out.contains("3 baseline run(s)"), "{out}");
+    assert!(
+        out.starts_with("**PASS**") && out.contains("3 baseline run(s)"),
+        "{out}"
+    );
 
     // The slow run against runs 2-4: TPOT and throughput regressed, exit 1.
     let md = dir.join("check.md");
     let (code, out, err) = run(&mut plateau(&[
-        "check", &slow, "--db", dbs, "--against", "last 3", "--markdown", md.to_str().unwrap(),
+        "check",
+        &slow,
+        "--db",
+        dbs,
+        "--against",
+        "last 3",
+        "--markdown",
+        md.to_str().unwrap(),
     ]));
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(out.starts_with("**REGRESSED (2 number(s)"), "{out}");
-    let regressed: Vec<&str> = out.lines().filter(|l| l.ends_with("| REGRESSED |")).collect();
+    let regressed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.ends_with("| REGRESSED |"))
+        .collect();
     assert_eq!(regressed.len(), 2, "{out}");
-    assert!(regressed.iter().any(|l| l.contains("| TPOT p50 |")), "{out}");
-    assert!(regressed.iter().any(|l| l.contains("| server throughput |")), "{out}");
+    assert!(
+        regressed.iter().any(|l| l.contains("| TPOT p50 |")),
+        "{out}"
+    );
+    assert!(
+        regressed
+            .iter()
+            .any(|l| l.contains("| server throughput |")),
+        "{out}"
+    );
     assert_eq!(std::fs::read_to_string(&md).unwrap(), out);
 
     // A tolerance wider than the step: worse, significantly, but within it: exit 0.
     let (code, out, _) = run(&mut plateau(&[
-        "check", &slow, "--db", dbs, "--against", "4", "--tolerance", "tpot_p50=+20%",
+        "check",
+        &slow,
+        "--db",
+        dbs,
+        "--against",
+        "4",
+        "--tolerance",
+        "tpot_p50=+20%",
     ]));
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("worse, within tolerance"), "{out}");
@@ -86,7 +121,10 @@ fn the_gate_passes_noise_and_catches_a_five_percent_decode_slowdown() {
         (vec!["--against", "engine"], "expected key=value"),
         (vec!["--against", "99"], "no run 99"),
         (vec!["--against", "step=nope"], "no baseline"),
-        (vec!["--against", "1", "--tolerance", "server_tps=+3%"], "check.server_tps"),
+        (
+            vec!["--against", "1", "--tolerance", "server_tps=+3%"],
+            "check.server_tps",
+        ),
     ] {
         let mut all = vec!["check", &slow, "--db", dbs];
         all.extend(args);

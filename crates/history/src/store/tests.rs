@@ -33,7 +33,11 @@ fn run(key: &str, started: &str, labels: &[(&str, &str)]) -> RunRecord {
             steady: true,
             overloaded: false,
             values: vec![
-                ("throughput.server_direct_tps".into(), 812.5, Some([800.0, 825.0])),
+                (
+                    "throughput.server_direct_tps".into(),
+                    812.5,
+                    Some([800.0, 825.0]),
+                ),
                 ("ttft_ms.p50".into(), 21.0, None),
             ],
         }],
@@ -42,9 +46,21 @@ fn run(key: &str, started: &str, labels: &[(&str, &str)]) -> RunRecord {
 
 fn three(path: &Path) -> Store {
     let mut s = Store::open(path).unwrap();
-    assert_eq!(s.add(&run("a", "2026-01-01T00:00:00Z", &[("engine", "vllm")])).unwrap(), Added::New(1));
-    assert_eq!(s.add(&run("b", "2026-01-02T00:00:00Z", &[("engine", "sglang")])).unwrap(), Added::New(2));
-    assert_eq!(s.add(&run("c", "2026-01-03T00:00:00Z", &[("engine", "vllm")])).unwrap(), Added::New(3));
+    assert_eq!(
+        s.add(&run("a", "2026-01-01T00:00:00Z", &[("engine", "vllm")]))
+            .unwrap(),
+        Added::New(1)
+    );
+    assert_eq!(
+        s.add(&run("b", "2026-01-02T00:00:00Z", &[("engine", "sglang")]))
+            .unwrap(),
+        Added::New(2)
+    );
+    assert_eq!(
+        s.add(&run("c", "2026-01-03T00:00:00Z", &[("engine", "vllm")]))
+            .unwrap(),
+        Added::New(3)
+    );
     s
 }
 
@@ -53,7 +69,10 @@ fn adds_once_lists_filters_shows_and_removes() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sub/history.sqlite");
     let mut s = three(&db);
-    assert_eq!(s.add(&run("b", "2026-01-02T00:00:00Z", &[])).unwrap(), Added::Already(2));
+    assert_eq!(
+        s.add(&run("b", "2026-01-02T00:00:00Z", &[])).unwrap(),
+        Added::Already(2)
+    );
     let all = s.runs(&Filter::default()).unwrap();
     assert_eq!(all.iter().map(|r| r.id).collect::<Vec<_>>(), [1, 2, 3]);
     let vllm = s.runs(&Filter::parse("engine=vllm").unwrap()).unwrap();
@@ -65,7 +84,10 @@ fn adds_once_lists_filters_shows_and_removes() {
     assert_eq!(row.cells, 1);
     assert_eq!(cells, run("a", "2026-01-01T00:00:00Z", &[]).cells);
     assert_eq!(s.remove(&[2]).unwrap(), 1);
-    assert!(matches!(s.remove(&[2, 3]), Err(HistoryError::NoRun { id: 2, .. })));
+    assert!(matches!(
+        s.remove(&[2, 3]),
+        Err(HistoryError::NoRun { id: 2, .. })
+    ));
     // The failed removal removed nothing (run 3 is still there), and reopening keeps all.
     drop(s);
     let s = Store::open(&db).unwrap();
@@ -91,7 +113,11 @@ fn a_damaged_file_is_refused_and_left_as_it_was() {
     assert_eq!(std::fs::read(&db).unwrap(), bytes, "the file is untouched");
 
     let text = dir.path().join("notes.txt");
-    std::fs::write(&text, "not a database at all, just some words that are long enough").unwrap();
+    std::fs::write(
+        &text,
+        "not a database at all, just some words that are long enough",
+    )
+    .unwrap();
     let e = Store::open(&text).unwrap_err();
     assert!(matches!(e, HistoryError::Corrupt { .. }), "{e}");
 }
@@ -101,10 +127,15 @@ fn another_programs_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("other.sqlite");
     let c = Connection::open(&db).unwrap();
-    c.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);").unwrap();
+    c.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .unwrap();
     drop(c);
     let e = Store::open(&db).unwrap_err();
-    assert!(e.to_string().contains("a SQLite database plateau did not write"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("a SQLite database plateau did not write"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -119,5 +150,8 @@ fn a_locked_database_refuses_the_write_and_keeps_what_it_has() {
     assert!(e.to_string().contains("nothing was written"), "{e}");
     other.execute_batch("ROLLBACK;").unwrap();
     assert_eq!(s.runs(&Filter::default()).unwrap().len(), 3);
-    assert_eq!(s.add(&run("d", "2026-01-04T00:00:00Z", &[])).unwrap(), Added::New(4));
+    assert_eq!(
+        s.add(&run("d", "2026-01-04T00:00:00Z", &[])).unwrap(),
+        Added::New(4)
+    );
 }

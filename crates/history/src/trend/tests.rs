@@ -44,5 +44,8 @@ fn flat_noise_rarely_has_a_change_point() {
         .count();
     eprintln!("{alarms} of 200 null series had a change point");
     // Each series is one test at 5%; splits after the first are tested only after it.
-    assert!(alarms <= 20, "{alarms} of 200 null series had a change point");
+    assert!(
+        alarms <= 16,
+        "{alarms} of 200 null series had a change point"
+    );
 }

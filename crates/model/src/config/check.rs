@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::quantity::{self as q, Better, Quantity};
@@ -56,12 +55,16 @@ impl Tolerance {
         let number = t
             .strip_suffix('%')
             .filter(|n| n.starts_with(['+', '-']))
-            .ok_or_else(|| format!("expected a signed percentage such as \"-3%\" or \"+10%\", found {text:?}"))?;
+            .ok_or_else(|| {
+                format!("expected a signed percentage such as \"-3%\" or \"+10%\", found {text:?}")
+            })?;
         let v: f64 = number
             .parse()
             .map_err(|_| format!("{text:?} is not a number of percent"))?;
         if !v.is_finite() || v == 0.0 {
-            return Err(format!("{text:?}: a tolerance is a non-zero finite percentage"));
+            return Err(format!(
+                "{text:?}: a tolerance is a non-zero finite percentage"
+            ));
         }
         Ok(Tolerance(v))
     }
@@ -74,8 +77,7 @@ impl fmt::Display for Tolerance {
 }
 
 /// The gate's tolerances, by name ([`GATED`]); empty: [`DEFAULT_TOLERANCES`].
-#[derive(Clone, Debug, Default, PartialEq, JsonSchema)]
-#[schemars(with = "BTreeMap<String, String>")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CheckConfig(pub BTreeMap<String, Tolerance>);
 
 impl CheckConfig {
@@ -136,7 +138,8 @@ impl CheckConfig {
 
 impl Serialize for CheckConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let map: BTreeMap<&String, String> = self.0.iter().map(|(k, v)| (k, v.to_string())).collect();
+        let map: BTreeMap<&String, String> =
+            self.0.iter().map(|(k, v)| (k, v.to_string())).collect();
         map.serialize(s)
     }
 }
@@ -160,15 +163,32 @@ mod tests {
         assert_eq!(t.len(), 2);
         assert_eq!((t[0].0, t[0].2), ("server_tps", Tolerance(-3.0)));
         assert_eq!((t[1].0, t[1].2), ("ttft_p99", Tolerance(10.5)));
-        assert_eq!(serde_json::to_string(&ok).unwrap(), r#"{"server_tps":"-3%","ttft_p99":"+10.5%"}"#);
+        assert_eq!(
+            serde_json::to_string(&ok).unwrap(),
+            r#"{"server_tps":"-3%","ttft_p99":"+10.5%"}"#
+        );
         for (json, says) in [
-            (r#"{"server_tps": "+3%"}"#, "check.server_tps: \"+3%\" points the way"),
-            (r#"{"ttft_p99": "10%"}"#, "check.ttft_p99: expected a signed percentage"),
-            (r#"{"ttft_p99": "+x%"}"#, "check.ttft_p99: \"+x%\" is not a number"),
-            (r#"{"ttft_p42": "+1%"}"#, "check.ttft_p42: not a number the gate judges"),
+            (
+                r#"{"server_tps": "+3%"}"#,
+                "check.server_tps: \"+3%\" points the way",
+            ),
+            (
+                r#"{"ttft_p99": "10%"}"#,
+                "check.ttft_p99: expected a signed percentage",
+            ),
+            (
+                r#"{"ttft_p99": "+x%"}"#,
+                "check.ttft_p99: \"+x%\" is not a number",
+            ),
+            (
+                r#"{"ttft_p42": "+1%"}"#,
+                "check.ttft_p42: not a number the gate judges",
+            ),
             (r#"{"tpot_p50": "+0%"}"#, "non-zero"),
         ] {
-            let e = serde_json::from_str::<CheckConfig>(json).unwrap_err().to_string();
+            let e = serde_json::from_str::<CheckConfig>(json)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(says), "{json}: {e}");
         }
         let defaults = CheckConfig::default().tolerances();

@@ -139,10 +139,7 @@ pub fn differences(
         .map(|_| Some(Vec::with_capacity(resamples)))
         .collect();
     for _ in 0..resamples {
-        let (db, dc) = (
-            draw(&mut rng, base),
-            draw(&mut rng, cand),
-        );
+        let (db, dc) = (draw(&mut rng, base), draw(&mut rng, cand));
         for (m, diffs) in metrics.iter().zip(&mut out) {
             let Some(list) = diffs else { continue };
             match (value(base, &db, m), value(cand, &dc, m)) {
