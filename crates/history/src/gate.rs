@@ -198,11 +198,12 @@ fn judge_cell(
 ) {
     let mut base: Vec<Loaded> = Vec::new();
     let mut dropped = Vec::new();
+    // Every repeat of every baseline run is its own cluster of the bootstrap.
     for &(k, g) in bases {
         match compare::load(g, 0) {
             Ok(loaded) => {
-                for (r, mut l) in loaded.into_iter().enumerate() {
-                    l.run = k * 1000 + r;
+                for mut l in loaded {
+                    l.run = base.len();
                     base.push(l);
                 }
             }

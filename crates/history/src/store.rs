@@ -22,48 +22,8 @@ pub const BUSY_WAIT_S: u64 = 5;
 /// The database's file name in plateau's data folder.
 pub const FILE: &str = "history.sqlite";
 
-const SCHEMA: &str = "
-CREATE TABLE runs (
-    id INTEGER PRIMARY KEY,
-    key TEXT NOT NULL UNIQUE,
-    path TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    added_at TEXT NOT NULL,
-    status TEXT NOT NULL,
-    plateau_version TEXT NOT NULL,
-    host TEXT NOT NULL,
-    endpoints TEXT NOT NULL
-);
-CREATE TABLE labels (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (run_id, key)
-);
-CREATE TABLE cells (
-    id INTEGER PRIMARY KEY,
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    rel TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    model TEXT NOT NULL,
-    scenario TEXT NOT NULL,
-    load TEXT NOT NULL,
-    repeat INTEGER NOT NULL,
-    fingerprint TEXT,
-    status TEXT NOT NULL,
-    steady INTEGER NOT NULL,
-    overloaded INTEGER NOT NULL
-);
-CREATE TABLE cell_values (
-    cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
-    field TEXT NOT NULL,
-    value REAL NOT NULL,
-    ci_low REAL,
-    ci_high REAL,
-    PRIMARY KEY (cell_id, field)
-);
-CREATE INDEX cells_by_run ON cells(run_id);
-";
+/// The tables, made when the database is new.
+const SCHEMA: &str = include_str!("store/schema.sql");
 
 /// An open history.
 #[derive(Debug)]
@@ -184,14 +144,21 @@ impl Store {
         tx.commit().map_err(err)
     }
 
-    /// Records `run`; a run already recorded (same [`RunRecord::key`]) is left as it is.
-    pub fn add(&mut self, run: &RunRecord) -> Result<Added, HistoryError> {
+    /// Starts a write: an immediate transaction, so the write lock is taken now (or the
+    /// write refused as [`HistoryError::Locked`]) and a failure rolls everything back.
+    fn write(&mut self) -> Result<(rusqlite::Transaction<'_>, PathBuf), HistoryError> {
         let path = self.path.clone();
-        let err = |e| classify(&path, e);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
+            .map_err(|e| classify(&path, e))?;
+        Ok((tx, path))
+    }
+
+    /// Records `run`; a run already recorded (same [`RunRecord::key`]) is left as it is.
+    pub fn add(&mut self, run: &RunRecord) -> Result<Added, HistoryError> {
+        let (tx, path) = self.write()?;
+        let err = |e| classify(&path, e);
         let existing: Option<i64> = tx
             .query_row("SELECT id FROM runs WHERE key = ?1", [&run.key], |r| {
                 r.get(0)
@@ -288,19 +255,15 @@ impl Store {
 
     /// Removes runs by id; the error names the first id not recorded (nothing removed).
     pub fn remove(&mut self, ids: &[i64]) -> Result<usize, HistoryError> {
-        let path = self.path.clone();
+        let (tx, path) = self.write()?;
         let err = |e| classify(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
         for &id in ids {
             if tx
                 .execute("DELETE FROM runs WHERE id = ?1", [id])
                 .map_err(err)?
                 == 0
             {
-                return Err(HistoryError::NoRun { id, path });
+                return Err(HistoryError::NoRun { id, path: path.clone() });
             }
         }
         tx.commit().map_err(err)?;
