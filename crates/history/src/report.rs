@@ -16,6 +16,9 @@ use plotters::prelude::*;
 use crate::trend::{ChangePoint, change_points};
 use crate::{Filter, HistoryError, Store};
 
+/// A recorded value and its interval.
+type Reading = (f64, Option<[f64; 2]>);
+
 /// One run's point of a series.
 #[derive(Clone, Debug)]
 pub struct Point {
@@ -54,7 +57,7 @@ pub fn series(store: &Store, filter: &Filter, x: &str) -> Result<Vec<Series>, Hi
                 None => continue,
             }
         };
-        let mut by_cell: BTreeMap<(String, usize), Vec<(f64, Option<[f64; 2]>)>> = BTreeMap::new();
+        let mut by_cell: BTreeMap<(String, usize), Vec<Reading>> = BTreeMap::new();
         for c in store.cells(run.id)? {
             let name = format!("{}/{}/{}/{}", c.endpoint, c.model, c.scenario, c.load);
             for (i, q) in HEADLINE.iter().enumerate() {

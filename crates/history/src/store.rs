@@ -263,7 +263,10 @@ impl Store {
                 .map_err(err)?
                 == 0
             {
-                return Err(HistoryError::NoRun { id, path: path.clone() });
+                return Err(HistoryError::NoRun {
+                    id,
+                    path: path.clone(),
+                });
             }
         }
         tx.commit().map_err(err)?;
