@@ -64,13 +64,7 @@ fn section(out: &mut String, name: &str, help: &str) {
 /// a release build only for help text took 10-16 minutes on a busy 2-core machine).
 fn plateau_help(args: &[&str]) -> anyhow::Result<String> {
     let output = Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "plateau-bench",
-            "--",
-        ])
+        .args(["run", "--quiet", "--package", "plateau-bench", "--"])
         .args(args)
         .arg("--help")
         .env("NO_COLOR", "1")

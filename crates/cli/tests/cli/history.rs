@@ -116,7 +116,12 @@ fn the_gate_passes_noise_and_catches_a_five_percent_decode_slowdown() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("worse, within tolerance"), "{out}");
 
-    // Bad input: exit 2 with the reason.
+    bad_input_is_exit_2(&slow, dbs);
+    a_damaged_database_is_refused_and_left_as_it_was(&db, &runs[0]);
+}
+
+/// Bad input to `check`: exit 2 with the reason.
+fn bad_input_is_exit_2(slow: &str, dbs: &str) {
     for (args, says) in [
         (vec!["--against", "engine"], "expected key=value"),
         (vec!["--against", "99"], "no run 99"),
@@ -126,20 +131,23 @@ fn the_gate_passes_noise_and_catches_a_five_percent_decode_slowdown() {
             "check.server_tps",
         ),
     ] {
-        let mut all = vec!["check", &slow, "--db", dbs];
+        let mut all = vec!["check", slow, "--db", dbs];
         all.extend(args);
         let (code, _, err) = run(&mut plateau(&all));
         assert_eq!(code, 2, "{all:?}: {err}");
         assert!(err.contains(says), "{all:?}: {err}");
     }
+}
 
-    // A damaged database: exit 2, the file left as it was.
-    let mut bytes = std::fs::read(&db).unwrap();
+/// A damaged database: exit 2, the file left as it was.
+fn a_damaged_database_is_refused_and_left_as_it_was(db: &Path, results: &str) {
+    let dbs = db.to_str().unwrap();
+    let mut bytes = std::fs::read(db).unwrap();
     let len = bytes.len();
     bytes[100..len].fill(0xA5);
-    std::fs::write(&db, &bytes).unwrap();
-    let (code, _, err) = run(&mut plateau(&["history", "--db", dbs, "add", &runs[0]]));
+    std::fs::write(db, &bytes).unwrap();
+    let (code, _, err) = run(&mut plateau(&["history", "--db", dbs, "add", results]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is not a readable plateau history"), "{err}");
-    assert_eq!(std::fs::read(&db).unwrap(), bytes);
+    assert_eq!(std::fs::read(db).unwrap(), bytes);
 }
