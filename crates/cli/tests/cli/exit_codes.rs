@@ -11,16 +11,35 @@ fn dry_run_of_the_default_config_prints_the_plan() {
     assert!(out.contains("estimated wall time"), "{out}");
 }
 
+/// The JSON configs directly in `dir`.
+fn configs_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut configs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    configs.sort();
+    configs
+}
+
+/// `plateau run --dry-run` on `config`: its plan, or the test fails naming the file.
+fn dry_run(config: &std::path::Path) -> String {
+    let mut cmd = plateau(&["run", "--dry-run", "--config", config.to_str().unwrap()]);
+    // A hosted API needs its key; a local NIM does not (NGC_API_KEY pulls the container).
+    cmd.env_remove("NGC_API_KEY")
+        .env("OPENAI_API_KEY", "test-key");
+    let (code, out, err) = run(&mut cmd);
+    assert_eq!(code, 0, "{}: {err}", config.display());
+    out
+}
+
 #[test]
 fn every_example_config_plans() {
-    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
-        let path = entry.unwrap().path();
-        let mut cmd = plateau(&["run", "--dry-run", "--config", path.to_str().unwrap()]);
-        // A hosted API needs its key; a local NIM does not (NGC_API_KEY pulls the container).
-        cmd.env_remove("NGC_API_KEY")
-            .env("OPENAI_API_KEY", "test-key");
-        let (code, out, err) = run(&mut cmd);
-        assert_eq!(code, 0, "{}: {err}", path.display());
+    let examples = root().join("examples");
+    let configs = configs_in(&examples);
+    assert!(configs.len() >= 8, "{configs:?}");
+    for path in configs {
+        let out = dry_run(&path);
         if path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with("sim-"))
@@ -37,6 +56,10 @@ fn every_example_config_plans() {
             path.display()
         );
     }
+    // The CI recipe's short config plans too.
+    let ci = configs_in(&examples.join("ci"));
+    assert_eq!(ci.len(), 1, "{ci:?}");
+    dry_run(&ci[0]);
 }
 
 #[test]
