@@ -49,11 +49,11 @@ async fn disconnect_cuts_the_stream_without_done() {
         let reply = post(&http, server.addr(), "/v1/chat/completions", chat(true)).await;
         assert_eq!(reply.status, 200);
         assert!(reply.error.is_some(), "the body must end in an error");
-        // The cut comes after 1 to 9 tokens, but hyper drops the connection on the body's
-        // error and may drop the frame it had not flushed yet with it (seen 1 time in 5 on a
-        // loaded machine): 0 is possible, all 20 never.
+        // The cut comes after 1 to 19 of 20 tokens, but hyper drops the connection on the
+        // body's error and may drop the frame it had not flushed yet with it (seen 1 run in 5
+        // on a loaded machine): 0 is possible, all 20 never.
         let n = reply.content_chunks().len();
-        assert!(n < 10, "{n} content chunks before the cut");
+        assert!(n < 20, "{n} content chunks before the cut");
         assert!(!reply.text().contains("[DONE]"));
     }
     // Non-streaming: the connection drops before the response completes.
@@ -146,11 +146,8 @@ async fn disconnect_writes_buffered_tokens_before_cutting() {
     for _ in 0..5 {
         let reply = post(&http, server.addr(), "/v1/chat/completions", chat(true)).await;
         assert!(reply.error.is_some(), "the body must end in an error");
-        // The cut comes after 1 to 9 tokens, but hyper drops the connection on the body's
-        // error and may drop the frame it had not flushed yet with it (seen 1 time in 5 on a
-        // loaded machine): 0 is possible, all 20 never.
         let n = reply.content_chunks().len();
-        assert!(n < 10, "{n} content chunks before the cut");
+        assert!((1..20).contains(&n), "{n} content chunks before the cut");
         assert_eq!(reply.frames.len(), 1, "one write, then the cut");
         assert!(!reply.text().contains("[DONE]"));
     }
