@@ -55,7 +55,9 @@ async fn fixed_profile_timing_at_16_streams() {
     let (ttft_p50, tpot_p50) = (median(ttft.clone()), median(tpot.clone()));
     println!("16 streams: TTFT p50 {ttft_p50:.2} ms, TPOT p50 {tpot_p50:.3} ms");
     // Loopback, connection setup in the first round, timer-tick jitter: a little above 100.
-    assert!((99.5..104.0).contains(&ttft_p50), "TTFT p50 {ttft_p50}");
+    // A debug build serving and timing 16 streams on 2 cores measured 104.1-108.0 in 3 runs
+    // of 8 (the code before and after the 2026-11-27 module split alike), so up to 110.
+    assert!((99.5..110.0).contains(&ttft_p50), "TTFT p50 {ttft_p50}");
     assert!((19.8..20.2).contains(&tpot_p50), "TPOT p50 {tpot_p50}");
     assert!(ttft.iter().all(|t| (99.0..150.0).contains(t)), "{ttft:?}");
     assert!(tpot.iter().all(|t| (18.0..23.0).contains(t)), "{tpot:?}");
