@@ -48,6 +48,12 @@ pub enum Command {
     /// JSON per cell (`--format vllm`), or one long CSV row per cell x metric x statistic
     /// (`--format long-csv`).
     Export(ExportArgs),
+    /// Join the results directories of a benchmark split over K runners (`run --shard
+    /// i/K`) into one: cells dealt to runners are copied side by side; a cell whose load
+    /// was split has its records concatenated on one timeline and every summary computed
+    /// again from them. Refuses (exit 2) shards of different configs, seeds or versions, a
+    /// missing or a duplicate shard; exit 1 when a merged cell is incomplete.
+    Merge(crate::merge::MergeArgs),
     /// Download LongBench-v2 (B2), oasst2 (D) and/or ShareGPT (S) from the Hugging Face hub
     /// through its cache and normalise them into datasets/ (honours HF_ENDPOINT, HF_TOKEN,
     /// HF_HOME, HF_HUB_OFFLINE).
@@ -147,6 +153,22 @@ pub struct RunArgs {
     /// `--set endpoints[0].url=http://gpu:8000/v1` (values parse as JSON, else text).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Run one part of a benchmark split over K runners: `i/K` (this runner's index i, 0
+    /// <= i < K), or `K` alone with the index from JOB_COMPLETION_INDEX (each pod of an
+    /// Indexed Kubernetes Job has one). `plateau merge` joins the K results directories.
+    #[arg(long, value_name = "i/K", help_heading = "Sharding")]
+    pub shard: Option<String>,
+    /// With --shard: what the runners split. `cells`: the matrix's cells are dealt to
+    /// them (cell j runs on runner j mod K). `load`: every cell runs on all K at once,
+    /// each holding its share of N (as even as integers allow) or the rate r/K.
+    #[arg(
+        long,
+        requires = "shard",
+        value_enum,
+        default_value = "cells",
+        help_heading = "Sharding"
+    )]
+    pub shard_by: ShardBy,
     /// Record the run in the history when it ends (`plateau history add`).
     #[arg(long, help_heading = "History")]
     pub history: bool,
@@ -274,6 +296,24 @@ pub enum ExportFormat {
     Vllm,
     /// One CSV row per cell x metric x statistic.
     LongCsv,
+}
+
+/// `run --shard-by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShardBy {
+    /// Deal the matrix's cells to the runners.
+    Cells,
+    /// Split every cell's load over the runners.
+    Load,
+}
+
+impl From<ShardBy> for plateau_model::shard::ShardBy {
+    fn from(s: ShardBy) -> Self {
+        match s {
+            ShardBy::Cells => plateau_model::shard::ShardBy::Cells,
+            ShardBy::Load => plateau_model::shard::ShardBy::Load,
+        }
+    }
 }
 
 /// `run --redo`: which finished cells `--resume` runs again.

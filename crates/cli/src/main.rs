@@ -16,6 +16,7 @@ mod inputs;
 mod limits;
 mod load;
 mod logging;
+mod merge;
 mod network;
 mod places;
 mod preflight;
@@ -26,6 +27,7 @@ mod report;
 mod resolve;
 mod run;
 mod server_tokens;
+mod shard;
 mod shell;
 mod signals;
 mod sim;
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
             Command::Check(args) => check::check(args),
             Command::Validate(args) => validate::validate(args, cli.quiet),
             Command::Export(args) => export::export(args),
+            Command::Merge(args) => merge::merge(args),
             Command::FetchDatasets(args) => fetch::run(args, cli.quiet, &redactions).await,
             Command::Init(args) => init::init(args),
             Command::Completions(args) => shell::completions(args),

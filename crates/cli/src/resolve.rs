@@ -13,6 +13,7 @@ use anyhow::anyhow;
 use plateau_core::plan::{Plan, Problem, Target};
 use plateau_core::tokens::TokenCounter;
 use plateau_model::config::RunConfig;
+use plateau_model::shard::Shard;
 use plateau_scenarios::tokenizer::TokenizerError;
 use plateau_scenarios::{Catalog, Folders, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
@@ -69,18 +70,24 @@ pub enum Stop {
     Interrupted(Option<Box<Plan>>),
 }
 
-/// Resolves the plan of `config` and starts preparing its workloads, their scenarios read
-/// from and prepared in `folders`.
+/// Resolves the plan of `config` (this runner's part of it under `--shard`) and starts
+/// preparing its workloads, their scenarios read from and prepared in `folders`.
 pub fn start(
     config: &RunConfig,
     origins: &Origins,
     env: &dyn Fn(&str) -> Option<String>,
     folders: &Folders,
+    shard: Option<Shard>,
 ) -> Started {
     let mut problems: Vec<String> = Vec::new();
-    let plan = Plan::build(config, env)
+    let mut plan = Plan::build(config, env)
         .map_err(|e| problems.push(origins.problems(&e.problems)))
         .ok();
+    if let (Some(p), Some(shard)) = (&mut plan, shard)
+        && let Err(e) = p.shard(shard)
+    {
+        problems.push(e);
+    }
     if let Some(plan) = &plan {
         let too_large = limits::check(plan, &limits::Machine::read());
         if !too_large.is_empty() {

@@ -15,6 +15,7 @@ use plateau_model::config::{
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
 use plateau_model::secret::{self, Secret};
+use plateau_model::shard::Shard;
 
 /// Where requests go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,6 +206,9 @@ pub struct Plan {
     pub redacted_config: RunConfig,
     /// Things that are allowed but probably not meant.
     pub warnings: Vec<String>,
+    /// This runner's place when the benchmark is split over several (`--shard`); set with
+    /// [`Plan::shard`].
+    pub shard: Option<Shard>,
 }
 
 impl Plan {
@@ -354,6 +358,7 @@ impl Plan {
             server_metrics,
             allow_unlisted_model: config.allow_unlisted_model,
             redacted_config: redact(config),
+            shard: None,
             warnings: v.warnings,
         })
     }

@@ -24,5 +24,6 @@ pub mod sample;
 pub mod scrape;
 pub mod secret;
 pub mod server_timing;
+pub mod shard;
 pub mod threshold;
 pub mod validate;

@@ -11,6 +11,7 @@ pub mod csv;
 pub mod dir;
 pub mod fingerprint;
 pub mod health;
+pub mod merge;
 pub mod repeats;
 pub mod run_info;
 pub mod server_info;

@@ -75,6 +75,7 @@ pub(super) async fn run_one(
     )
     .map_err(|e| DriverError::Setup(format!("endpoint {}: {e}", endpoint.name)))?;
     let schedule = plan.schedule_of(cell);
+    let load = plan.load_of(cell);
     let workload_info = workload.info();
     let started_at = Utc::now();
     let clock = Clock::start();
@@ -83,7 +84,7 @@ pub(super) async fn run_one(
         CellInput {
             transport: Arc::new(transport),
             workload,
-            load: cell.load,
+            load,
             schedule,
             seed: arrival_seed(plan.seed, cell),
             timer: Timer::Precise,
@@ -104,7 +105,7 @@ pub(super) async fn run_one(
     let window = Window {
         m0_us: out.bounds.m0_us,
         m1_us: out.bounds.m1_us,
-        concurrency: cell.load.concurrency(),
+        concurrency: load.concurrency(),
     };
     let metrics = metrics::summarize(
         &out.recorded.samples,
@@ -113,7 +114,7 @@ pub(super) async fn run_one(
             slo: plan.slo.as_ref(),
             steady: &plan.steady,
             stream: plan.request.stream,
-            target_rps: cell.load.rate().map(|r| r.rps),
+            target_rps: load.rate().map(|r| r.rps),
             fill_end_us: Some(micros(schedule.fill)),
         },
     );
@@ -145,7 +146,7 @@ pub(super) async fn run_one(
             model: model.id.clone(),
             model_name: model.name.clone(),
             scenario: cell.scenario.clone(),
-            load: LoadInfo::from(&cell.load),
+            load: LoadInfo::from(&load),
             api: endpoint.api,
             stream: plan.request.stream,
             max_tokens,
@@ -180,6 +181,7 @@ pub(super) async fn run_one(
         ),
         cost: None,
         token_check,
+        shards: Vec::new(),
         metrics,
     };
     summary.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());

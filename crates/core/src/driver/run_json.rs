@@ -4,6 +4,7 @@
 //! has exited. Its endpoint entries add what each server says of its configuration,
 //! asked once as the run opens.
 
+use plateau_model::shard::ShardRecord;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -79,6 +80,8 @@ pub(super) fn open(
             })
             .collect(),
         config: plan.redacted_config.clone(),
+        shard: plan.shard.map(|s| ShardRecord::new(s, &plan.loads())),
+        merged_from: Vec::new(),
     }
 }
 

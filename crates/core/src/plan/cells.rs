@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
 use plateau_model::phase::{Adaptive, Schedule};
+use plateau_model::shard::{Shard, ShardBy};
 
 impl Plan {
     /// Every cell of the listed loads. One run of each: endpoints outermost, then models,
@@ -13,13 +14,23 @@ impl Plan {
     /// matrix, each with the endpoints innermost and rotated by one per pass, so drift over
     /// time (thermals, other tenants) falls on every endpoint alike and none always runs
     /// first. Capacity-search probes are not listed: they are decided as the run goes.
+    /// Under `--shard-by cells`, only this runner's: every K-th of that order.
     pub fn cells(&self) -> Vec<Cell> {
-        let loads: Vec<Load> = self
-            .batch_sizes
-            .iter()
-            .map(|&n| Load::Concurrency(n))
-            .chain(self.request_rates.iter().map(|&rps| self.rate(rps)))
-            .collect();
+        let all = self.all_cells();
+        match self.shard {
+            Some(shard) => all
+                .into_iter()
+                .enumerate()
+                .filter(|(position, _)| shard.runs(*position))
+                .map(|(_, cell)| cell)
+                .collect(),
+            None => all,
+        }
+    }
+
+    /// Every cell of the matrix, whichever runner runs it (see [`Plan::cells`]).
+    fn all_cells(&self) -> Vec<Cell> {
+        let loads = self.loads();
         let cell = |endpoint, model, scenario: &String, load, repeat| Cell {
             endpoint,
             model,
@@ -57,6 +68,15 @@ impl Plan {
         cells
     }
 
+    /// The listed loads: every N, then every rate.
+    pub fn loads(&self) -> Vec<Load> {
+        self.batch_sizes
+            .iter()
+            .map(|&n| Load::Concurrency(n))
+            .chain(self.request_rates.iter().map(|&rps| self.rate(rps)))
+            .collect()
+    }
+
     /// The most requests the run may hold in flight at once: the largest N, or for open
     /// loops `max_concurrency` (else [`OPEN_LOOP_SESSIONS`], past which an open loop is
     /// far beyond any server's capacity anyway). Sizes the connection pool and the
@@ -84,7 +104,7 @@ impl Plan {
     /// The phase schedule of `cell`: the plan's, with the cell's own Measure when it has
     /// one (a capacity probe).
     pub fn schedule_of(&self, cell: &Cell) -> Schedule {
-        let mut schedule = self.schedule(&cell.load);
+        let mut schedule = self.schedule(&self.load_of(cell));
         if let Some(measure) = cell.measure {
             schedule.measure = measure;
             if let Some(a) = &mut schedule.adaptive {
@@ -92,6 +112,43 @@ impl Plan {
             }
         }
         schedule
+    }
+
+    /// What this runner holds of `cell`'s load: its share under `--shard-by load`, else
+    /// the cell's load.
+    pub fn load_of(&self, cell: &Cell) -> Load {
+        self.shard.map_or(cell.load, |s| s.part(&cell.load))
+    }
+
+    /// Makes this plan runner `shard.index` of `shard.count`. Under load sharding each
+    /// runner's seed is its own (derived from the config's seed and the index), so the K
+    /// runners send different prompts and their arrival processes are independent: K
+    /// independent Poisson processes of rate r/K superpose into one of rate r. Refused:
+    /// a capacity search under load sharding (each probe's rate follows from the last
+    /// probe's verdict, which runners without a coordinator do not share) and an N
+    /// smaller than K (a runner would hold nothing).
+    pub fn shard(&mut self, shard: Shard) -> Result<(), String> {
+        if shard.by == ShardBy::Load {
+            if self.capacity.is_some() {
+                return Err(format!(
+                    "--shard-by load: a capacity search picks each probe's rate from the last \
+                     probe's verdict, which {} runners without a coordinator do not share; \
+                     shard by cells or run the search on one runner",
+                    shard.count
+                ));
+            }
+            if let Some(n) = self.batch_sizes.iter().find(|&&n| n < shard.count) {
+                return Err(format!(
+                    "--shard-by load: batch_sizes has N = {n}, fewer than the {} runners \
+                     (each must hold at least one request)",
+                    shard.count
+                ));
+            }
+            let mut mix = crate::splitmix::SplitMix::new(u64::from(shard.index));
+            self.seed ^= (mix.unit() * (1u64 << 53) as f64) as u64;
+        }
+        self.shard = Some(shard);
+        Ok(())
     }
 
     /// The phase schedule of a cell under `load` (its slots: N, or the open loop's

@@ -56,6 +56,12 @@ pub struct RunInfo {
     pub cells: Vec<CellEntry>,
     /// The configuration, secrets removed.
     pub config: RunConfig,
+    /// This runner's place when the benchmark was split over several (`--shard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardRecord>,
+    /// The runners a `plateau merge`d directory was joined from; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::shard::MergedFrom>,
 }
 
 /// One `plateau run` of this results directory.

@@ -85,6 +85,10 @@ pub struct CellSummary {
     /// when the engine has no such endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_check: Option<TokenCheck>,
+    /// The runners a `plateau merge`d cell was joined from (load sharding), each with
+    /// its share, its start and its own client health; empty for a cell one runner ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<crate::shard::CellShard>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,

@@ -1,0 +1,219 @@
+//! `run --shard i/K` and `plateau merge`: cells dealt to two runners merge into the cell
+//! set of one run; four load shards against one exact-timing simulator merge into one cell
+//! holding the whole N, its numbers computed from the merged records; shards that do not
+//! belong together are refused naming the shard and the field.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Sim, assert_finished, json, plateau, run, temp, tiny_config};
+
+/// The cell directories under `root`, relative, sorted.
+fn cell_set(root: &Path) -> Vec<String> {
+    let mut cells: Vec<String> = plateau_model::results::find_cells(root)
+        .unwrap()
+        .iter()
+        .map(|c| c.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    cells.sort();
+    cells
+}
+
+/// `plateau run --config CONFIG --output-dir DIR` with `extra` flags.
+fn run_into(config: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--output-dir",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&mut plateau(&args))
+}
+
+/// `plateau merge DIRS --out OUT`.
+fn merge(dirs: &[&Path], out: &Path) -> (i32, String, String) {
+    let mut args = vec!["merge".to_owned()];
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
+    args.extend(["--out".to_owned(), out.display().to_string()]);
+    run(&mut plateau(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ))
+}
+
+#[test]
+fn cells_dealt_to_two_runners_merge_into_the_cell_set_of_one_run() {
+    let tmp = temp("shard-cells");
+    let sim = |name: &str| serde_json::json!({"name": name, "engine": "sim", "sim": {"profile": "fixed", "fixed": {"ttft_ms": 20, "itl_ms": 5}}});
+    let config = tiny_config(
+        tmp.path(),
+        serde_json::json!({
+            "endpoints": [sim("a"), sim("b")],
+            "batch_sizes": [1, 2],
+            "measure_seconds": 1, "stabilize_seconds": 0.2,
+        }),
+    );
+    let whole = tmp.path().join("whole");
+    let (code, _, err) = run_into(&config, &whole, &[]);
+    assert_finished(code, &err);
+    let shards: Vec<PathBuf> = (0..2).map(|i| tmp.path().join(format!("s{i}"))).collect();
+    for (i, dir) in shards.iter().enumerate() {
+        let (code, _, err) = run_into(&config, dir, &["--shard", &format!("{i}/2")]);
+        assert_finished(code, &err);
+        assert_eq!(
+            cell_set(dir).len(),
+            2,
+            "each runner ran half of the 4 cells"
+        );
+        let info = json(&dir.join("run.json"));
+        assert_eq!(info["shard"]["index"], i);
+        assert_eq!(info["shard"]["count"], 2);
+        assert_eq!(info["shard"]["by"], "cells");
+    }
+    let merged = tmp.path().join("merged");
+    let (code, out, err) = merge(&[&shards[1], &shards[0]], &merged);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(cell_set(&merged), cell_set(&whole));
+    let paths = |dir: &Path| -> Vec<serde_json::Value> {
+        json(&dir.join("run.json"))["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["path"].clone())
+            .collect()
+    };
+    assert_eq!(paths(&merged), paths(&whole), "the matrix's order");
+    let info = json(&merged.join("run.json"));
+    assert_eq!(info["status"], "complete");
+    assert_eq!(info["merged_from"].as_array().unwrap().len(), 2);
+    assert!(info.get("shard").is_none());
+    let (code, _, err) = run(&mut plateau(&[
+        "validate",
+        "--results-dir",
+        merged.to_str().unwrap(),
+    ]));
+    assert!(
+        code == 0 || code == 1,
+        "validate reads the merged dir: {err}"
+    );
+    refusals(&shards, tmp.path());
+}
+
+/// A missing shard, a duplicate, another seed and an output that is not empty: exit 2,
+/// naming the shard and the field.
+fn refusals(shards: &[PathBuf], tmp: &Path) {
+    let (code, _, err) = merge(&[&shards[0]], &tmp.join("m1"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("shard 1 of 2 is missing"), "{err}");
+    let (code, _, err) = merge(&[&shards[0], &shards[0]], &tmp.join("m2"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("shard 0 twice"), "{err}");
+    let other = tmp.join("other-seed");
+    copy(&shards[1], &other);
+    let mut info = json(&other.join("run.json"));
+    info["config"]["seed"] = serde_json::json!(99);
+    std::fs::write(other.join("run.json"), info.to_string()).unwrap();
+    let (code, _, err) = merge(&[&shards[0], &other], &tmp.join("m3"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("shard 1 differs from shard 0 in `config.seed`: 99 against"),
+        "{err}"
+    );
+    let (code, _, err) = merge(&[&shards[0], &shards[1]], &shards[0]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not empty"), "{err}");
+    for m in ["m1", "m2", "m3"] {
+        assert!(!tmp.join(m).exists(), "{m}: nothing written on refusal");
+    }
+}
+
+/// Copies a results directory (test setup).
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
+    let tmp = temp("shard-load");
+    let server = Sim::start();
+    let config = tiny_config(
+        tmp.path(),
+        serde_json::json!({
+            "endpoints": [{"name": "sim", "engine": "sim", "url": server.url}],
+            "models": [{"id": "m", "name": "plateau-sim"}],
+            "batch_sizes": [8],
+            "fill_seconds": 0.4, "stabilize_seconds": 2, "measure_seconds": 3,
+            "max_tokens": 16,
+        }),
+    );
+    let dirs: Vec<PathBuf> = (0..4).map(|i| tmp.path().join(format!("s{i}"))).collect();
+    let children: Vec<_> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let mut cmd = plateau(&[
+                "run",
+                "--config",
+                config.to_str().unwrap(),
+                "--output-dir",
+                dir.to_str().unwrap(),
+                "--shard",
+                "4",
+                "--shard-by",
+                "load",
+                "--quiet",
+            ]);
+            cmd.env("JOB_COMPLETION_INDEX", i.to_string());
+            cmd.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_finished(out.status.code().unwrap_or(-1), &err);
+    }
+    let cell = "sim/m/A1/c8";
+    let shard_summaries: Vec<serde_json::Value> = dirs
+        .iter()
+        .map(|d| json(&d.join(cell).join("summary.json")))
+        .collect();
+    for s in &shard_summaries {
+        assert_eq!(s["cell"]["concurrency"], 2, "each runner holds 8/4");
+    }
+    let merged = tmp.path().join("merged");
+    let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let (code, out, err) = merge(&refs, &merged);
+    assert_eq!(code, 0, "{out}{err}");
+    let m = json(&merged.join(cell).join("summary.json"));
+    assert_eq!(m["status"], "complete");
+    assert_eq!(m["cell"]["concurrency"], 8);
+    assert_eq!(m["shards"].as_array().unwrap().len(), 4);
+    // The fixed profile answers every request's first token after exactly 100 ms.
+    let p50 = m["ttft_ms"]["p50"].as_f64().unwrap();
+    assert!((100.0..101.0).contains(&p50), "merged TTFT p50 {p50} ms");
+    let tps = |s: &serde_json::Value| s["throughput"]["server_direct_tps"].as_f64().unwrap();
+    let sum: f64 = shard_summaries.iter().map(tps).sum();
+    let rel = (tps(&m) - sum).abs() / sum;
+    assert!(
+        rel < 0.005,
+        "merged {} against the shards' sum {sum}",
+        tps(&m)
+    );
+    let running = &m["server"]["measure"]["running"];
+    assert_eq!(running["max"], 8.0, "the server saw the whole N: {running}");
+    assert_eq!(
+        running["mean"], 8.0,
+        "the server saw the whole N: {running}"
+    );
+}
