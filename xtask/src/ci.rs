@@ -66,6 +66,8 @@ pub fn run() -> anyhow::Result<()> {
     eprintln!("==> the book: cargo xtask docs --check, cargo xtask book");
     crate::docs::run(crate::docs::Args { check: true })?;
     crate::book::run()?;
+    eprintln!("==> the Kubernetes manifests: cargo xtask kubernetes");
+    crate::kubernetes::run()?;
     readme_job()?;
     // After the README's job: `cargo install` then reuses its release build.
     eprintln!("==> install without Rust: cargo xtask dist --check");

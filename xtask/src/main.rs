@@ -7,6 +7,7 @@ mod dist;
 mod docs;
 mod fetch_datasets;
 mod figures;
+mod kubernetes;
 mod man;
 mod plateau;
 mod schema;
@@ -52,6 +53,9 @@ enum Task {
     /// Draw the figures and write report.html, summary.md and summary.csv from a results
     /// directory (the same output as `plateau report`).
     Figures(figures::Args),
+    /// Render every kustomization under deploy/kubernetes with `kubectl kustomize` and
+    /// check it with `kubernetes-validate --strict`.
+    Kubernetes,
     /// Regenerate the man pages the wheel installs (a test fails when they are stale).
     Man,
     /// Build the wheel (maturin, a static binary) and audit it; `--check` also installs
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Task::FetchDatasets(args) => fetch_datasets::run(args),
         Task::Figures(args) => figures::run(args),
         Task::Man => man::run(),
+        Task::Kubernetes => kubernetes::run(),
         Task::Dist(args) => dist::run(args),
     };
     match result {
