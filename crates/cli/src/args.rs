@@ -169,6 +169,16 @@ pub struct RunArgs {
         help_heading = "Sharding"
     )]
     pub shard_by: ShardBy,
+    /// With --shard: wait until this instant (RFC 3339, e.g. 2026-11-27T10:30:00Z) before
+    /// the first cell, so that every runner starts together; run.json records how late
+    /// this one began, and `plateau merge` refuses one later than its bound.
+    #[arg(
+        long,
+        requires = "shard",
+        value_name = "RFC3339",
+        help_heading = "Sharding"
+    )]
+    pub start_at: Option<chrono::DateTime<chrono::Utc>>,
     /// Record the run in the history when it ends (`plateau history add`).
     #[arg(long, help_heading = "History")]
     pub history: bool,

@@ -20,11 +20,16 @@ pub struct MergeArgs {
     /// The merged results directory (new, or empty).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Refuse a load shard whose clock's maximum error (adjtimex), or whose start after
+    /// --start-at, is over this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = merge::MAX_CLOCK_ERROR_US as f64 / 1000.0)]
+    pub max_clock_error_ms: f64,
 }
 
 /// Merges the shards and says what it wrote.
 pub fn merge(args: MergeArgs) -> Result<ExitCode, Failure> {
-    let merged = merge::merge(&args.shards, &args.out).map_err(|e| {
+    let bound_us = (args.max_clock_error_ms.max(0.0) * 1000.0) as u64;
+    let merged = merge::merge(&args.shards, &args.out, bound_us).map_err(|e| {
         if e.is_bad_input() {
             Failure::bad_input(e.into())
         } else {

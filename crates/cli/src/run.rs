@@ -75,7 +75,7 @@ pub async fn run(
     };
     signals::hold_at("prepare", &interrupt).await;
     let Resolved {
-        plan,
+        mut plan,
         counter,
         server_lengths,
         mut catalog,
@@ -153,6 +153,10 @@ pub async fn run(
         return Err(f);
     }
 
+    if !crate::shard::start(&mut plan, args.start_at, &interrupt).await {
+        sims.shutdown().await;
+        return Err(stopped(Some(&plan), &start, WAITING));
+    }
     let live = Arc::new(Live::default());
     let progress = RunProgress::new(display, &plan, live.clone());
     let result = driver::run_plan(
@@ -210,6 +214,8 @@ fn record(
 
 /// What a run was doing when a stopping signal ended it before its first cell.
 const PREPARING: &str = "preparing the workloads";
+/// See [`PREPARING`].
+const WAITING: &str = "waiting for --start-at";
 /// See [`PREPARING`].
 const PREFLIGHT: &str = "checking the endpoints (preflight)";
 

@@ -18,6 +18,7 @@
 //! results needs no HTTP stack: import it from there, this crate does not re-export it.
 
 pub mod backoff;
+pub mod clock_sync;
 pub mod driver;
 pub mod exchange;
 pub mod fingerprint;

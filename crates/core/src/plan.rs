@@ -15,7 +15,7 @@ use plateau_model::config::{
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
 use plateau_model::secret::{self, Secret};
-use plateau_model::shard::Shard;
+use plateau_model::shard::{Shard, ShardClock};
 
 /// Where requests go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,6 +209,9 @@ pub struct Plan {
     /// This runner's place when the benchmark is split over several (`--shard`); set with
     /// [`Plan::shard`].
     pub shard: Option<Shard>,
+    /// A sharded runner's clock as its run began (sync state, lateness against
+    /// `--start-at`), for `run.json`; set by the caller just before the run.
+    pub shard_clock: Option<ShardClock>,
 }
 
 impl Plan {
@@ -359,6 +362,7 @@ impl Plan {
             allow_unlisted_model: config.allow_unlisted_model,
             redacted_config: redact(config),
             shard: None,
+            shard_clock: None,
             warnings: v.warnings,
         })
     }

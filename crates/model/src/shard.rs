@@ -144,6 +144,41 @@ pub struct ShardRecord {
     /// Under load sharding, this runner's share of each load of the matrix.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shares: Vec<Share>,
+    /// This runner's clock as it started: the kernel's sync state and, with `--start-at`,
+    /// how late it began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ShardClock>,
+}
+
+/// A runner's clock as its run began (`run.json`'s `shard.clock`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShardClock {
+    /// The kernel's clock discipline (`adjtimex`), read as the run began.
+    pub sync: ClockSync,
+    /// The common start instant every runner waited for (`--start-at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<DateTime<Utc>>,
+    /// How long after `start_at` this runner's first cell began by its wall clock, us
+    /// (large when it was started after the instant had passed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_offset_us: Option<u64>,
+}
+
+/// The kernel's view of how well the wall clock is synchronized (`adjtimex(2)`, read
+/// only). Absent numbers carry `reason`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClockSync {
+    /// The clock is disciplined by NTP/PTP (`adjtimex` did not return `TIME_ERROR`).
+    pub synchronized: bool,
+    /// The kernel's estimated error, us.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_error_us: Option<i64>,
+    /// The kernel's maximum error, us.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_error_us: Option<i64>,
+    /// Why the numbers are absent (not Linux, or the call failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One runner's share of one load.
@@ -157,7 +192,7 @@ pub struct Share {
 
 impl ShardRecord {
     /// The record of `shard` over a matrix with these loads.
-    pub fn new(shard: Shard, loads: &[Load]) -> ShardRecord {
+    pub fn new(shard: Shard, loads: &[Load], clock: Option<ShardClock>) -> ShardRecord {
         let shares = match shard.by {
             ShardBy::Cells => Vec::new(),
             ShardBy::Load => loads
@@ -168,7 +203,11 @@ impl ShardRecord {
                 })
                 .collect(),
         };
-        ShardRecord { shard, shares }
+        ShardRecord {
+            shard,
+            shares,
+            clock,
+        }
     }
 }
 
@@ -206,6 +245,9 @@ pub struct CellShard {
     pub shift_us: u64,
     /// Its requests in the merged records.
     pub requests: u64,
+    /// Why its part is not complete, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Its own scheduling lag and CPU use (each runner's client is its own machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientHealth>,

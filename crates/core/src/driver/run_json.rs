@@ -80,7 +80,9 @@ pub(super) fn open(
             })
             .collect(),
         config: plan.redacted_config.clone(),
-        shard: plan.shard.map(|s| ShardRecord::new(s, &plan.loads())),
+        shard: plan
+            .shard
+            .map(|s| ShardRecord::new(s, &plan.loads(), plan.shard_clock.clone())),
         merged_from: Vec::new(),
     }
 }

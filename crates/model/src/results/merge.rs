@@ -63,6 +63,24 @@ pub enum MergeError {
         /// The second.
         second: PathBuf,
     },
+    /// A load shard's clock was off by more than the bound.
+    #[error(
+        "{dir}: shard {index}'s {what} is {value_ms:.3} ms, over the bound of {bound_ms:.3} ms (`{field}` in its run.json)"
+    )]
+    Clock {
+        /// The shard's directory.
+        dir: PathBuf,
+        /// Its index.
+        index: u32,
+        /// What was off (its clock's maximum error, its start after --start-at).
+        what: &'static str,
+        /// The field in `run.json`.
+        field: &'static str,
+        /// The value, ms.
+        value_ms: f64,
+        /// The bound, ms.
+        bound_ms: f64,
+    },
     /// The output directory holds files already.
     #[error("{0}: not empty; merge into a new directory")]
     OutNotEmpty(PathBuf),
@@ -99,10 +117,20 @@ pub struct Merged {
     pub incomplete: Vec<(String, String)>,
 }
 
-/// Merges the shard directories `dirs` into the new directory `out`.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
+/// The default bound on a load shard's clock error and start lateness, us.
+pub const MAX_CLOCK_ERROR_US: u64 = 5_000;
+
+/// Merges the shard directories `dirs` into the new directory `out`; load shards whose
+/// clock's maximum error or whose start after `--start-at` exceeds `max_clock_error_us`
+/// are refused.
+pub fn merge(dirs: &[PathBuf], out: &Path, max_clock_error_us: u64) -> Result<Merged, MergeError> {
     let shards = read(dirs)?;
     check(&shards)?;
+    if shards[0].record.shard.by == ShardBy::Load {
+        shards
+            .iter()
+            .try_for_each(|s| clock(s, max_clock_error_us))?;
+    }
     if out.exists()
         && std::fs::read_dir(out)
             .map_err(|e| ResultsError::io(out, e))?
@@ -209,4 +237,35 @@ fn config_difference(a: &RunInfo, b: &RunInfo) -> Option<(String, String, String
             let show = |v: Option<&Value>| v.map_or_else(|| "absent".into(), Value::to_string);
             (format!("config.{k}"), show(a.get(k)), show(b.get(k)))
         })
+}
+
+/// Refuses a load shard whose clock's maximum error, or whose start after `--start-at`,
+/// is over `bound_us`.
+fn clock(s: &ShardDir, bound_us: u64) -> Result<(), MergeError> {
+    let Some(clock) = &s.record.clock else {
+        return Ok(());
+    };
+    let over = |what, field, value_us: u64| MergeError::Clock {
+        dir: s.dir.clone(),
+        index: s.record.shard.index,
+        what,
+        field,
+        value_ms: value_us as f64 / 1000.0,
+        bound_ms: bound_us as f64 / 1000.0,
+    };
+    if let Some(late) = clock.start_offset_us.filter(|&l| l > bound_us) {
+        return Err(over(
+            "start after --start-at",
+            "shard.clock.start_offset_us",
+            late,
+        ));
+    }
+    match clock.sync.max_error_us.map(|e| e.max(0) as u64) {
+        Some(e) if clock.sync.synchronized && e > bound_us => Err(over(
+            "clock's maximum error",
+            "shard.clock.sync.max_error_us",
+            e,
+        )),
+        _ => Ok(()),
+    }
 }

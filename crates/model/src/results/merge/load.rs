@@ -19,7 +19,7 @@ use crate::config::RunConfig;
 use crate::load::LoadInfo;
 use crate::metrics::{self, Options, Window};
 use crate::results::dir::SERVER_METRICS_FILE;
-use crate::results::run_info::{CellEntry, CellState};
+use crate::results::run_info::{CellEntry, CellState, RunStatus};
 use crate::results::summary::{CellStatus, CellSummary, RecordsInfo};
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
 use crate::sample::Sample;
@@ -94,7 +94,7 @@ fn merge_cell(
             summary: None,
         });
     };
-    let (shards, samples, window) = timeline(&mut parts, t0);
+    let (shards, samples, window) = timeline(&mut parts, t0, path);
     let reference = parts
         .iter()
         .find(|p| p.summary.as_ref().map(|s| s.started_at) == Some(t0))
@@ -161,14 +161,18 @@ fn merge_cell(
 /// Every runner's records on the timeline that starts at `t0`: shifted by its start
 /// after `t0`, its slots numbered after the earlier runners', renumbered in send order;
 /// the window every runner was measuring; and each runner's part as the summary lists it.
-fn timeline(parts: &mut [Part<'_>], t0: DateTime<Utc>) -> (Vec<CellShard>, Vec<Sample>, Window) {
+fn timeline(
+    parts: &mut [Part<'_>],
+    t0: DateTime<Utc>,
+    path: &str,
+) -> (Vec<CellShard>, Vec<Sample>, Window) {
     let (mut m0, mut m1) = (0u64, u64::MAX);
     let mut slots = 0u32;
     let mut shards = Vec::with_capacity(parts.len());
     let mut samples = Vec::new();
     for part in parts.iter_mut() {
         let Some(s) = &part.summary else {
-            shards.push(absent(part.shard));
+            shards.push(absent(part.shard, path));
             continue;
         };
         let shift = (s.started_at - t0).num_microseconds().unwrap_or(0).max(0) as u64;
@@ -189,6 +193,7 @@ fn timeline(parts: &mut [Part<'_>], t0: DateTime<Utc>) -> (Vec<CellShard>, Vec<S
             started_at: s.started_at,
             shift_us: shift,
             requests: s.records.count,
+            reason: s.failure.clone(),
             client: s.client.clone(),
         });
         slots += held.max(s.cell.load.max_concurrency.unwrap_or(0));
@@ -205,9 +210,20 @@ fn timeline(parts: &mut [Part<'_>], t0: DateTime<Utc>) -> (Vec<CellShard>, Vec<S
     (shards, samples, window)
 }
 
-/// A runner that has no summary of the cell (it was stopped before the cell).
-fn absent(shard: &ShardDir) -> CellShard {
+/// A runner that has no summary of the cell: it never reached it, or it was stopped in
+/// it before writing one (killed: its `run.json` still says `running`).
+fn absent(shard: &ShardDir, path: &str) -> CellShard {
+    // The cell's folder is made as the cell starts; its summary is written as it ends.
+    let started = shard.dir.join(path).is_dir();
+    let reason = match (started, shard.info.status) {
+        (false, _) => "it never reached this cell".to_owned(),
+        (true, RunStatus::Running) => "it stopped in this cell without writing its summary \
+             (killed? its run.json still says running)"
+            .to_owned(),
+        (true, status) => format!("its run ended {status:?} in this cell").to_lowercase(),
+    };
     CellShard {
+        reason: Some(reason),
         index: shard.record.shard.index,
         dir: shard.dir.display().to_string(),
         host: shard.info.host.hostname.clone(),
@@ -269,11 +285,15 @@ fn status(shards: &[CellShard]) -> (CellStatus, Option<String>) {
                 .iter()
                 .map(|s| {
                     let state = match s.status {
-                        CellStatus::Interrupted if s.requests == 0 => "did not run it",
-                        CellStatus::Interrupted => "was interrupted in it",
-                        _ => "failed in it",
+                        CellStatus::Interrupted => "interrupted",
+                        _ => "failed",
                     };
-                    format!("shard {} ({}) {state}", s.index, s.dir)
+                    let why = s
+                        .reason
+                        .as_deref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default();
+                    format!("shard {} ({}) {state}{why}", s.index, s.dir)
                 })
                 .collect();
             (
