@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run the benchmark matrix (endpoints x models x scenarios x batch sizes).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Serve the simulated engine.
     Sim(SimArgs),
     /// Draw figures and write report.html, summary.md and summary.csv from a results

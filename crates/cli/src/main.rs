@@ -52,7 +52,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Run(args) => run::run(args, &progress, &redactions).await,
+            Command::Run(args) => run::run(*args, &progress, &redactions).await,
             Command::Sim(args) => sim::serve(args).await,
             Command::Report(args) => report::report(args),
             Command::Compare(args) => compare::compare(args),

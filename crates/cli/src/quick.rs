@@ -136,7 +136,7 @@ mod tests {
     fn args(flags: &[&str]) -> RunArgs {
         let argv = ["plateau", "run"].iter().chain(flags);
         match Cli::try_parse_from(argv).expect("parses").command {
-            Command::Run(a) => a,
+            Command::Run(a) => *a,
             _ => unreachable!("run"),
         }
     }
