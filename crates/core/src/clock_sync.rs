@@ -49,7 +49,9 @@ mod tests {
     fn reads_the_kernels_error_bounds() {
         let sync = super::read();
         assert_eq!(sync.reason, None);
-        let (est, max) = (sync.estimated_error_us.unwrap(), sync.max_error_us.unwrap());
+        let (Some(est), Some(max)) = (sync.estimated_error_us, sync.max_error_us) else {
+            panic!("no error bounds: {sync:?}");
+        };
         assert!(
             est >= 0 && max >= est,
             "estimated {est} us, maximum {max} us"

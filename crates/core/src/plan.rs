@@ -206,11 +206,9 @@ pub struct Plan {
     pub redacted_config: RunConfig,
     /// Things that are allowed but probably not meant.
     pub warnings: Vec<String>,
-    /// This runner's place when the benchmark is split over several (`--shard`); set with
-    /// [`Plan::shard`].
+    /// This runner's place in a benchmark split over several (`--shard`): [`Plan::shard`].
     pub shard: Option<Shard>,
-    /// A sharded runner's clock as its run began (sync state, lateness against
-    /// `--start-at`), for `run.json`; set by the caller just before the run.
+    /// A sharded runner's clock as its run began, for `run.json` (set just before it).
     pub shard_clock: Option<ShardClock>,
 }
 

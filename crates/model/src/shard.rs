@@ -11,9 +11,6 @@ use serde::{Deserialize, Serialize};
 use chrono::{DateTime, Utc};
 
 use crate::load::{Load, LoadInfo, Rate};
-use crate::results::health::ClientHealth;
-use crate::results::run_info::RunStatus;
-use crate::results::summary::CellStatus;
 
 /// The environment variable an Indexed Kubernetes Job sets to each pod's index.
 pub const INDEX_ENV: &str = "JOB_COMPLETION_INDEX";
@@ -209,48 +206,6 @@ impl ShardRecord {
             clock,
         }
     }
-}
-
-/// One runner a merged directory was joined from (`run.json`'s `merged_from`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MergedFrom {
-    /// Its place and shares.
-    #[serde(flatten)]
-    pub shard: ShardRecord,
-    /// Its results directory, as given to `plateau merge`.
-    pub dir: String,
-    /// The host it ran on.
-    pub host: String,
-    /// How its run ended.
-    pub status: RunStatus,
-}
-
-/// One runner's part of a merged cell (`summary.json`'s `shards`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CellShard {
-    /// The runner's index.
-    pub index: u32,
-    /// Its results directory, as given to `plateau merge`.
-    pub dir: String,
-    /// The host it ran on.
-    pub host: String,
-    /// How its part of the cell ended (`interrupted` also when it has no summary).
-    pub status: CellStatus,
-    /// What it held of the load.
-    pub held: LoadInfo,
-    /// When its part of the cell started (its wall clock).
-    pub started_at: DateTime<Utc>,
-    /// Its records' shift onto the merged timeline: its start after the earliest
-    /// runner's, microseconds.
-    pub shift_us: u64,
-    /// Its requests in the merged records.
-    pub requests: u64,
-    /// Why its part is not complete, when it is not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Its own scheduling lag and CPU use (each runner's client is its own machine).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<ClientHealth>,
 }
 
 impl fmt::Display for Shard {

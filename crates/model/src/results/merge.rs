@@ -3,8 +3,8 @@
 //! the shards must belong together: each one's `run.json` names its place, every index
 //! 0..K is there once, and their configs (output directory aside), seeds and plateau
 //! versions are the same; the first difference is refused naming the shard and the field.
-//! Cell shards are joined by copying ([`cells`]); load shards by concatenating every
-//! cell's records and computing its summary again from them ([`load`]); [`run`] writes
+//! Cell shards are joined by copying (`cells`); load shards by concatenating every
+//! cell's records and computing its summary again from them (`load`); `run` writes
 //! the merged `run.json` and `summary.csv`.
 
 mod cells;

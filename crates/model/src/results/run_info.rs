@@ -61,7 +61,7 @@ pub struct RunInfo {
     pub shard: Option<crate::shard::ShardRecord>,
     /// The runners a `plateau merge`d directory was joined from; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merged_from: Vec<crate::shard::MergedFrom>,
+    pub merged_from: Vec<MergedFrom>,
 }
 
 /// One `plateau run` of this results directory.
@@ -202,4 +202,18 @@ pub enum CellState {
     Skipped,
     /// Not reached.
     Pending,
+}
+
+/// One runner a merged directory was joined from (`run.json`'s `merged_from`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MergedFrom {
+    /// Its place and shares.
+    #[serde(flatten)]
+    pub shard: crate::shard::ShardRecord,
+    /// Its results directory, as given to `plateau merge`.
+    pub dir: String,
+    /// The host it ran on.
+    pub host: String,
+    /// How its run ended.
+    pub status: RunStatus,
 }

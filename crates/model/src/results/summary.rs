@@ -88,7 +88,7 @@ pub struct CellSummary {
     /// The runners a `plateau merge`d cell was joined from (load sharding), each with
     /// its share, its start and its own client health; empty for a cell one runner ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub shards: Vec<crate::shard::CellShard>,
+    pub shards: Vec<CellShard>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
@@ -213,4 +213,32 @@ pub struct RecordsInfo {
     /// Why the file is incomplete, if writing failed (the summary still covers every record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_error: Option<String>,
+}
+
+/// One runner's part of a merged cell (`summary.json`'s `shards`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellShard {
+    /// The runner's index.
+    pub index: u32,
+    /// Its results directory, as given to `plateau merge`.
+    pub dir: String,
+    /// The host it ran on.
+    pub host: String,
+    /// How its part of the cell ended (`interrupted` also when it has no summary).
+    pub status: CellStatus,
+    /// What it held of the load.
+    pub held: LoadInfo,
+    /// When its part of the cell started (its wall clock).
+    pub started_at: DateTime<Utc>,
+    /// Its records' shift onto the merged timeline: its start after the earliest
+    /// runner's, microseconds.
+    pub shift_us: u64,
+    /// Its requests in the merged records.
+    pub requests: u64,
+    /// Why its part is not complete, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Its own scheduling lag and CPU use (each runner's client is its own machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientHealth>,
 }

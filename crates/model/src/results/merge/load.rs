@@ -20,11 +20,10 @@ use crate::load::LoadInfo;
 use crate::metrics::{self, Options, Window};
 use crate::results::dir::SERVER_METRICS_FILE;
 use crate::results::run_info::{CellEntry, CellState, RunStatus};
-use crate::results::summary::{CellStatus, CellSummary, RecordsInfo};
+use crate::results::summary::{CellShard, CellStatus, CellSummary, RecordsInfo};
 use crate::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
 use crate::sample::Sample;
 use crate::server_timing::ServerTimingSummary;
-use crate::shard::CellShard;
 
 /// One runner's part of one cell.
 struct Part<'a> {

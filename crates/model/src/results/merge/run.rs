@@ -6,9 +6,8 @@ use std::path::Path;
 
 use super::cells::Joined;
 use super::{MergeError, Merged, ShardDir};
-use crate::results::run_info::{CellState, RunInfo, RunStatus};
+use crate::results::run_info::{CellState, MergedFrom, RunInfo, RunStatus};
 use crate::results::{self, CSV_FILE, RUN_FILE};
-use crate::shard::MergedFrom;
 
 /// Writes `run.json` and `summary.csv` of the merged cells into `out`.
 pub fn write(shards: &[ShardDir], out: &Path, joined: &[Joined]) -> Result<Merged, MergeError> {
