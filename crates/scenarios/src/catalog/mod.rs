@@ -22,11 +22,13 @@ use crate::error::ScenarioError;
 use crate::lengths::Lengths;
 use crate::rng::cell_seed;
 use crate::tokenizer::Tokenizer;
+use crate::trace::synth::Synth;
 use crate::workload::custom::Custom;
 use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
 use crate::workload::multi_turn::{DialogRules, MultiTurn};
 use crate::workload::shared_prefix::SharedPrefix;
+use crate::workload::trace::TraceReplay;
 use crate::workload::with_lengths::WithLengths;
 use prepare::{Material, Prepared};
 pub use retarget::Conversion;
@@ -255,6 +257,20 @@ impl WorkloadFactory for Catalog {
                 ))
             }
             Material::Custom { prompts } => Arc::new(Custom::new(info, prompts.clone(), seed, n)),
+            Material::Trace {
+                corpus,
+                window,
+                block_tokens,
+            } => {
+                let synth = Synth::new(corpus.clone(), *block_tokens, seed).ok_or_else(|| {
+                    format!(
+                        "scenario {}: trace.block_tokens {block_tokens} is longer than any document of the built-in text",
+                        cell.scenario
+                    )
+                })?;
+                // Every request carries its record's own max_tokens.
+                return Ok(Arc::new(TraceReplay::new(info, window.clone(), synth)));
+            }
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }

@@ -125,6 +125,7 @@ pub fn read(path: &Path, format: Format) -> Result<Vec<Record>, ScenarioError> {
     if records.is_empty() {
         return Err(ScenarioError::data(path, None, "the trace has no records"));
     }
+    chain_delays(&mut records, path)?;
     let first = records
         .iter()
         .filter_map(|r| r.timestamp_ms)
@@ -135,6 +136,59 @@ pub fn read(path: &Path, format: Format) -> Result<Vec<Record>, ScenarioError> {
         }
     }
     Ok(records)
+}
+
+/// Gives a record timed by `delay_ms` alone the time of its session's previous record plus
+/// the delay (plateau's format); a first turn without a time is an error naming its line.
+fn chain_delays(records: &mut [Record], path: &Path) -> Result<(), ScenarioError> {
+    let mut last: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    for r in records.iter_mut() {
+        let session = r.session_id.clone().unwrap_or_default();
+        if r.timestamp_ms.is_none() {
+            let before = last.get(&session).ok_or_else(|| {
+                ScenarioError::data(
+                    path,
+                    Some(r.line),
+                    format!(
+                        "field `timestamp_ms`: required here, as no earlier record of session `{session}` gives the time `delay_ms` counts from"
+                    ),
+                )
+            })?;
+            r.timestamp_ms = Some(before + r.delay_ms.unwrap_or(0.0));
+        }
+        if let Some(t) = r.timestamp_ms {
+            last.insert(session, t);
+        }
+    }
+    Ok(())
+}
+
+/// The records of `records` that arrived in `[start_s, start_s + duration_s)` of trace
+/// time, in arrival order (stable), with their instants since the window's start divided
+/// by `speedup`.
+pub fn window(
+    records: &[Record],
+    start_s: f64,
+    duration_s: Option<f64>,
+    speedup: f64,
+) -> Vec<(std::time::Duration, Record)> {
+    let (from, to) = (
+        start_s * 1e3,
+        duration_s.map_or(f64::INFINITY, |d| (start_s + d) * 1e3),
+    );
+    let mut picked: Vec<(f64, &Record)> = records
+        .iter()
+        .filter_map(|r| r.timestamp_ms.map(|t| (t, r)))
+        .filter(|(t, _)| *t >= from && *t < to)
+        .collect();
+    picked.sort_by(|a, b| a.0.total_cmp(&b.0));
+    picked
+        .into_iter()
+        .map(|(t, r)| {
+            let at = std::time::Duration::from_secs_f64((t - from) / 1e3 / speedup);
+            (at, r.clone())
+        })
+        .collect()
 }
 
 #[cfg(test)]
