@@ -116,7 +116,8 @@ fn plateau_lines_take_lengths_or_messages_and_reject_typos() {
     );
     let r = read(&p, Format::Plateau).unwrap();
     assert_eq!(r[0].timestamp_ms, Some(0.0));
-    assert_eq!(r[1].timestamp_ms, None);
+    // A turn timed by delay_ms alone comes delay_ms after its session's previous record.
+    assert_eq!(r[1].timestamp_ms, Some(2500.0));
     assert_eq!(r[1].delay_ms, Some(2500.0));
     assert_eq!(r[1].turn, Some(1));
     assert!(matches!(&r[1].input, Input::Messages(m) if m[0].content == "hi"));
