@@ -29,6 +29,7 @@ mod server_tokens;
 mod shell;
 mod signals;
 mod sim;
+mod trace;
 mod validate;
 
 use std::process::ExitCode;
@@ -62,6 +63,7 @@ fn main() -> ExitCode {
             Command::Init(args) => init::init(args),
             Command::Completions(args) => shell::completions(args),
             Command::Man(args) => shell::man(args),
+            Command::Trace(args) => trace::trace(args),
         }
     });
     match result {

@@ -32,4 +32,5 @@ mod resolve;
 mod resume;
 mod secrets;
 mod sim;
+mod trace;
 mod unlisted;
