@@ -22,7 +22,6 @@ use crate::error::ScenarioError;
 use crate::lengths::Lengths;
 use crate::rng::cell_seed;
 use crate::tokenizer::Tokenizer;
-use crate::trace::synth::Synth;
 use crate::workload::custom::Custom;
 use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
@@ -261,16 +260,7 @@ impl WorkloadFactory for Catalog {
                 corpus,
                 window,
                 block_tokens,
-            } => {
-                let synth = Synth::new(corpus.clone(), *block_tokens, seed).ok_or_else(|| {
-                    format!(
-                        "scenario {}: trace.block_tokens {block_tokens} is longer than any document of the built-in text",
-                        cell.scenario
-                    )
-                })?;
-                // Every request carries its record's own max_tokens.
-                return Ok(Arc::new(TraceReplay::new(info, window.clone(), synth)));
-            }
+            } => return TraceReplay::build(info, corpus, window, *block_tokens, seed, cell),
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }

@@ -13,6 +13,9 @@ use std::time::Duration;
 
 use plateau_core::workload::{Message, Prompt, Replay, Role, Session, Workload, WorkloadInfo};
 
+use plateau_core::plan::Cell;
+
+use crate::text::Corpus;
 use crate::trace::synth::Synth;
 use crate::trace::{Input, Record};
 
@@ -31,6 +34,26 @@ struct Inner {
 }
 
 impl TraceReplay {
+    /// The workload of `cell`: `window`'s prompts cut from `corpus` in blocks of
+    /// `block_tokens`, chosen by `seed` (every request carries its own `max_tokens`, so it
+    /// is not wrapped in `WithLengths`).
+    pub fn build(
+        info: WorkloadInfo,
+        corpus: &Arc<Corpus>,
+        window: &Arc<Vec<(Duration, Record)>>,
+        block_tokens: u32,
+        seed: u64,
+        cell: &Cell,
+    ) -> Result<Arc<dyn Workload>, String> {
+        let synth = Synth::new(corpus.clone(), block_tokens, seed).ok_or_else(|| {
+            format!(
+                "scenario {}: trace.block_tokens {block_tokens} is longer than any document of the built-in text",
+                cell.scenario
+            )
+        })?;
+        Ok(Arc::new(TraceReplay::new(info, window.clone(), synth)))
+    }
+
     /// Replays `window` (records with their instants, in order) with prompts cut by `synth`.
     pub fn new(info: WorkloadInfo, window: Arc<Vec<(Duration, Record)>>, synth: Synth) -> Self {
         let instants = window.iter().map(|(at, _)| *at).collect();
