@@ -72,6 +72,10 @@ pub enum Command {
     /// input, 3 when a number could not be judged (unsteady, overloaded or failed cells,
     /// small samples) and --allow-unsteady is not given.
     Check(crate::check::CheckArgs),
+    /// Request traces (Mooncake, BurstGPT, Azure, plateau JSONL): `stats` prints arrival
+    /// rate over time, length distributions and the ideal prefix-cache share; `convert`
+    /// writes plateau's JSONL.
+    Trace(crate::trace::TraceArgs),
     /// Print a shell's completion script.
     ///
     /// For example `plateau completions bash >

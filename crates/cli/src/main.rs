@@ -31,6 +31,7 @@ mod shard;
 mod shell;
 mod signals;
 mod sim;
+mod trace;
 mod validate;
 
 use std::process::ExitCode;
@@ -65,6 +66,7 @@ fn main() -> ExitCode {
             Command::Init(args) => init::init(args),
             Command::Completions(args) => shell::completions(args),
             Command::Man(args) => shell::man(args),
+            Command::Trace(args) => trace::trace(args),
         }
     });
     match result {

@@ -8,7 +8,11 @@
 //! to `S_k`, and mapped to wall time through the inverse of the cumulative rate
 //! `Λ(t) = ∫ rate(u) du`. The rate ramps linearly from 0 to its target over Fill (no burst)
 //! and holds after it, so Stabilize, Measure and Drain see exactly the target process.
+//!
+//! A trace replay ([`Pacer::replay`]) is the same schedule with the trace's own instants in
+//! place of the drawn ones: it has no ramp, and it ends when the trace does.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use statrs::distribution::{ContinuousCDF, Exp, Gamma};
@@ -32,6 +36,8 @@ enum Gaps {
     Exponential(Exp),
     Constant,
     Gamma(Gamma),
+    /// A trace's instants, and the index of the next.
+    Replay(Arc<[Duration]>, usize),
 }
 
 impl Pacer {
@@ -56,16 +62,34 @@ impl Pacer {
         }
     }
 
-    /// The intended send instant of the next arrival, since the cell's start.
-    pub fn next_arrival(&mut self) -> Duration {
+    /// The schedule of a trace replay: arrival `k` at `instants[k]` since the cell's start
+    /// (the caller sorts them), and no arrival after the last.
+    pub fn replay(instants: Arc<[Duration]>) -> Pacer {
+        Pacer {
+            rps: 0.0,
+            ramp_s: 0.0,
+            gaps: Gaps::Replay(instants, 0),
+            rng: SplitMix::new(0),
+            next_s: 0.0,
+        }
+    }
+
+    /// The intended send instant of the next arrival, since the cell's start; `None` once
+    /// a replayed trace has no more.
+    pub fn next_arrival(&mut self) -> Option<Duration> {
+        if let Gaps::Replay(instants, next) = &mut self.gaps {
+            let at = instants.get(*next).copied();
+            *next += 1;
+            return at;
+        }
         let at = self.offset_of(self.next_s);
         let u = self.rng.unit();
         self.next_s += match &self.gaps {
             Gaps::Exponential(e) => e.inverse_cdf(u),
-            Gaps::Constant => 1.0,
             Gaps::Gamma(g) => g.inverse_cdf(u),
+            Gaps::Constant | Gaps::Replay(..) => 1.0,
         };
-        Duration::from_secs_f64(at)
+        Some(Duration::from_secs_f64(at))
     }
 
     /// Wall time (s) at which the cumulative rate reaches `s` arrivals: the inverse of

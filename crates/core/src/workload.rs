@@ -1,6 +1,8 @@
 //! The seam between the runner and the scenarios: a [`Workload`] hands each slot a
 //! [`Session`] that produces the next [`Prompt`] and hears the reply. The scenarios crate
 //! implements it; [`FixedPrompt`] is the one built-in workload (calibration and tests).
+//! A trace replayed on its own clock is also a [`Replay`]: the open loop then sends arrival
+//! `k` at the trace's instant `k` with its prompt, instead of drawing arrivals.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -82,6 +84,20 @@ pub trait Workload: Send + Sync {
 
     /// The prompt source for slot `slot`. Called once per slot when the slot starts.
     fn session(&self, slot: u32) -> Box<dyn Session>;
+
+    /// The trace this workload replays on its own clock in the open loop, if it is one.
+    fn replay(&self) -> Option<std::sync::Arc<dyn Replay>> {
+        None
+    }
+}
+
+/// A timed trace replay: when each arrival is due and what it sends.
+pub trait Replay: Send + Sync {
+    /// Arrival instants since the cell's start, in order (never decreasing).
+    fn instants(&self) -> std::sync::Arc<[std::time::Duration]>;
+
+    /// The prompt of arrival `k` (an index into [`Replay::instants`]).
+    fn prompt(&self, k: usize) -> Prompt;
 }
 
 /// One slot's stream of prompts.

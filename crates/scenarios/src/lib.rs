@@ -33,6 +33,7 @@ pub mod lengths;
 pub mod rng;
 pub mod text;
 pub mod tokenizer;
+pub mod trace;
 pub mod workload;
 
 pub use catalog::{Catalog, Conversion, Folders};

@@ -33,4 +33,5 @@ mod resume;
 mod secrets;
 mod shard;
 mod sim;
+mod trace;
 mod unlisted;

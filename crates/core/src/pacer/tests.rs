@@ -5,7 +5,9 @@ use plateau_model::config::GammaArrival;
 
 fn arrivals(rps: f64, arrival: Arrival, ramp_s: f64, seed: u64, n: usize) -> Vec<f64> {
     let mut p = Pacer::new(rps, arrival, Duration::from_secs_f64(ramp_s), seed);
-    (0..n).map(|_| p.next_arrival().as_secs_f64()).collect()
+    (0..n)
+        .map(|_| p.next_arrival().unwrap().as_secs_f64())
+        .collect()
 }
 
 fn gaps(times: &[f64]) -> Vec<f64> {
@@ -106,4 +108,17 @@ fn the_ramp_sends_half_the_arrivals_of_a_full_rate_fill() {
         (1_100..=1_300).contains(&held),
         "{held} arrivals in 60 s at 20 req/s"
     );
+}
+
+#[test]
+fn a_replay_yields_the_trace_instants_then_ends() {
+    let instants: Vec<Duration> = [0, 0, 250, 1_000, 1_001]
+        .iter()
+        .map(|&ms| Duration::from_millis(ms))
+        .collect();
+    let mut p = Pacer::replay(instants.clone().into());
+    let got: Vec<Option<Duration>> = (0..7).map(|_| p.next_arrival()).collect();
+    let mut want: Vec<Option<Duration>> = instants.into_iter().map(Some).collect();
+    want.extend([None, None]);
+    assert_eq!(got, want);
 }

@@ -47,8 +47,8 @@ impl Arrivals {
         let spawned = std::thread::Builder::new()
             .name("plateau-arrivals".into())
             .spawn(move || {
-                loop {
-                    let at = thread_pacer.next_arrival();
+                // A replay that has sent its last arrival ends the thread, which ends `due`.
+                while let Some(at) = thread_pacer.next_arrival() {
                     let deadline = clock.at(at).into_std();
                     let wait = deadline.saturating_duration_since(std::time::Instant::now());
                     match stopped.recv_timeout(wait) {
@@ -76,7 +76,7 @@ impl Arrivals {
     pub(super) async fn next(&mut self) -> Option<Duration> {
         match self {
             Arrivals::Runtime(pacer, clock) => {
-                let at = pacer.next_arrival();
+                let at = pacer.next_arrival()?;
                 sleep_until(clock.at(at)).await;
                 Some(at)
             }

@@ -4,7 +4,9 @@
 //! is due ([`Arrivals`]); when that is late it sends at once and the lag is recorded. Under
 //! `max_concurrency` an arrival waits client-side for a place, and that queue time is part
 //! of its latency from the intended send. Each arrival takes an idle session (a user; a
-//! conversation in multi-turn scenarios) and gives it back when its request ends.
+//! conversation in multi-turn scenarios) and gives it back when its request ends. A trace
+//! replay ([`Replay`]) supplies the instants and each arrival's prompt in place of the
+//! drawn process and the session's next prompt.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -22,7 +24,7 @@ use crate::pacer::Pacer;
 use crate::plan::Rate;
 use crate::recorder::Record;
 use crate::transport::Transport;
-use crate::workload::{Prompt, Session, Workload};
+use crate::workload::{Prompt, Replay, Session, Workload};
 use plateau_http::clock::micros;
 use plateau_model::phase::Phase;
 
@@ -62,7 +64,11 @@ pub(super) async fn run<T: Transport>(
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    let pacer = Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed);
+    let replay = workload.replay();
+    let pacer = match &replay {
+        Some(r) => Pacer::replay(r.instants()),
+        None => Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed),
+    };
     let mut arrivals = Arrivals::start(timer, pacer, shared.clock);
     let sessions = Arc::new(Sessions {
         workload,
@@ -72,7 +78,7 @@ pub(super) async fn run<T: Transport>(
         .max_concurrency
         .map(|n| Arc::new(Semaphore::new(n as usize)));
     let mut requests = JoinSet::new();
-    loop {
+    for k in 0.. {
         let intended = tokio::select! {
             biased;
             _ = shared.cancel.cancelled() => break,
@@ -88,16 +94,28 @@ pub(super) async fn run<T: Transport>(
             // Counted before the task exists, so Drain never sees zero while it is queued.
             shared.measured_in_flight.fetch_add(1, Ordering::SeqCst);
         }
+        let arrival = Arrival {
+            phase,
+            t_intended_us: micros(intended),
+            replayed: replay.clone().map(|r| (r, k)),
+        };
         requests.spawn(arrive(
             shared.clone(),
             sessions.clone(),
             places.clone(),
-            phase,
-            micros(intended),
+            arrival,
             records.clone(),
         ));
     }
     while requests.join_next().await.is_some() {}
+}
+
+/// One arrival: its phase, intended send (us since the cell's start), and, in a trace
+/// replay, the trace and its index there.
+struct Arrival {
+    phase: Phase,
+    t_intended_us: u64,
+    replayed: Option<(Arc<dyn Replay>, usize)>,
 }
 
 /// One arrival: take a session (a user), wait for a place (if capped), send, give the
@@ -106,10 +124,14 @@ async fn arrive<T: Transport>(
     shared: Arc<Shared<T>>,
     sessions: Arc<Sessions>,
     places: Option<Arc<Semaphore>>,
-    phase: Phase,
-    t_intended_us: u64,
+    arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
+    let Arrival {
+        phase,
+        t_intended_us,
+        replayed,
+    } = arrival;
     let (id, mut session) = sessions.take();
     let mut queue_us = None;
     let _place = match places {
@@ -130,7 +152,10 @@ async fn arrive<T: Transport>(
             }
         }
     };
-    let prompt = session.next();
+    let prompt = match replayed {
+        Some((replay, k)) => replay.prompt(k),
+        None => session.next(),
+    };
     let start = Start {
         id,
         phase,

@@ -27,6 +27,7 @@ use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
 use crate::workload::multi_turn::{DialogRules, MultiTurn};
 use crate::workload::shared_prefix::SharedPrefix;
+use crate::workload::trace::TraceReplay;
 use crate::workload::with_lengths::WithLengths;
 use prepare::{Material, Prepared};
 pub use retarget::Conversion;
@@ -255,6 +256,11 @@ impl WorkloadFactory for Catalog {
                 ))
             }
             Material::Custom { prompts } => Arc::new(Custom::new(info, prompts.clone(), seed, n)),
+            Material::Trace {
+                corpus,
+                window,
+                block_tokens,
+            } => return TraceReplay::build(info, corpus, window, *block_tokens, seed, cell),
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }

@@ -23,6 +23,7 @@ use crate::workload::custom::CustomPrompt;
 use crate::workload::multi_turn::Conversation;
 
 mod kinds;
+mod trace;
 
 /// Documents and size of the built-in corpus (about 700,000 tokens, ~200,000 distinct
 /// 50-token prompts).
@@ -59,6 +60,12 @@ pub(super) enum Material {
     },
     Custom {
         prompts: Arc<Vec<CustomPrompt>>,
+    },
+    /// A trace's window: each record with its instant since the window's start.
+    Trace {
+        corpus: Arc<Corpus>,
+        window: Arc<Vec<(std::time::Duration, crate::trace::Record)>>,
+        block_tokens: u32,
     },
 }
 
@@ -210,6 +217,7 @@ impl<'a> Sources<'a> {
             } => self.shared_prefix(s, &mut info, *system_tokens, *input_tokens)?,
             Spec::MultiTurn(dialog) => self.multi_turn(s, &mut info, dialog)?,
             Spec::SingleTurn { source } => self.single_turn(s, &mut info, *source)?,
+            Spec::Trace(spec) => self.trace(s, &mut info, spec)?,
             Spec::Custom(file) => {
                 let prompts = super::custom_file::prompts(file, &self.tokenizer)?;
                 info.source = file.path.display().to_string();

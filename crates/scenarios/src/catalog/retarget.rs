@@ -38,7 +38,7 @@ impl Catalog {
             Material::Identical { target, .. }
             | Material::Diverse { target, .. }
             | Material::SharedPrefix { target, .. } => Some(*target),
-            Material::MultiTurn { .. } | Material::Custom { .. } => None,
+            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => None,
         }
     }
 
@@ -57,7 +57,7 @@ impl Catalog {
                 c.length(*system_tokens, false)
                     + c.length(target.saturating_sub(*system_tokens), true),
             ),
-            Material::MultiTurn { .. } | Material::Custom { .. } => None,
+            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => None,
         }
     }
 
@@ -126,7 +126,9 @@ impl Catalog {
                     target: *target,
                 }
             }
-            Material::MultiTurn { .. } | Material::Custom { .. } => return Ok(()),
+            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => {
+                return Ok(());
+            }
         };
         let mut retargeted = p.clone();
         retargeted.material = material;

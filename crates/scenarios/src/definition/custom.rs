@@ -34,22 +34,13 @@ pub(super) fn file(s: &Settings, base: &Path) -> Result<CustomFile, (String, Str
         }
     };
     let allow_outside = s.allow_outside.unwrap_or(false);
-    let leaves = file.is_absolute()
-        || file
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
-    if leaves && !allow_outside {
-        return Err((
-            "file".into(),
-            format!(
-                "`{}` leads out of this scenario's folder ({}); a custom scenario reads its \
-                 prompts from its own folder: move the file there, or set \
-                 \"allow_outside\": true to read it where it is",
-                file.display(),
-                base.display()
-            ),
-        ));
-    }
+    let path = inside(
+        file,
+        base,
+        allow_outside,
+        "a custom scenario reads its prompts",
+    )
+    .map_err(|m| ("file".to_owned(), m))?;
     let max_prompt_tokens = s.max_prompt_tokens.unwrap_or(MAX_PROMPT_TOKENS);
     if max_prompt_tokens == 0 {
         return Err((
@@ -58,9 +49,32 @@ pub(super) fn file(s: &Settings, base: &Path) -> Result<CustomFile, (String, Str
         ));
     }
     Ok(CustomFile {
-        path: base.join(file),
+        path,
         folder: base.to_owned(),
         allow_outside,
         max_prompt_tokens,
     })
+}
+
+/// `file` resolved against the definition's folder `base`, which it must not leave unless
+/// `allow_outside` (`who` says what reads it, in the error).
+pub(super) fn inside(
+    file: &Path,
+    base: &Path,
+    allow_outside: bool,
+    who: &str,
+) -> Result<PathBuf, String> {
+    let leaves = file.is_absolute()
+        || file
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+    if leaves && !allow_outside {
+        return Err(format!(
+            "`{}` leads out of this scenario's folder ({}); {who} from its own folder: move \
+             the file there, or set \"allow_outside\": true to read it where it is",
+            file.display(),
+            base.display()
+        ));
+    }
+    Ok(base.join(file))
 }

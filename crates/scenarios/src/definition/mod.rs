@@ -9,9 +9,11 @@ pub mod defaults;
 pub mod load;
 mod names;
 mod settings;
+mod trace;
 
 pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
 pub use settings::Settings;
+pub use trace::{TraceSettings, TraceSpec};
 
 use plateau_model::config::OutputTokens;
 use serde::{Deserialize, Serialize};
@@ -33,6 +35,9 @@ pub enum Kind {
     SingleTurn,
     /// Prompts or message lists from a user's JSONL file.
     Custom,
+    /// A request trace replayed: prompts synthesised to each record's lengths and
+    /// `hash_ids`, on the trace's own clock in the open loop, in order in the closed loop.
+    Trace,
 }
 
 impl Kind {
@@ -52,6 +57,7 @@ impl Kind {
             ],
             Kind::SingleTurn => &["source"],
             Kind::Custom => &["source", "file", "allow_outside", "max_prompt_tokens"],
+            Kind::Trace => &["source", "trace"],
         }
     }
 
@@ -63,6 +69,7 @@ impl Kind {
             Kind::MultiTurn => &[Source::BuiltIn, Source::Oasst2],
             Kind::SingleTurn => &[Source::Sharegpt, Source::BuiltIn],
             Kind::Custom => &[Source::Jsonl],
+            Kind::Trace => &[Source::Trace],
         }
     }
 
@@ -75,6 +82,7 @@ impl Kind {
             Kind::MultiTurn => "multi_turn",
             Kind::SingleTurn => "single_turn",
             Kind::Custom => "custom",
+            Kind::Trace => "trace",
         }
     }
 }
@@ -112,6 +120,8 @@ pub enum Source {
     Sharegpt,
     /// A user's JSONL file (`file`).
     Jsonl,
+    /// A request trace (`trace.path`).
+    Trace,
 }
 
 impl Source {
@@ -123,6 +133,7 @@ impl Source {
             Source::Oasst2 => "oasst2",
             Source::Sharegpt => "sharegpt",
             Source::Jsonl => "jsonl",
+            Source::Trace => "trace",
         }
     }
 }
@@ -208,7 +219,7 @@ pub struct Dialog {
 }
 
 /// What a workload is built from, per kind.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Spec {
     /// One prompt of `input_tokens`.
     Identical {
@@ -238,6 +249,8 @@ pub enum Spec {
     },
     /// Prompts from a JSONL file.
     Custom(CustomFile),
+    /// A trace.
+    Trace(TraceSpec),
 }
 
 /// A scenario ready to build workloads from.
@@ -264,6 +277,12 @@ impl Scenario {
     ) -> Result<Scenario, (String, String)> {
         let kind = header.kind;
         for field in settings.present() {
+            if field == "max_tokens" && kind == Kind::Trace {
+                return Err((
+                    field.into(),
+                    "does not apply to kind trace: each request asks for its record's output_length".into(),
+                ));
+            }
             if field != "max_tokens" && !kind.fields().contains(&field) {
                 return Err((
                     field.into(),
@@ -317,6 +336,7 @@ impl Scenario {
             Kind::MultiTurn => Spec::MultiTurn(dialog(settings, source)?),
             Kind::SingleTurn => Spec::SingleTurn { source },
             Kind::Custom => Spec::Custom(custom::file(settings, base)?),
+            Kind::Trace => Spec::Trace(trace::resolve(settings.trace.as_ref(), base)?),
         };
         if let Some(o) = &settings.max_tokens {
             o.check().map_err(|(field, message)| {

@@ -14,6 +14,7 @@ impl Named for Kind {
         Kind::MultiTurn,
         Kind::SingleTurn,
         Kind::Custom,
+        Kind::Trace,
     ];
     const NAMES: &'static [&'static str] = &[
         "identical",
@@ -22,6 +23,7 @@ impl Named for Kind {
         "multi_turn",
         "single_turn",
         "custom",
+        "trace",
     ];
 }
 
@@ -51,9 +53,16 @@ impl Named for Source {
         Source::Oasst2,
         Source::Sharegpt,
         Source::Jsonl,
+        Source::Trace,
     ];
-    const NAMES: &'static [&'static str] =
-        &["built_in", "longbench", "oasst2", "sharegpt", "jsonl"];
+    const NAMES: &'static [&'static str] = &[
+        "built_in",
+        "longbench",
+        "oasst2",
+        "sharegpt",
+        "jsonl",
+        "trace",
+    ];
 }
 
 impl Named for Paths {
@@ -110,7 +119,7 @@ mod tests {
         let err = serde_json::from_value::<Source>(serde_json::json!(null)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "invalid type: null, expected one of `built_in`, `longbench`, `oasst2`, `sharegpt`, `jsonl`"
+            "invalid type: null, expected one of `built_in`, `longbench`, `oasst2`, `sharegpt`, `jsonl`, `trace`"
         );
     }
 }

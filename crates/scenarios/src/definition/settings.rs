@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use plateau_model::config::OutputTokens;
 use serde::{Deserialize, Serialize};
 
-use super::{Paths, Replies, Source};
+use super::{Paths, Replies, Source, TraceSettings};
 
 /// The settings of a definition file, and the shape of `scenario_options.<id>` (which
 /// overrides them). Which fields apply depends on the kind ([`super::Kind::fields`]).
@@ -52,6 +52,9 @@ pub struct Settings {
     /// top-level `max_tokens`; any kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<OutputTokens>,
+    /// The trace a `trace` scenario replays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSettings>,
 }
 
 impl Settings {
@@ -71,6 +74,7 @@ impl Settings {
             ("max_context_tokens", s.max_context_tokens.is_some()),
             ("min_turns", s.min_turns.is_some()),
             ("max_tokens", s.max_tokens.is_some()),
+            ("trace", s.trace.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -93,6 +97,10 @@ impl Settings {
             max_context_tokens: o.max_context_tokens.or(self.max_context_tokens),
             min_turns: o.min_turns.or(self.min_turns),
             max_tokens: o.max_tokens.or(self.max_tokens),
+            trace: match (self.trace, o.trace) {
+                (Some(base), Some(over)) => Some(base.overlay(&over)),
+                (base, over) => over.or(base),
+            },
         }
     }
 }

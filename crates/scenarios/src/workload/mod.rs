@@ -7,6 +7,7 @@ pub mod diverse;
 pub mod identical;
 pub mod multi_turn;
 pub mod shared_prefix;
+pub mod trace;
 pub mod with_lengths;
 
 use plateau_core::workload::{Message, Prompt, Role};

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use plateau_core::workload::{Prompt, Session, Workload, WorkloadInfo};
+use plateau_core::workload::{Prompt, Replay, Session, Workload, WorkloadInfo};
 use plateau_model::results::workload::OutputTokensInfo;
 
 use crate::lengths::{Indices, Lengths};
@@ -44,6 +44,10 @@ impl Workload for WithLengths {
             lengths: self.lengths.clone(),
             indices: Indices::new(slot, self.slots),
         })
+    }
+
+    fn replay(&self) -> Option<Arc<dyn Replay>> {
+        self.inner.replay()
     }
 }
 

@@ -15,4 +15,5 @@ mod lengths;
 mod properties;
 mod server_metrics;
 mod token_check;
+mod trace;
 mod ttft;

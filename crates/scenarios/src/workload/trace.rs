@@ -1,0 +1,129 @@
+//! A trace replayed: in the open loop arrival `k` is the window's record `k` at its own
+//! instant ([`Replay`]); in the closed loop the slots take the records in arrival order
+//! from one shared cursor (ordered replay), wrapping around when the window is used up;
+//! making slot 0's session starts the replay over from the window's first record (the
+//! runner makes the cell's sessions slot 0 first, after the token check has used some).
+//! Each prompt is synthesised ([`Synth`]) to the record's `input_length` and `hash_ids`,
+//! or is the record's own messages; `max_tokens` is the record's `output_length` (at
+//! least 1).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use plateau_core::workload::{Message, Prompt, Replay, Role, Session, Workload, WorkloadInfo};
+
+use plateau_core::plan::Cell;
+
+use crate::text::Corpus;
+use crate::trace::synth::Synth;
+use crate::trace::{Input, Record};
+
+/// A trace's window as a workload.
+pub struct TraceReplay {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    info: WorkloadInfo,
+    window: Arc<Vec<(Duration, Record)>>,
+    instants: Arc<[Duration]>,
+    synth: Synth,
+    /// The next record of the ordered replay.
+    cursor: AtomicUsize,
+}
+
+impl TraceReplay {
+    /// The workload of `cell`: `window`'s prompts cut from `corpus` in blocks of
+    /// `block_tokens`, chosen by `seed` (every request carries its own `max_tokens`, so it
+    /// is not wrapped in `WithLengths`).
+    pub fn build(
+        info: WorkloadInfo,
+        corpus: &Arc<Corpus>,
+        window: &Arc<Vec<(Duration, Record)>>,
+        block_tokens: u32,
+        seed: u64,
+        cell: &Cell,
+    ) -> Result<Arc<dyn Workload>, String> {
+        let synth = Synth::new(corpus.clone(), block_tokens, seed).ok_or_else(|| {
+            format!(
+                "scenario {}: trace.block_tokens {block_tokens} is longer than any document of the built-in text",
+                cell.scenario
+            )
+        })?;
+        Ok(Arc::new(TraceReplay::new(info, window.clone(), synth)))
+    }
+
+    /// Replays `window` (records with their instants, in order) with prompts cut by `synth`.
+    pub fn new(info: WorkloadInfo, window: Arc<Vec<(Duration, Record)>>, synth: Synth) -> Self {
+        let instants = window.iter().map(|(at, _)| *at).collect();
+        TraceReplay {
+            inner: Arc::new(Inner {
+                info,
+                window,
+                instants,
+                synth,
+                cursor: AtomicUsize::new(0),
+            }),
+        }
+    }
+}
+
+impl Workload for TraceReplay {
+    fn info(&self) -> WorkloadInfo {
+        self.inner.info.clone()
+    }
+
+    fn session(&self, slot: u32) -> Box<dyn Session> {
+        if slot == 0 {
+            self.inner.cursor.store(0, Ordering::Relaxed);
+        }
+        Box::new(Ordered(self.inner.clone()))
+    }
+
+    fn replay(&self) -> Option<Arc<dyn Replay>> {
+        Some(self.inner.clone())
+    }
+}
+
+impl Replay for Inner {
+    fn instants(&self) -> Arc<[Duration]> {
+        self.instants.clone()
+    }
+
+    fn prompt(&self, k: usize) -> Prompt {
+        let Some((_, r)) = self.window.get(k % self.window.len().max(1)) else {
+            return Prompt {
+                messages: Vec::new(),
+                target_tokens: None,
+                turn: None,
+                max_tokens: None,
+                reply_tokens: None,
+            };
+        };
+        let (messages, target_tokens) = match &r.input {
+            Input::Length(n) => {
+                let text = self.synth.prompt(r.line as u64, (*n).max(1), &r.hash_ids);
+                (vec![Message::new(Role::User, text)], Some((*n).max(1)))
+            }
+            Input::Messages(m) => (m.clone(), None),
+        };
+        Prompt {
+            messages,
+            target_tokens,
+            turn: r.turn,
+            max_tokens: Some(r.output_length.max(1)),
+            reply_tokens: None,
+        }
+    }
+}
+
+/// A closed-loop slot: the next record in arrival order, whichever slot asks.
+struct Ordered(Arc<Inner>);
+
+impl Session for Ordered {
+    fn next(&mut self) -> Prompt {
+        let k = self.0.cursor.fetch_add(1, Ordering::Relaxed);
+        self.0.prompt(k)
+    }
+}
