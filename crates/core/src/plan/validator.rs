@@ -3,6 +3,7 @@
 
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
+use http::HeaderName;
 use plateau_model::config::{
     Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RunConfig,
     ServerMetricsConfig, SloConfig, SteadyConfig,
@@ -339,6 +340,7 @@ impl Validator {
             mut secrets,
         } = self.credentials(i, e, &target, env);
         let net = self.network(i, e, &mut secrets);
+        let session_header = self.session_header(i, e);
         self.extra_body(i, e);
         self.labels(i, e);
         if let Some(h) = &e.hardware {
@@ -372,6 +374,7 @@ impl Validator {
             api: e.api,
             api_key,
             headers,
+            session_header,
             extra_body: e.extra_body.clone(),
             ignore_eos,
             sim: e.sim.clone(),
@@ -380,6 +383,24 @@ impl Validator {
             net,
             hardware: e.hardware.clone(),
         })
+    }
+
+    /// `endpoints[i].session_header`: a valid header name.
+    fn session_header(&mut self, i: usize, e: &EndpointConfig) -> Option<HeaderName> {
+        let name = e.session_header.as_deref()?;
+        match HeaderName::from_bytes(name.as_bytes()) {
+            Ok(h) => Some(h),
+            Err(_) => {
+                self.problem(
+                    format!("endpoints[{i}].session_header"),
+                    format!(
+                        "`{name}` is not a valid HTTP header name (letters, digits and \
+                         !#$%&'*+-.^_`|~, no spaces), e.g. `X-Session-ID`"
+                    ),
+                );
+                None
+            }
+        }
     }
 
     /// `endpoints[i].extra_body`: no key plateau sets itself, none that mismeasures.

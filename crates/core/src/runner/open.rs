@@ -136,6 +136,7 @@ async fn arrive<T: Transport>(
         phase,
         t_intended_us: Some(t_intended_us),
         queue_us,
+        thinks: false,
     };
     send(&shared, start, prompt, session.as_mut(), None, &records).await;
     sessions.give_back(id, session);
@@ -175,6 +176,8 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             backoff_us: None,
             t_intended_us: Some(t_intended_us),
             queue_us: Some(now.saturating_sub(queued_at)),
+            think_us: None,
+            session_end: false,
         },
         prompt: Prompt {
             messages: Vec::new(),
@@ -182,6 +185,7 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             turn: None,
             max_tokens: None,
             reply_tokens: None,
+            session: None,
         },
     });
     if measured {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use plateau_model::config::OutputTokens;
+use plateau_model::config::{OutputTokens, Think};
 use serde::{Deserialize, Serialize};
 
 use super::{Paths, Replies, Source};
@@ -52,6 +52,10 @@ pub struct Settings {
     /// top-level `max_tokens`; any kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<OutputTokens>,
+    /// The wait between a turn's reply and the session's next turn (multi_turn): a
+    /// distribution `{"dist": "fixed" | "uniform" | "exponential" | "lognormal", ...}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
 }
 
 impl Settings {
@@ -71,6 +75,7 @@ impl Settings {
             ("max_context_tokens", s.max_context_tokens.is_some()),
             ("min_turns", s.min_turns.is_some()),
             ("max_tokens", s.max_tokens.is_some()),
+            ("think", s.think.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -93,6 +98,7 @@ impl Settings {
             max_context_tokens: o.max_context_tokens.or(self.max_context_tokens),
             min_turns: o.min_turns.or(self.min_turns),
             max_tokens: o.max_tokens.or(self.max_tokens),
+            think: o.think.or(self.think),
         }
     }
 }

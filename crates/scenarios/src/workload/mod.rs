@@ -7,6 +7,7 @@ pub mod diverse;
 pub mod identical;
 pub mod multi_turn;
 pub mod shared_prefix;
+pub mod think;
 pub mod with_lengths;
 
 use plateau_core::workload::{Message, Prompt, Role};
@@ -19,5 +20,6 @@ pub(crate) fn user_prompt(text: String, target: u32) -> Prompt {
         turn: None,
         max_tokens: None,
         reply_tokens: None,
+        session: None,
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use plateau_core::workload::{Prompt, Session, Workload, WorkloadInfo};
+use plateau_core::workload::{After, Prompt, Session, Workload, WorkloadInfo};
 use plateau_model::results::workload::OutputTokensInfo;
 
 use crate::lengths::{Indices, Lengths};
@@ -65,5 +65,9 @@ impl Session for SizedSession {
 
     fn reply(&mut self, text: Option<&str>) {
         self.inner.reply(text);
+    }
+
+    fn after(&mut self) -> After {
+        self.inner.after()
     }
 }
