@@ -31,5 +31,6 @@ mod repeats;
 mod resolve;
 mod resume;
 mod secrets;
+mod sessions;
 mod sim;
 mod unlisted;

@@ -3,7 +3,6 @@
 
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
-use http::HeaderName;
 use plateau_model::config::{
     Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RunConfig,
     ServerMetricsConfig, SloConfig, SteadyConfig,
@@ -383,24 +382,6 @@ impl Validator {
             net,
             hardware: e.hardware.clone(),
         })
-    }
-
-    /// `endpoints[i].session_header`: a valid header name.
-    fn session_header(&mut self, i: usize, e: &EndpointConfig) -> Option<HeaderName> {
-        let name = e.session_header.as_deref()?;
-        match HeaderName::from_bytes(name.as_bytes()) {
-            Ok(h) => Some(h),
-            Err(_) => {
-                self.problem(
-                    format!("endpoints[{i}].session_header"),
-                    format!(
-                        "`{name}` is not a valid HTTP header name (letters, digits and \
-                         !#$%&'*+-.^_`|~, no spaces), e.g. `X-Session-ID`"
-                    ),
-                );
-                None
-            }
-        }
     }
 
     /// `endpoints[i].extra_body`: no key plateau sets itself, none that mismeasures.
