@@ -191,6 +191,7 @@ async fn try_one(
         turn: None,
         max_tokens: None,
         reply_tokens: None,
+        session: None,
     };
     let ex = transport
         .exchange(&prompt, &Clock::start(), &CancellationToken::new())

@@ -1,6 +1,7 @@
 //! `plateau run` against a real llama.cpp server: `tools/llamacpp/serve.py` (the `xllamacpp`
 //! wheel's llama-server with a tiny random-weight llama and a matching `tokenizer.json`) on
-//! 127.0.0.1, all six scenarios at N = 4, then B1 in an open loop at 50 req/s (well under
+//! 127.0.0.1, all six scenarios at N = 4 (D as 4 sessions: the prefix cache's share rises
+//! after the first turn), then B1 in an open loop at 50 req/s (well under
 //! the server's ~300 req/s at N = 4). Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
 //! `tools/llamacpp/requirements.txt` (`.ci/run` makes one); without it the test says why and
 //! passes, unless `PLATEAU_REQUIRE_LLAMACPP=1`.
@@ -14,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "llamacpp/sessions.rs"]
+mod sessions;
 #[path = "llamacpp/timings.rs"]
 mod timings;
 
@@ -261,6 +264,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
         }
         server_metrics(scenario, &s, &mut failed);
         timings::check(&dir, scenario, &s, &mut failed);
+        sessions::check(scenario, &s, &mut failed);
         token_check(scenario, &s, &mut failed);
         ttft_p50.insert(scenario, ttft);
     }

@@ -133,6 +133,10 @@ pub struct Meta {
     pub t_intended_us: Option<u64>,
     /// Open loop: time queued for a place under `max_concurrency`, us.
     pub queue_us: Option<u64>,
+    /// Sessions: the think time the slot waits after this turn, us.
+    pub think_us: Option<u64>,
+    /// Sessions: this was its session's last turn.
+    pub session_end: bool,
 }
 
 /// Turns an exchange into a sample: token counts from the server's usage where it sent
@@ -206,12 +210,19 @@ pub fn finalize(
         chunk_tokens_source: chunk_source,
         n_in: Some(n_in),
         n_in_source: Some(n_in_source),
+        n_in_cached: usage
+            .cached_tokens()
+            .or_else(|| ex.timings.and_then(|t| t.server_timing().cached_tokens)),
         n_in_target: prompt.target_tokens,
         max_tokens: prompt.max_tokens,
         outcome: ex.outcome,
         error: ex.error,
         backoff_us: meta.backoff_us,
         turn: prompt.turn,
+        session_id: prompt.session.as_ref().map(|s| s.id.clone()),
+        n_in_prior: prompt.session.as_ref().map(|s| s.prior_tokens),
+        think_us: meta.think_us,
+        session_end: meta.session_end,
         prompt: store_text.then(prompt_text),
         response: store_text.then_some(ex.text.answer),
         trace_id: ex.trace_id.map(|t| crate::trace::hex(&t)),

@@ -42,6 +42,8 @@ pub struct Endpoint {
     /// Extra headers (and `Authorization: Basic` from URL user info); credential values are
     /// marked sensitive so hyper never logs them.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Sent on every turn of a session, valued the session's id.
+    pub session_header: Option<HeaderName>,
     /// Merged into each request body.
     pub extra_body: serde_json::Map<String, serde_json::Value>,
     /// Send `ignore_eos: true`.

@@ -217,6 +217,8 @@ mod tests {
                 backoff_us: None,
                 t_intended_us: None,
                 queue_us: None,
+                think_us: None,
+                session_end: false,
             },
             prompt: Prompt {
                 messages: vec![Message {
@@ -227,6 +229,7 @@ mod tests {
                 turn: None,
                 max_tokens: None,
                 reply_tokens: None,
+                session: None,
             },
         }
     }

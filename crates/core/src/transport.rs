@@ -110,6 +110,11 @@ impl Transport for HttpTransport {
             .body(&self.endpoint, &self.model, prompt, &self.options);
         let mut headers = self.wire.auth_headers(&self.endpoint);
         let trace_id = self.join.stamp(&mut headers);
+        if let (Some(name), Some(turn)) = (&self.endpoint.session_header, &prompt.session)
+            && let Ok(value) = http::HeaderValue::from_str(&turn.id)
+        {
+            headers.insert(name.clone(), value);
+        }
         let mut ex = match plateau_http::post(&self.uri, headers, self.options.stream, body) {
             Ok(req) => {
                 exchange(
@@ -153,6 +158,7 @@ mod tests {
             api: Api::Chat,
             api_key: None,
             headers: vec![],
+            session_header: None,
             extra_body: Default::default(),
             ignore_eos: false,
             sim: None,

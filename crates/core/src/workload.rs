@@ -3,6 +3,8 @@
 //! implements it; [`FixedPrompt`] is the one built-in workload (calibration and tests).
 //! A trace replayed on its own clock is also a [`Replay`]: the open loop then sends arrival
 //! `k` at the trace's instant `k` with its prompt, instead of drawing arrivals.
+//! A session workload tags each prompt with its [`Turn`] and, after each reply, tells the
+//! slot what comes next ([`After`]: think, or start a new session).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -68,6 +70,29 @@ pub struct Prompt {
     /// The length in tokens of the dataset's reply to this prompt, where the dataset has
     /// one (output lengths `{"dist": "dataset"}` are drawn from it).
     pub reply_tokens: Option<u32>,
+    /// The session this prompt is a turn of (session workloads).
+    pub session: Option<Turn>,
+}
+
+/// Where a prompt sits in its session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The session's id, unique within the cell (`<slot>-<n>`: the slot's n-th session).
+    pub id: String,
+    /// Tokens (client tokenizer) of the history before this turn's new user text: what an
+    /// ideal prefix cache could reuse.
+    pub prior_tokens: u32,
+}
+
+/// What a session does after a turn's reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum After {
+    /// Send the next prompt at once (a workload without sessions).
+    Now,
+    /// The session goes on: its user thinks this long before the next turn.
+    Think(std::time::Duration),
+    /// The session ended with this turn; the next prompt starts a new one.
+    End,
 }
 
 /// Builds the workload of each cell (the scenarios crate's catalog implements this).
@@ -111,6 +136,11 @@ pub trait Session: Send {
     /// The reply to the prompt last returned by `next`: the response text when the request
     /// succeeded, `None` when it failed. Multi-turn workloads grow their history from it.
     fn reply(&mut self, _text: Option<&str>) {}
+
+    /// What comes after the reply just heard: called once after each [`Session::reply`].
+    fn after(&mut self) -> After {
+        After::Now
+    }
 }
 
 /// The built-in workload: every request sends the same single user message.
@@ -157,6 +187,7 @@ impl Session for FixedPrompt {
             turn: None,
             max_tokens: None,
             reply_tokens: None,
+            session: None,
         }
     }
 }

@@ -19,6 +19,7 @@ pub use phases::{
     PhaseRange, PhasesConfig, PhasesMode, PhasesSpec,
 };
 pub use server_metrics::ServerMetricsConfig;
+pub use think::{MAX_THINK_S, Think};
 
 /// The whole benchmark configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -260,6 +261,7 @@ mod open_loop;
 mod output_tokens;
 mod phases;
 mod server_metrics;
+mod think;
 
 #[cfg(test)]
 mod tests {

@@ -195,6 +195,11 @@ pub struct Sample {
     pub n_in: Option<u32>,
     /// Where `n_in` came from.
     pub n_in_source: Option<TokenSource>,
+    /// Prompt tokens the server says it reused from its prefix cache
+    /// (`usage.prompt_tokens_details.cached_tokens`, else llama.cpp's `timings.cache_n`);
+    /// absent when it did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_in_cached: Option<u32>,
     /// The workload's target prompt length in tokens of the client tokenizer.
     pub n_in_target: Option<u32>,
     /// The `max_tokens` this request asked for (its own draw when output lengths follow a
@@ -214,6 +219,21 @@ pub struct Sample {
     /// Turn index within a conversation (multi-turn scenarios), from 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
+    /// The session this request is a turn of (session workloads): unique within the cell,
+    /// and the value of the endpoint's `session_header`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Prompt tokens of the session's earlier turns (history before this turn's new user
+    /// text), client tokenizer: what an ideal prefix cache could reuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_in_prior: Option<u32>,
+    /// The think time the slot waited after this turn before the session's next one, us;
+    /// absent when it did not wait (last turn, open loop, no think time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_us: Option<u64>,
+    /// This was its session's last turn: the slot started a new session after it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub session_end: bool,
     /// Prompt text, when `store_text` is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
@@ -301,12 +321,17 @@ mod tests {
             chunk_tokens_source: Some(TokenSource::Tokenizer),
             n_in: None,
             n_in_source: None,
+            n_in_cached: None,
             n_in_target: Some(50),
             max_tokens: Some(3),
             outcome: Outcome::HttpStatus { status: 500 },
             error: Some("boom".into()),
             backoff_us: None,
             turn: None,
+            session_id: None,
+            n_in_prior: None,
+            think_us: None,
+            session_end: false,
             prompt: None,
             response: None,
             trace_id: Some("0af7651916cd43dd8448eb211c80319c".into()),

@@ -29,7 +29,12 @@ pub fn cell_seed(seed: u64, scenario: &str, load: u64) -> u64 {
 /// the same at every load (N or rate), so the same request index of two cells draws the
 /// same value.
 pub fn request_unit(seed: u64, scenario: &str, index: u64) -> f64 {
-    let key = mix(seed ^ stable_hash(scenario.as_bytes()) ^ stable_hash(b"output tokens"));
+    unit_for(seed, scenario, "output tokens", index)
+}
+
+/// [`request_unit`] for another `purpose` (`think`): an independent draw per request index.
+pub fn unit_for(seed: u64, scenario: &str, purpose: &str, index: u64) -> f64 {
+    let key = mix(seed ^ stable_hash(scenario.as_bytes()) ^ stable_hash(purpose.as_bytes()));
     // The top 53 bits, centred in their interval: never 0, never 1.
     ((mix(key ^ mix(index)) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
 }

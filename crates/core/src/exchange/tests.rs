@@ -11,6 +11,7 @@ fn prompt() -> Prompt {
         turn: Some(2),
         max_tokens: Some(64),
         reply_tokens: None,
+        session: None,
     }
 }
 
@@ -22,6 +23,8 @@ fn meta() -> Meta {
         backoff_us: None,
         t_intended_us: None,
         queue_us: None,
+        think_us: None,
+        session_end: false,
     }
 }
 
@@ -56,6 +59,7 @@ fn per_chunk_usage_wins() {
             prompt_tokens: Some(5),
             completion_tokens: Some(4),
             completion_tokens_details: None,
+            prompt_tokens_details: None,
         }),
     );
     let s = finalize(ex, meta(), &prompt(), &Whitespace, false);
@@ -84,6 +88,7 @@ fn tokenizer_counts_are_apportioned_to_the_servers_total() {
             prompt_tokens: None,
             completion_tokens: Some(8),
             completion_tokens_details: None,
+            prompt_tokens_details: None,
         }),
     );
     let s = finalize(ex, meta(), &prompt(), &Whitespace, true);

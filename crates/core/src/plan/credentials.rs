@@ -3,6 +3,7 @@
 //! credential-named query parameters. Authorization comes from a header that names it,
 //! else the API key, else the user info; the others are not sent, with a warning. Each
 //! credential yields its secrets (see [`plateau_model::secret::forms`]) for scrubbing text.
+//! The session-affinity header's name is checked here too, beside the other headers.
 
 use http::header::AUTHORIZATION;
 use http::{HeaderName, HeaderValue};
@@ -25,6 +26,24 @@ pub(super) struct Credentials {
 }
 
 impl Validator {
+    /// `endpoints[i].session_header`: a valid header name.
+    pub(super) fn session_header(&mut self, i: usize, e: &EndpointConfig) -> Option<HeaderName> {
+        let name = e.session_header.as_deref()?;
+        match HeaderName::from_bytes(name.as_bytes()) {
+            Ok(h) => Some(h),
+            Err(_) => {
+                self.problem(
+                    format!("endpoints[{i}].session_header"),
+                    format!(
+                        "`{name}` is not a valid HTTP header name (letters, digits and \
+                         !#$%&'*+-.^_`|~, no spaces), e.g. `X-Session-ID`"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
     /// The credentials of endpoint `i`, whose URL parsed as `target`.
     pub(super) fn credentials(
         &mut self,

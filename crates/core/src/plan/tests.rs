@@ -205,6 +205,11 @@ fn each_invalid_field_is_named() {
             "endpoints[0].headers[0].name: `bad header` is not a valid HTTP header name",
         ),
         (
+            "/endpoints/0/session_header",
+            serde_json::json!("session id"),
+            "endpoints[0].session_header: `session id` is not a valid HTTP header name",
+        ),
+        (
             "/endpoints/0/headers",
             serde_json::json!([{"name": "x-a", "value": "a\nb"}]),
             "endpoints[0].headers[0].value: expected visible ASCII text",
@@ -533,6 +538,7 @@ fn every_key_the_wire_sends_is_owned() {
         turn: None,
         max_tokens: None,
         reply_tokens: None,
+        session: None,
     };
     let owned: Vec<&str> = validator::OWNED_BODY_KEYS.iter().map(|(k, _)| *k).collect();
     for api in [Api::Chat, Api::Completions] {

@@ -339,6 +339,7 @@ impl Validator {
             mut secrets,
         } = self.credentials(i, e, &target, env);
         let net = self.network(i, e, &mut secrets);
+        let session_header = self.session_header(i, e);
         self.extra_body(i, e);
         self.labels(i, e);
         if let Some(h) = &e.hardware {
@@ -372,6 +373,7 @@ impl Validator {
             api: e.api,
             api_key,
             headers,
+            session_header,
             extra_body: e.extra_body.clone(),
             ignore_eos,
             sim: e.sim.clone(),

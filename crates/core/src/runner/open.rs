@@ -161,6 +161,7 @@ async fn arrive<T: Transport>(
         phase,
         t_intended_us: Some(t_intended_us),
         queue_us,
+        thinks: false,
     };
     send(&shared, start, prompt, session.as_mut(), None, &records).await;
     sessions.give_back(id, session);
@@ -200,6 +201,8 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             backoff_us: None,
             t_intended_us: Some(t_intended_us),
             queue_us: Some(now.saturating_sub(queued_at)),
+            think_us: None,
+            session_end: false,
         },
         prompt: Prompt {
             messages: Vec::new(),
@@ -207,6 +210,7 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             turn: None,
             max_tokens: None,
             reply_tokens: None,
+            session: None,
         },
     });
     if measured {

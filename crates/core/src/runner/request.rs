@@ -1,6 +1,7 @@
 //! One request from prompt to record, the body both loops share: send, classify the end,
-//! update the counters, the Drain limit and the give-up watch, tell the session the reply,
-//! and hand the record to the recorder.
+//! update the counters, the Drain limit and the give-up watch, tell the session the reply
+//! and ask it what comes next (think time, a new session), and hand the record to the
+//! recorder.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use crate::backoff::Backoff;
 use crate::exchange::Meta;
 use crate::recorder::Record;
 use crate::transport::Transport;
-use crate::workload::{Prompt, Session};
+use crate::workload::{After, Prompt, Session};
 use plateau_http::clock::micros;
 use plateau_model::phase::Phase;
 use plateau_model::sample::Outcome;
@@ -27,10 +28,24 @@ pub(super) struct Start {
     pub t_intended_us: Option<u64>,
     /// Open loop with a cap: time queued for a place, us.
     pub queue_us: Option<u64>,
+    /// Whether the sender waits the session's think time after the reply (closed loop);
+    /// the open loop's next turn goes out at its arrival instead.
+    pub thinks: bool,
 }
 
-/// Sends `prompt`, records it and returns the wait `backoff` asks for after it (none
-/// without a backoff: the open loop's arrivals never wait). A measured request (phase
+/// What the sender waits after a request: the backoff a failure asked for, else the
+/// session's think time (closed loop). Neither is time in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Wait {
+    /// After a failure that asks for time.
+    pub backoff: Option<Duration>,
+    /// The session's user thinking before the next turn.
+    pub think: Option<Duration>,
+}
+
+/// Sends `prompt`, records it and returns the wait after it: what `backoff` asks for (none
+/// without a backoff: the open loop's arrivals never wait), else the session's think time
+/// when `start.thinks`. A measured request (phase
 /// Measure) must already be counted in `measured_in_flight`; it is uncounted here once
 /// its record is handed over.
 pub(super) async fn send<T: Transport>(
@@ -40,7 +55,7 @@ pub(super) async fn send<T: Transport>(
     session: &mut dyn Session,
     backoff: Option<&mut Backoff>,
     records: &UnboundedSender<Record>,
-) -> Option<Duration> {
+) -> Wait {
     let measured = start.phase == Phase::Measure;
     let seq = shared.seq.fetch_add(1, Ordering::Relaxed);
     shared.live.request_started();
@@ -73,6 +88,11 @@ pub(super) async fn send<T: Transport>(
             .is_ok()
             .then_some(exchange.text.answer.as_str()),
     );
+    let after = session.after();
+    let think = match after {
+        After::Think(d) if start.thinks && wait.is_none() && !d.is_zero() => Some(d),
+        _ => None,
+    };
     // The recorder only goes away after every request has ended; a send cannot fail.
     let _ = records.send(Record {
         exchange,
@@ -83,11 +103,16 @@ pub(super) async fn send<T: Transport>(
             backoff_us: wait.map(micros),
             t_intended_us: start.t_intended_us,
             queue_us: start.queue_us,
+            think_us: think.map(micros),
+            session_end: after == After::End,
         },
         prompt,
     });
     if measured {
         shared.measured_ended();
     }
-    wait
+    Wait {
+        backoff: wait,
+        think,
+    }
 }

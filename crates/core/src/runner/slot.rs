@@ -1,7 +1,9 @@
 //! One slot of the closed loop: wait for its start in Fill, then send, wait, record, send
 //! again ([`send`]) — with nothing between one request's end and the next's send but
-//! handing the record to the recorder and asking the session for the next prompt. After a failure that
-//! asks for time the slot waits first ([`Backoff`]), holding no request meanwhile.
+//! handing the record to the recorder and asking the session for the next prompt. After a
+//! failure that asks for time the slot waits first ([`Backoff`]); in a session, it waits
+//! the user's think time between turns. Either way it holds no request meanwhile: a slot
+//! is a session active, not a request in flight.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -43,6 +45,7 @@ pub(super) async fn run<T: Transport>(
             phase,
             t_intended_us: None,
             queue_us: None,
+            thinks: true,
         };
         let wait = send(
             &shared,
@@ -53,14 +56,16 @@ pub(super) async fn run<T: Transport>(
             &records,
         )
         .await;
-        if let Some(wait) = wait {
+        if let Some(pause) = wait.backoff.or(wait.think) {
             tokio::select! {
                 _ = shared.cancel.cancelled() => return,
-                _ = tokio::time::sleep(wait) => {}
+                _ = tokio::time::sleep(pause) => {}
             }
-            if let Some(reason) = shared.failures.give_up.check() {
-                shared.fail(reason);
-            }
+        }
+        if wait.backoff.is_some()
+            && let Some(reason) = shared.failures.give_up.check()
+        {
+            shared.fail(reason);
         }
     }
 }

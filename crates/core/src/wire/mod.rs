@@ -56,6 +56,9 @@ pub struct Usage {
     /// The breakdown of the completion tokens, where the server gives one.
     #[serde(default)]
     pub completion_tokens_details: Option<CompletionDetails>,
+    /// The breakdown of the prompt tokens (vLLM, SGLang, OpenAI: `cached_tokens`).
+    #[serde(default)]
+    pub prompt_tokens_details: Option<PromptDetails>,
 }
 
 impl Usage {
@@ -63,6 +66,19 @@ impl Usage {
     pub fn reasoning_tokens(&self) -> Option<u32> {
         self.completion_tokens_details?.reasoning_tokens
     }
+
+    /// Prompt tokens reused from the server's prefix cache, where it says.
+    pub fn cached_tokens(&self) -> Option<u32> {
+        self.prompt_tokens_details?.cached_tokens
+    }
+}
+
+/// `usage.prompt_tokens_details`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct PromptDetails {
+    /// Prompt tokens served from the prefix cache.
+    #[serde(default)]
+    pub cached_tokens: Option<u32>,
 }
 
 /// `usage.completion_tokens_details`.

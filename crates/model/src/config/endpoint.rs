@@ -32,6 +32,11 @@ pub struct EndpointConfig {
     /// log or a result file).
     #[serde(default)]
     pub headers: Vec<HeaderConfig>,
+    /// Session affinity: the name of a header sent on every turn of a session, valued the
+    /// session's id (`X-Session-ID`, `x-session-affinity`, ...), for routers that keep a
+    /// session on one replica.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_header: Option<String>,
     /// Extra JSON fields merged into every request body; fields plateau sets itself (`model`,
     /// `messages`, `stream`, `max_tokens`, ...) are refused, use the top-level keys.
     #[serde(default)]

@@ -28,6 +28,7 @@ mod goodput;
 mod load;
 mod request;
 mod requested;
+mod sessions;
 pub mod stationarity;
 mod steady;
 mod throughput;
@@ -53,6 +54,7 @@ pub use goodput::Goodput;
 pub use load::{FromSend, LoadMetrics, LoadMode, MIN_SHORTFALL, SHORTFALL_Z, shortfall};
 pub use request::{Gap, us_to_ms};
 pub use requested::RequestedTokens;
+pub use sessions::{SessionMetrics, TurnBucket};
 pub use steady::adaptive;
 pub use steady::{
     LevelShift, MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, SHIFT_ALPHA, Series, Steady,
@@ -210,6 +212,11 @@ pub struct Metrics {
     /// TTFT and prompt length per conversation turn (multi-turn scenarios only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<TurnMetrics>,
+    /// Session results (session scenarios only): sessions active and requests in flight,
+    /// sessions completed, their turns and duration, think time, per-turn-bucket latency
+    /// and prefix cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<SessionMetrics>,
 }
 
 /// Summarizes one cell: `samples` are all of its requests (every phase and outcome),
@@ -262,14 +269,14 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         opts.steady.max_trend,
     );
     let requests = RequestCounts::count(samples, window);
-    let steady = steady_verdict(
-        samples,
-        window,
-        opts,
-        (concurrency.mean, lifetime_s),
-        &requests,
-        &load,
-    );
+    let sessions = sessions::measure(samples, &ok, window);
+    // With think time, a slot holds a session, not always a request: N is the sessions
+    // active (requests in flight are reported beside it, in `sessions`).
+    let held = match &sessions {
+        Some(s) if s.thinking_mean > 0.0 => s.sessions_active_mean,
+        _ => concurrency.mean,
+    };
+    let steady = steady_verdict(samples, window, opts, (held, lifetime_s), &requests, &load);
     Metrics {
         requests,
         jitter: Jitter {
@@ -301,6 +308,7 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         concurrency,
         tokens: TokenAgreement::check(ok.iter().copied()),
         turns: turns::by_turn(&ok),
+        sessions,
         unmeasured,
         connections: Some(Connections::count(samples)),
         reads: Reads::count(&ok),

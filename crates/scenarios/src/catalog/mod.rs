@@ -27,6 +27,7 @@ use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
 use crate::workload::multi_turn::{DialogRules, MultiTurn};
 use crate::workload::shared_prefix::SharedPrefix;
+use crate::workload::think::ThinkTimes;
 use crate::workload::trace::TraceReplay;
 use crate::workload::with_lengths::WithLengths;
 use prepare::{Material, Prepared};
@@ -232,6 +233,7 @@ impl WorkloadFactory for Catalog {
                     replies: dialog.replies,
                     max_context_tokens: dialog.max_context_tokens,
                     lengths: lengths.clone(),
+                    think: Arc::new(ThinkTimes::new(dialog.think, plan.seed, &cell.scenario)),
                 };
                 let shortest = p.output_tokens.shortest();
                 let fits = |c: &crate::workload::multi_turn::Conversation| {

@@ -15,7 +15,7 @@ pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
 pub use settings::Settings;
 pub use trace::{TraceSettings, TraceSpec};
 
-use plateau_model::config::OutputTokens;
+use plateau_model::config::{OutputTokens, Think};
 use serde::{Deserialize, Serialize};
 
 /// What a scenario does with its prompts.
@@ -54,6 +54,7 @@ impl Kind {
                 "replies",
                 "max_context_tokens",
                 "min_turns",
+                "think",
             ],
             Kind::SingleTurn => &["source"],
             Kind::Custom => &["source", "file", "allow_outside", "max_prompt_tokens"],
@@ -202,7 +203,7 @@ fn unknown_caching() -> Caching {
 }
 
 /// Multi-turn settings, resolved.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Dialog {
     /// `oasst2` or `built_in`.
     pub source: Source,
@@ -216,6 +217,8 @@ pub struct Dialog {
     pub max_context_tokens: u32,
     /// Fewest user turns.
     pub min_turns: u32,
+    /// Think time between a reply and the next turn (none: at once).
+    pub think: Option<Think>,
 }
 
 /// What a workload is built from, per kind.
@@ -376,6 +379,11 @@ fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
     if min_turns == 0 {
         return Err(("min_turns".into(), "expected at least 1 turn".into()));
     }
+    if let Some(think) = &s.think {
+        think
+            .check()
+            .map_err(|(field, message)| (format!("think.{field}"), message))?;
+    }
     Ok(Dialog {
         source,
         lang,
@@ -383,5 +391,6 @@ fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
         replies: s.replies.unwrap_or_default(),
         max_context_tokens,
         min_turns,
+        think: s.think,
     })
 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use plateau_model::config::OutputTokens;
+use plateau_model::config::{OutputTokens, Think};
 use serde::{Deserialize, Serialize};
 
 use super::{Paths, Replies, Source, TraceSettings};
@@ -55,6 +55,10 @@ pub struct Settings {
     /// The trace a `trace` scenario replays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceSettings>,
+    /// The wait between a turn's reply and the session's next turn (multi_turn): a
+    /// distribution `{"dist": "fixed" | "uniform" | "exponential" | "lognormal", ...}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
 }
 
 impl Settings {
@@ -75,6 +79,7 @@ impl Settings {
             ("min_turns", s.min_turns.is_some()),
             ("max_tokens", s.max_tokens.is_some()),
             ("trace", s.trace.is_some()),
+            ("think", s.think.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -101,6 +106,7 @@ impl Settings {
                 (Some(base), Some(over)) => Some(base.overlay(&over)),
                 (base, over) => over.or(base),
             },
+            think: o.think.or(self.think),
         }
     }
 }

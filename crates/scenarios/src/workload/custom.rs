@@ -75,6 +75,7 @@ impl Session for CustomSession {
                 turn: None,
                 max_tokens: None,
                 reply_tokens: p.reply_tokens,
+                session: None,
             },
             None => Prompt {
                 messages: Vec::new(),
@@ -82,6 +83,7 @@ impl Session for CustomSession {
                 turn: None,
                 max_tokens: None,
                 reply_tokens: None,
+                session: None,
             },
         }
     }

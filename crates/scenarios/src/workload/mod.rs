@@ -7,6 +7,7 @@ pub mod diverse;
 pub mod identical;
 pub mod multi_turn;
 pub mod shared_prefix;
+pub mod think;
 pub mod trace;
 pub mod with_lengths;
 
@@ -20,5 +21,6 @@ pub(crate) fn user_prompt(text: String, target: u32) -> Prompt {
         turn: None,
         max_tokens: None,
         reply_tokens: None,
+        session: None,
     }
 }

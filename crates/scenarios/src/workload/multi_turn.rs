@@ -1,10 +1,11 @@
-//! D: multi-turn dialogs. Each slot walks one conversation at a time: turn `k` sends the
-//! whole history (every earlier user turn and reply) plus user turn `k`. Replies in the
-//! history are the server's own (as a chat user sees them) or the dataset's. A conversation
-//! ends after its last user turn, when a request fails (server replies), or before the
-//! history plus the turn's own `max_tokens` (drawn from the scenario's [`Lengths`]; the
-//! dataset's reply length with `{"dist": "dataset"}`) would exceed the context limit; then
-//! the slot starts the next conversation of its stream.
+//! D: multi-turn dialogs, as sessions. Each slot walks one conversation at a time: turn
+//! `k` sends the whole history (every earlier user turn and reply) plus user turn `k`, then
+//! its user thinks ([`ThinkTimes`]) before turn `k + 1`. Replies in the history are the
+//! server's own (as a chat user sees them) or the dataset's. A conversation ends after its
+//! last user turn, when a request fails (server replies), or before the history plus the
+//! next turn's own `max_tokens` (drawn from the scenario's [`Lengths`]; the dataset's reply
+//! length with `{"dist": "dataset"}`) would exceed the context limit; then the slot starts
+//! the next conversation of its stream, as a new session (`<slot>-<n>`).
 //!
 //! Counting a server reply's tokens (to keep the context limit) is the one tokenizer call
 //! between requests: about 0.1 ms for a 500-token reply with the embedded BPE.
@@ -12,12 +13,15 @@
 use std::sync::Arc;
 
 use plateau_core::tokens::TokenCounter;
-use plateau_core::workload::{Message, Prompt, Role, Session, Workload, WorkloadInfo};
+use plateau_core::workload::{
+    After, Message, Prompt, Role, Session, Turn as SessionTurn, Workload, WorkloadInfo,
+};
 
 use crate::definition::Replies;
 use crate::lengths::{Indices, Lengths};
 use crate::rng::{Permutation, Stream, stream_rng};
 use crate::tokenizer::Tokenizer;
+use crate::workload::think::ThinkTimes;
 
 /// One user turn and the dataset's reply to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +54,8 @@ pub struct DialogRules {
     pub max_context_tokens: u32,
     /// Each turn's `max_tokens`.
     pub lengths: Arc<Lengths>,
+    /// The wait after each turn's reply.
+    pub think: Arc<ThinkTimes>,
 }
 
 /// Multi-turn conversations.
@@ -98,12 +104,17 @@ impl Workload for MultiTurn {
             stream: Stream::new(self.perm, slot, self.slots),
             indices: Indices::new(slot, self.slots),
             current: None,
+            slot,
+            sessions: 0,
+            index: 0,
         })
     }
 }
 
 /// Where a slot is in its conversation.
 struct Walk {
+    /// The session's id.
+    id: String,
     conversation: usize,
     /// Index of the user turn last sent.
     turn: usize,
@@ -120,6 +131,11 @@ struct DialogSession {
     stream: Stream,
     indices: Indices,
     current: Option<Walk>,
+    slot: u32,
+    /// Sessions this slot has started.
+    sessions: u64,
+    /// The index of the request last sent.
+    index: u64,
 }
 
 impl DialogSession {
@@ -136,36 +152,48 @@ impl DialogSession {
             <= u64::from(self.rules.max_context_tokens)
     }
 
-    /// The next conversation of this slot's stream whose first turn fits as request `index`.
+    /// The next conversation of this slot's stream whose first turn fits as request
+    /// `index`, as a new session.
     fn start(&mut self, index: u64) -> Walk {
+        let id = format!("{}-{}", self.slot, self.sessions);
+        self.sessions += 1;
+        let mut conversation = 0;
         for _ in 0..self.conversations.len() {
-            let conversation = self.stream.next_index();
-            if let Some(first) = self.conversations[conversation].turns.first()
+            let c = self.stream.next_index();
+            if let Some(first) = self.conversations[c].turns.first()
                 && self.fits(0, first, index)
             {
-                return Walk {
-                    conversation,
-                    turn: 0,
-                    history: Vec::new(),
-                    history_tokens: 0,
-                    done: false,
-                };
+                conversation = c;
+                break;
             }
         }
-        // No conversation fits (the catalog checks this cannot happen); send the first anyway.
+        // When no conversation fits (the catalog checks this cannot happen), the first
+        // is sent anyway.
         Walk {
-            conversation: 0,
+            id,
+            conversation,
             turn: 0,
             history: Vec::new(),
             history_tokens: 0,
             done: false,
         }
     }
+
+    /// Whether the walk's next turn, if any, fits as the next request.
+    fn next_fits(&self, walk: &Walk) -> bool {
+        let mut peek = self.indices;
+        let index = peek.next_index();
+        self.conversations[walk.conversation]
+            .turns
+            .get(walk.turn + 1)
+            .is_some_and(|t| self.fits(walk.history_tokens, t, index))
+    }
 }
 
 impl Session for DialogSession {
     fn next(&mut self) -> Prompt {
         let index = self.indices.next_index();
+        self.index = index;
         let mut walk = match self.current.take() {
             Some(w) if !w.done => w,
             _ => self.start(index),
@@ -189,6 +217,10 @@ impl Session for DialogSession {
         let turn = convo.turns.get(walk.turn).or(convo.turns.first());
         let mut max_tokens = None;
         let mut reply_tokens = None;
+        let session = SessionTurn {
+            id: walk.id.clone(),
+            prior_tokens: walk.history_tokens,
+        };
         if let Some(t) = turn {
             walk.history.push(Message::new(Role::User, t.user.as_ref()));
             walk.history_tokens += t.user_tokens;
@@ -208,6 +240,7 @@ impl Session for DialogSession {
             turn: Some(walk.turn as u32),
             max_tokens,
             reply_tokens,
+            session: Some(session),
         };
         self.current = Some(walk);
         prompt
@@ -233,6 +266,18 @@ impl Session for DialogSession {
                 walk.history_tokens += tokens;
             }
             _ => walk.done = true,
+        }
+        if let Some(walk) = self.current.take() {
+            let done = walk.done || !self.next_fits(&walk);
+            self.current = Some(Walk { done, ..walk });
+        }
+    }
+
+    fn after(&mut self) -> After {
+        match &self.current {
+            None => After::Now,
+            Some(w) if w.done => After::End,
+            Some(_) => After::Think(self.rules.think.at(self.index)),
         }
     }
 }

@@ -58,6 +58,7 @@ impl Session for SharedSession {
             turn: None,
             max_tokens: None,
             reply_tokens: None,
+            session: None,
         }
     }
 }

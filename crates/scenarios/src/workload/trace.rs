@@ -99,6 +99,7 @@ impl Replay for Inner {
                 turn: None,
                 max_tokens: None,
                 reply_tokens: None,
+                session: None,
             };
         };
         let (messages, target_tokens) = match &r.input {
@@ -114,6 +115,7 @@ impl Replay for Inner {
             turn: r.turn,
             max_tokens: Some(r.output_length.max(1)),
             reply_tokens: None,
+            session: None,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use plateau_core::workload::{Prompt, Replay, Session, Workload, WorkloadInfo};
+use plateau_core::workload::{After, Prompt, Replay, Session, Workload, WorkloadInfo};
 use plateau_model::results::workload::OutputTokensInfo;
 
 use crate::lengths::{Indices, Lengths};
@@ -69,5 +69,9 @@ impl Session for SizedSession {
 
     fn reply(&mut self, text: Option<&str>) {
         self.inner.reply(text);
+    }
+
+    fn after(&mut self) -> After {
+        self.inner.after()
     }
 }

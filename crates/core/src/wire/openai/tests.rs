@@ -14,6 +14,7 @@ fn endpoint(engine: Engine, api: Api, ignore_eos: bool) -> Endpoint {
         api,
         api_key: None,
         headers: vec![],
+        session_header: None,
         extra_body: Map::new(),
         ignore_eos,
         sim: None,
@@ -40,6 +41,7 @@ fn prompt(messages: Vec<Message>) -> Prompt {
         turn: None,
         max_tokens: None,
         reply_tokens: None,
+        session: None,
     }
 }
 
@@ -145,6 +147,7 @@ fn decodes_chat_delta_with_continuous_usage() {
             prompt_tokens: Some(9),
             completion_tokens: Some(3),
             completion_tokens_details: None,
+            prompt_tokens_details: None,
         })
     );
     assert!(!d.finished);
@@ -259,6 +262,12 @@ fn decodes_llama_cpp_timings() {
     let whole = r#"{"choices":[{"finish_reason":"length","index":0,"message":{"role":"assistant","content":"arkould and"}}],"created":1795722953,"model":"tiny-llama","system_fingerprint":"b0-unknown","object":"chat.completion","usage":{"completion_tokens":3,"prompt_tokens":32,"total_tokens":35,"prompt_tokens_details":{"cached_tokens":31}},"id":"chatcmpl-nmKXswFmpHzsVpns6xX4pThQg9qoapSD","timings":{"cache_n":31,"prompt_n":1,"prompt_ms":8.154,"prompt_per_token_ms":8.154,"prompt_per_second":122.63919548687761,"predicted_n":3,"predicted_ms":0.468,"predicted_per_token_ms":0.234,"predicted_per_second":4273.504273504273}}"#;
     let (d, text) = dec(whole);
     assert_eq!(text, "arkould and");
+    let cached = d.usage.and_then(|u| u.cached_tokens());
+    assert_eq!(
+        cached,
+        Some(31),
+        "usage.prompt_tokens_details.cached_tokens"
+    );
     let t = d.timings.expect("timings").server_timing();
     assert_eq!(t.prefill_us, Some(8_154));
     assert_eq!(t.decode_us, Some(468));

@@ -1,5 +1,5 @@
 //! D's session: history growth with server or dataset replies, conversation ends (last turn,
-//! failure, context limit) and the turn index.
+//! failure, context limit), the turn index, session ids, think times and session ends.
 
 use super::*;
 use plateau_model::config::OutputTokens;
@@ -18,6 +18,15 @@ fn workload(replies: Replies, max_context_tokens: u32) -> MultiTurn {
 }
 
 fn workload_with(replies: Replies, max_context_tokens: u32, spec: OutputTokens) -> MultiTurn {
+    thinking(replies, max_context_tokens, spec, None)
+}
+
+fn thinking(
+    replies: Replies,
+    max_context_tokens: u32,
+    spec: OutputTokens,
+    think: Option<plateau_model::config::Think>,
+) -> MultiTurn {
     let conversations = vec![
         Conversation {
             id: "a".into(),
@@ -36,6 +45,7 @@ fn workload_with(replies: Replies, max_context_tokens: u32, spec: OutputTokens) 
         replies,
         max_context_tokens,
         lengths: Arc::new(Lengths::new(spec, 0, "D", 7)),
+        think: Arc::new(ThinkTimes::new(think, 0, "D")),
     };
     MultiTurn::new(
         WorkloadInfo::default(),
@@ -156,4 +166,58 @@ fn dataset_lengths_are_each_turns_reply_and_the_fallback_without_one() {
         assert_eq!(p.reply_tokens, (last != "a2").then_some(10));
         s.reply(Some("x"));
     }
+}
+
+#[test]
+fn sessions_carry_ids_prior_tokens_think_times_and_ends() {
+    use std::time::Duration;
+    let think = plateau_model::config::Think::Fixed { seconds: 1.5 };
+    let w = thinking(
+        Replies::Dataset,
+        10_000,
+        OutputTokens::Fixed(5),
+        Some(think),
+    );
+    let mut s = w.session(3);
+    let mut ends = 0;
+    let mut session = 0;
+    for _ in 0..12 {
+        let p = s.next();
+        let turn = p.session.clone().expect("D prompts are session turns");
+        assert_eq!(turn.id, format!("3-{session}"));
+        // Every user turn and dataset reply is 10 tokens: the prior history is all but
+        // this turn's new user text.
+        assert_eq!(turn.prior_tokens + 10, p.target_tokens.unwrap());
+        assert_eq!(turn.prior_tokens, 20 * p.turn.unwrap());
+        let last = p.messages.last().unwrap().content.clone();
+        s.reply(Some("x"));
+        match s.after() {
+            After::End => {
+                assert!(last == "a2" || last == "b1", "{last} is a last turn");
+                ends += 1;
+                session += 1;
+            }
+            After::Think(d) => {
+                assert_eq!(d, Duration::from_millis(1500));
+                assert!(last != "a2" && last != "b1", "{last} is not a last turn");
+            }
+            After::Now => panic!("a session turn is followed by think time or an end"),
+        }
+    }
+    assert!(
+        ends >= 4,
+        "{ends} sessions ended in 12 turns of 2-3 turn conversations"
+    );
+
+    // A failure ends the session; so does a next turn that would not fit the context
+    // (10 + 10 + 10 + 5 > 30).
+    let mut s = workload(Replies::Server, 10_000).session(0);
+    s.next();
+    s.reply(None);
+    assert_eq!(s.after(), After::End);
+    let mut s = workload(Replies::Dataset, 30).session(0);
+    s.next();
+    s.reply(Some("x"));
+    assert_eq!(s.after(), After::End);
+    assert_eq!(s.next().session.expect("a turn").id, "0-1");
 }
