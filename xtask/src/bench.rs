@@ -3,8 +3,10 @@
 //! `plateau sim --profile fixed`, and runs `cargo bench -p plateau-core --bench calibration`
 //! against it; then the SSE parser micro-benchmark. `cargo xtask bench overhead` measures
 //! the client's own cost instead ([`overhead`]); `cargo xtask bench report`, how the report
-//! scales with a run's cell count ([`report_scale`]).
+//! scales with a run's cell count ([`report_scale`]); `cargo xtask bench gate`, how often
+//! `plateau check` raises a false alarm on unchanged runs ([`gate_null`]).
 
+mod gate_null;
 mod overhead;
 mod report_scale;
 
@@ -29,6 +31,9 @@ enum Mode {
     /// `plateau report` on a generated run of `--cells` cells (default 10,000): wall time,
     /// peak memory, report.html size.
     Report(report_scale::Args),
+    /// `plateau check` on seeded sequences of unchanged simulator runs: false alarms per
+    /// check and per sequence of 12 runs.
+    Gate(gate_null::Args),
     /// Spin on one core for `--burst-ms` of every `--period-ms`, until killed: the busy
     /// neighbour `overhead --steal-ms` puts beside the client.
     #[command(hide = true)]
@@ -44,6 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.mode {
         Some(Mode::Overhead(o)) => overhead::run(&o),
         Some(Mode::Report(r)) => report_scale::run(&r),
+        Some(Mode::Gate(g)) => gate_null::run(&g),
         Some(Mode::Spin {
             burst_ms,
             period_ms,

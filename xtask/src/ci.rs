@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format,
 //! tidy, clippy, tests, docs (each cargo step with `--locked`), the book (its generated
-//! reference pages current, `mdbook build`, no broken link), then the README's main job
+//! reference pages current, `mdbook build`, no broken link), the GitHub workflow examples
+//! (`action-validator`), then the README's main job
 //! (the default config against the built-in simulator, validated and reported), then
 //! `dist --check` (the wheel built, installed and run from an empty folder; cargo install;
 //! the container image). `.ci/run` installs what a fresh machine lacks (mdbook, the
@@ -68,11 +69,38 @@ pub fn run() -> anyhow::Result<()> {
     crate::book::run()?;
     eprintln!("==> the Kubernetes manifests: cargo xtask kubernetes");
     crate::kubernetes::run()?;
+    workflows()?;
     readme_job()?;
     // After the README's job: `cargo install` then reuses its release build.
     eprintln!("==> install without Rust: cargo xtask dist --check");
     crate::dist::run(crate::dist::Args { check: true })?;
     eprintln!("CI passed");
+    Ok(())
+}
+
+/// The GitHub workflow examples under `examples/ci`, checked against the workflow schema by
+/// `action-validator` (installed by `.ci/run` from `tools/ci/package-lock.json`).
+fn workflows() -> anyhow::Result<()> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ci");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+        .collect();
+    files.sort();
+    for file in files {
+        eprintln!("==> workflow: action-validator {}", file.display());
+        let status = Command::new("action-validator")
+            .arg(&file)
+            .status()
+            .context("running action-validator (install it with .ci/run, tools/ci/package.json)")?;
+        if !status.success() {
+            bail!(
+                "{} is not a valid GitHub workflow ({status})",
+                file.display()
+            );
+        }
+    }
     Ok(())
 }
 

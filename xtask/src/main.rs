@@ -28,8 +28,9 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Task {
     /// Run what CI runs: fmt check, tidy, clippy -D warnings, tests, rustdoc, the generated
-    /// reference pages, the book and its links, the README's main job against the
-    /// built-in simulator, and `dist --check`.
+    /// reference pages, the book and its links, the GitHub workflow examples
+    /// (action-validator), the README's main job against the built-in simulator, and
+    /// `dist --check`.
     Ci,
     /// Check the house rules: `//!` lines, file and function length, no unwrap in library
     /// code, dependency versions only in the workspace manifest.

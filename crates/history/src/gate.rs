@@ -92,7 +92,7 @@ pub enum Outcome {
 }
 
 /// The gate's findings.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Findings {
     /// Every gated number of every matched cell.
     pub lines: Vec<Line>,
@@ -197,7 +197,6 @@ fn judge_cell(
     out: &mut Findings,
 ) {
     let mut base: Vec<Loaded> = Vec::new();
-    let mut dropped = Vec::new();
     // Every repeat of every baseline run is its own cluster of the bootstrap.
     for &(k, g) in bases {
         match compare::load(g, 0) {
@@ -209,24 +208,6 @@ fn judge_cell(
             }
             Err(e) => out.notes.push(format!("baseline {}: {e}", labels[k].0)),
         }
-    }
-    // A baseline repeat that was not steady is no baseline: left out while others remain.
-    let sound = |l: &Loaded| {
-        let s = l.summary;
-        s.status == CellStatus::Complete && s.metrics.steady.steady && !s.metrics.steady.overloaded
-    };
-    if base.iter().any(sound) {
-        for l in base.iter().filter(|l| !sound(l)) {
-            dropped.push(l.summary.cell.repeat);
-        }
-        base.retain(sound);
-    }
-    if !dropped.is_empty() {
-        out.notes.push(format!(
-            "{}: {} baseline repeat(s) unsteady, overloaded or failed, left out of the pool",
-            c.name(),
-            dropped.len()
-        ));
     }
     let cand = match compare::load(c, 0) {
         Ok(mut loaded) => {
@@ -240,10 +221,41 @@ fn judge_cell(
             Vec::new()
         }
     };
+    judge_pool(&c.name(), base, &cand, opts, out);
+}
+
+/// Judges a candidate cell's repeats `cand` against its pooled baseline repeats `base` (each
+/// numbered with its run, [`Loaded::run`]) and adds a line per gated number to `out`. A
+/// baseline repeat that was not steady is left out while others remain.
+pub fn judge_pool(
+    cell: &str,
+    mut base: Vec<Loaded>,
+    cand: &[Loaded],
+    opts: &Options,
+    out: &mut Findings,
+) {
+    let mut dropped = Vec::new();
+    let sound = |l: &Loaded| {
+        let s = l.summary;
+        s.status == CellStatus::Complete && s.metrics.steady.steady && !s.metrics.steady.overloaded
+    };
+    if base.iter().any(sound) {
+        for l in base.iter().filter(|l| !sound(l)) {
+            dropped.push(l.summary.cell.repeat);
+        }
+        base.retain(sound);
+    }
+    if !dropped.is_empty() {
+        out.notes.push(format!(
+            "{}: {} baseline repeat(s) unsteady, overloaded or failed, left out of the pool",
+            cell,
+            dropped.len()
+        ));
+    }
     if base.is_empty() || cand.is_empty() {
         for &(name, quantity, tolerance) in &opts.tolerances {
             out.lines.push(Line {
-                cell: c.name(),
+                cell: cell.to_owned(),
                 name,
                 quantity,
                 tolerance,
@@ -253,7 +265,7 @@ fn judge_cell(
         }
         return;
     }
-    let tested = analyze::cell(&base, &cand, opts.resamples, SEED);
+    let tested = analyze::cell(&base, cand, opts.resamples, SEED);
     for &(name, quantity, tolerance) in &opts.tolerances {
         let Some(row) = tested
             .rows
@@ -263,7 +275,7 @@ fn judge_cell(
             continue; // neither side has it (goodput without an SLO): nothing to judge
         };
         out.lines.push(Line {
-            cell: c.name(),
+            cell: cell.to_owned(),
             name,
             quantity,
             tolerance,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use plateau_model::results::write_atomic;
 use plateau_report::compare::metric::HEADLINE;
+use plateau_report::figures::frame::{Frame, Swatch};
 use plateau_report::quantity::{Quantity, number};
 use plateau_report::style;
 use plotters::prelude::*;
@@ -189,11 +190,23 @@ fn figure(s: &Series) -> Result<String, HistoryError> {
             message: e,
         })
     };
+    let frame = Frame {
+        title: format!("{} — {}", s.cell, s.quantity.label),
+        subtitle: "each run's value with its 95% interval, oldest run first".into(),
+        legend: vec![
+            (
+                Swatch::Line(style::series_color(0)),
+                s.quantity.label.to_owned(),
+            ),
+            (Swatch::Line(style::ALERT), "change point".into()),
+        ],
+    };
+    let width = style::PANEL_W.max(frame.min_width());
     let mut svg = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut svg, (style::PANEL_W, style::PANEL_H)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| draw(e.to_string()))?;
+        let root = SVGBackend::with_string(&mut svg, (width, frame.height(width) + style::PANEL_H))
+            .into_drawing_area();
+        let body = frame.draw(&root).map_err(|e| draw(e.0))?;
         let lo = s
             .points
             .iter()
@@ -206,11 +219,7 @@ fn figure(s: &Series) -> Result<String, HistoryError> {
             .fold(f64::NEG_INFINITY, f64::max);
         let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.01).max(1e-9);
         let n = s.points.len();
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{} — {}", s.cell, s.quantity.label),
-                style::subtitle(),
-            )
+        let mut chart = ChartBuilder::on(&body)
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(60)

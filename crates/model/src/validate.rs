@@ -97,6 +97,17 @@ pub fn cell_label(s: &CellSummary) -> String {
     s.rel_path()
 }
 
+/// An adaptive Measure that reached its maximum with its intervals wider than the target.
+fn imprecise(phases: &crate::results::summary::PhaseBounds) -> Option<String> {
+    let end = phases.phase_end.as_ref()?.measure.as_ref()?;
+    (end.rule == crate::phase::EndRule::Imprecise).then(|| {
+        format!(
+            "{}; raise phases.measure.max or loosen phases.precision",
+            end.why
+        )
+    })
+}
+
 /// Every finding about one cell.
 pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     let m = &s.metrics;
@@ -204,6 +215,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         && d.small_sample.iter().any(|p| p == "p99")
     {
         add("small_sample", Severity::Warn, small_sample(d.n, &s.phases));
+    }
+    if let Some(message) = imprecise(&s.phases) {
+        add("imprecise", Severity::Warn, message);
     }
     if let Some(o) = &m.tokens.output
         && o.mean_rel_diff > t.max_output_token_diff

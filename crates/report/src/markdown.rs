@@ -1,7 +1,10 @@
 //! summary.md: the run in a few lines, the headline of each scenario, the capacity answer
 //! when a run searched for one, the summary table (report.html's, row for row), the failed
 //! checks and warnings, the results tables of each scenario (closed loop, open loop) and
-//! the list of figures, as GitHub-flavoured Markdown (pastes into an issue or a PR).
+//! the list of figures, as GitHub-flavoured Markdown (pastes into an issue or a PR). Past
+//! [`crate::pipeline::INLINE_CELLS`] cells it stays a page long: the tables per cell give way
+//! to a pointer to summary.csv and report.html's cell pages, and at most [`FINDINGS_SHOWN`]
+//! findings are listed.
 
 use std::fmt::Write;
 
@@ -15,6 +18,9 @@ use crate::headline::Card;
 use crate::matrix::Matrix;
 use crate::per_run::PerRun;
 use crate::{capacity, repeats, tables};
+
+/// Findings listed at most (failures first); `plateau validate` lists every one.
+pub const FINDINGS_SHOWN: usize = 100;
 
 /// What summary.md shows.
 pub struct Input<'a> {
@@ -71,7 +77,17 @@ pub fn render(input: &Input) -> String {
     if !capacity.is_empty() {
         capacity_section(&mut out, capacity);
     }
-    summary_section(&mut out, m, thresholds);
+    let cells = m.all().count();
+    let paged = cells > crate::pipeline::INLINE_CELLS;
+    if paged {
+        let _ = writeln!(
+            out,
+            "## Summary\n\n{cells} cells, too many to list here: summary.csv has every cell's \
+             numbers, report.html links their pages.\n"
+        );
+    } else {
+        summary_section(&mut out, m, thresholds);
+    }
     let fails = findings
         .iter()
         .filter(|f| f.severity == Severity::Fail)
@@ -83,7 +99,7 @@ pub fn render(input: &Input) -> String {
     );
     let mut sorted: Vec<&Finding> = findings.iter().collect();
     sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    for f in &sorted {
+    for f in sorted.iter().take(FINDINGS_SHOWN) {
         let word = match f.severity {
             Severity::Fail => "**FAIL**",
             Severity::Warn => "warn",
@@ -96,10 +112,19 @@ pub fn render(input: &Input) -> String {
             cell(&f.message)
         );
     }
+    if sorted.len() > FINDINGS_SHOWN {
+        let _ = writeln!(
+            out,
+            "- ... and {} more: `plateau validate --results-dir {}` lists every one.",
+            sorted.len() - FINDINGS_SHOWN,
+            cell(results_dir)
+        );
+    }
     if !sorted.is_empty() {
         out.push('\n');
     }
-    for g in tables::groups(m) {
+    let groups = if paged { Vec::new() } else { tables::groups(m) };
+    for g in groups {
         let _ = writeln!(out, "## {}\n", cell(&g.title()));
         let series = g.rows.iter().any(|r| r.series.is_some());
         let mut head: Vec<String> = Vec::new();

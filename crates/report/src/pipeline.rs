@@ -296,6 +296,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     } else {
         None
     };
+    html::pages::remove_stale(root, pages.as_ref().map_or(0, Vec::len))?;
     let timelines: Vec<Rendered> = timelines.into_iter().flatten().collect();
     let page = html::render(&html::Page {
         m: &m,

@@ -206,6 +206,19 @@ pub const REGISTRY: &[Entry] = &[
                  The console table shows TTFT p95 for such cells.",
     },
     Entry {
+        check: "imprecise",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "With adaptive phases, Measure reached `phases.measure.max` before the 95% \
+                  intervals of output tokens/s and TTFT p50 came within `phases.precision` of \
+                  their values: the cell's numbers are less precise than the config asked \
+                  (the message gives the half-widths reached). The numbers themselves are \
+                  sound; `summary.json` keeps them under `phases.phase_end.measure`.",
+        action: "Raise `phases.measure.max`, loosen `phases.precision`, or read the cell's \
+                 intervals as they are. A server whose throughput swings from block to block \
+                 (see the steady verdict) may never meet a tight target.",
+    },
+    Entry {
         check: "token_agreement",
         severity: WARN,
         scope: Scope::Cell,

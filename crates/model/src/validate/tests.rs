@@ -192,3 +192,47 @@ fn a_server_prefill_longer_than_the_clients_ttft_is_a_finding() {
         ]
     );
 }
+
+#[test]
+fn an_adaptive_measure_that_ran_out_of_time_is_imprecise() {
+    use crate::phase::{EndRule, PhaseEnd, PhaseEnds, Precision};
+    let found = |rule| {
+        let mut s = summary();
+        s.phases.phase_end = Some(PhaseEnds {
+            stabilize: None,
+            measure: Some(PhaseEnd {
+                rule,
+                after_s: 40.0,
+                why: "max 40.0 s reached with output tokens/s ±12.1%, TTFT p50 ±1.1%, \
+                      target ±5%"
+                    .into(),
+                precision: Some(Precision {
+                    target: 0.05,
+                    output_tps: Some(0.121),
+                    ttft_p50: Some(0.011),
+                }),
+            }),
+        });
+        check_cell(&s, &Thresholds::default())
+            .into_iter()
+            .filter(|f| f.check == "imprecise")
+            .map(|f| (f.severity, f.message))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        found(EndRule::Imprecise),
+        vec![(
+            Severity::Warn,
+            "max 40.0 s reached with output tokens/s ±12.1%, TTFT p50 ±1.1%, target ±5%; \
+             raise phases.measure.max or loosen phases.precision"
+                .to_owned()
+        )]
+    );
+    assert_eq!(found(EndRule::PrecisionMet), Vec::new());
+    assert!(
+        check_cell(&summary(), &Thresholds::default())
+            .iter()
+            .all(|f| f.check != "imprecise"),
+        "fixed phases have no phase_end"
+    );
+}

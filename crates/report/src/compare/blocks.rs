@@ -20,7 +20,7 @@ const SECOND_US: u64 = 1_000_000;
 pub const MIN_BLOCKS: usize = 5;
 
 /// One repeat of a cell with its records.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Loaded<'a> {
     /// Its summary.
     pub summary: &'a CellSummary,

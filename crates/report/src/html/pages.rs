@@ -76,6 +76,45 @@ pub fn write(
         .collect()
 }
 
+/// Removes the pages an earlier, larger report of the same directory left beyond the first
+/// `kept` (all of them when this report inlines its cells): files named `page-NNNN.html` in
+/// [`PAGES_DIR`] whose head is a plateau cells page. Anything else there is left alone, and so
+/// is the directory unless it ends up empty.
+pub fn remove_stale(root: &Path, kept: usize) -> Result<(), ReportError> {
+    let dir = root.join(PAGES_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = page_number(&entry.file_name().to_string_lossy()).is_some_and(|n| n > kept);
+        if stale && entry.file_type().is_ok_and(|t| t.is_file()) && is_plateau_page(&path) {
+            std::fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
+        }
+    }
+    let _ = std::fs::remove_dir(&dir);
+    Ok(())
+}
+
+/// `NNNN` of `page-NNNN.html`.
+fn page_number(name: &str) -> Option<usize> {
+    let digits = name.strip_prefix("page-")?.strip_suffix(".html")?;
+    (digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// Whether the file at `path` starts like a page [`page`] writes (its title).
+fn is_plateau_page(path: &Path) -> bool {
+    use std::io::Read;
+    let mut headroom = [0u8; 512];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut headroom))
+        .unwrap_or(0);
+    let text = String::from_utf8_lossy(&headroom[..n]);
+    text.contains("<title>plateau report: ") && text.contains(", cells page ")
+}
+
 /// The entry of the page of `chunk`.
 fn page_ref(pages: &Pages, chunk: &[(Cell, Option<&Rendered>)], href: String) -> PageRef {
     let rel = |c: Option<&(Cell, Option<&Rendered>)>| c.map_or(String::new(), |c| c.0.rel.into());
@@ -231,7 +270,20 @@ pub fn index(out: &mut String, pages: &[PageRef]) {
 mod tests {
     use std::path::Path;
 
-    use super::href;
+    use super::{href, page_number};
+
+    #[test]
+    fn only_four_digit_page_names_count() {
+        assert_eq!(page_number("page-0012.html"), Some(12));
+        for other in [
+            "page-12.html",
+            "page-00012.html",
+            "page-00a1.html",
+            "x-0001.html",
+        ] {
+            assert_eq!(page_number(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn links_are_relative_to_the_page() {

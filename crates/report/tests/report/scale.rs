@@ -35,8 +35,24 @@ fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
     let cell = fixtures::path("clean").join("vllm/llama-8b/A1/c4");
     let rels = cell_copies(&cell, &results, SHAPE).unwrap();
     assert!(rels.len() > INLINE_CELLS && rels.len() < 2 * PAGE_CELLS);
+    // What an earlier report of 3 pages left, and a file of the user's beside it.
+    let pages = results.join("cells");
+    std::fs::create_dir_all(&pages).unwrap();
+    let old = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+               <title>plateau report: results, cells page 3 of 3</title>";
+    std::fs::write(pages.join("page-0003.html"), old).unwrap();
+    std::fs::write(pages.join("page-0004.html"), "my own notes").unwrap();
     let out = plateau_report::render(&Options::new(&results, tmp.path().join("figures"))).unwrap();
     assert_eq!(out.cells, 240);
+    assert!(
+        !pages.join("page-0003.html").exists(),
+        "the earlier report's third page is gone"
+    );
+    assert_eq!(
+        std::fs::read_to_string(pages.join("page-0004.html")).unwrap(),
+        "my own notes",
+        "a file plateau did not write is left alone"
+    );
 
     let page = std::fs::read_to_string(&out.html).unwrap();
     assert!(
@@ -80,6 +96,14 @@ fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
     assert!(
         text < 40_000,
         "report.html has {text} bytes besides its figures"
+    );
+
+    let md = std::fs::read_to_string(results.join("summary.md")).unwrap();
+    assert!(md.contains("240 cells, too many to list here"));
+    assert!(
+        md.len() < 20_000,
+        "summary.md lists no cell row ({} bytes)",
+        md.len()
     );
 
     let hrefs: Vec<&str> = attrs(&page, "href")
