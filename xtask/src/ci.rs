@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check CI runs, in order, stopping at the first failure: format,
 //! tidy, clippy, tests, docs (each cargo step with `--locked`), the book (its generated
-//! reference pages current, `mdbook build`, no broken link), the GitHub workflow examples
+//! reference pages current, `mdbook build`, no broken link), the Kubernetes manifests
+//! (`kubectl kustomize`, `kubernetes-validate`), the GitHub workflow examples
 //! (`action-validator`), then the README's main job
 //! (the default config against the built-in simulator, validated and reported), then
 //! `dist --check` (the wheel built, installed and run from an empty folder; cargo install;

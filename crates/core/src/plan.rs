@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
-
 use plateau_model::config::{
     AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig,
     SloConfig, SteadyConfig,

@@ -2,7 +2,7 @@
 //! when a run searched for one, the summary table (report.html's, row for row), the failed
 //! checks and warnings, the results tables of each scenario (closed loop, open loop) and
 //! the list of figures, as GitHub-flavoured Markdown (pastes into an issue or a PR). Past
-//! [`crate::pipeline::INLINE_CELLS`] cells it stays a page long: the tables per cell give way
+//! the cells report.html shows one by one it stays a page long: the tables per cell give way
 //! to a pointer to summary.csv and report.html's cell pages, and at most [`FINDINGS_SHOWN`]
 //! findings are listed.
 
@@ -43,6 +43,9 @@ pub struct Input<'a> {
     /// Every figure drawn, with how to write its files' place (relative to summary.md
     /// where they are below it).
     pub figures: &'a [(Rendered, String)],
+    /// Whether the run has more cells than report.html shows one by one (its cells are on
+    /// pages): the per-cell tables are left out.
+    pub paged: bool,
 }
 
 /// The Markdown text.
@@ -57,6 +60,7 @@ pub fn render(input: &Input) -> String {
         thresholds,
         headline,
         figures,
+        paged,
     } = *input;
     let mut out = String::new();
     let _ = writeln!(out, "# plateau results: {}\n", cell(results_dir));
@@ -78,7 +82,6 @@ pub fn render(input: &Input) -> String {
         capacity_section(&mut out, capacity);
     }
     let cells = m.all().count();
-    let paged = cells > crate::pipeline::INLINE_CELLS;
     if paged {
         let _ = writeln!(
             out,

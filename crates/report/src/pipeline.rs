@@ -334,6 +334,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         thresholds: &opts.thresholds,
         headline: &cards,
         figures: &listed,
+        paged,
     });
     let md_path = root.join(MARKDOWN_FILE);
     results::write_atomic(&md_path, md.as_bytes()).map_err(ReportError::Output)?;

@@ -28,6 +28,58 @@ fn attrs<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// What an earlier report of 3 pages left in `results`, and a file of the user's beside it;
+/// returns the pages' directory.
+fn plant_earlier_pages(results: &Path) -> std::path::PathBuf {
+    let pages = results.join("cells");
+    std::fs::create_dir_all(&pages).unwrap();
+    let old = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+               <title>plateau report: results, cells page 3 of 3</title>";
+    std::fs::write(pages.join("page-0003.html"), old).unwrap();
+    std::fs::write(pages.join("page-0004.html"), "my own notes").unwrap();
+    pages
+}
+
+/// The earlier report's third page is gone; the user's file is not.
+fn earlier_pages_removed(pages: &Path) {
+    assert!(!pages.join("page-0003.html").exists());
+    assert_eq!(
+        std::fs::read_to_string(pages.join("page-0004.html")).unwrap(),
+        "my own notes",
+        "a file plateau did not write is left alone"
+    );
+}
+
+/// How many times each cell appears on the pages `hrefs` (relative to `results`), checking
+/// on the way that every file a page shows or links is there.
+fn cells_on_pages(results: &Path, hrefs: &[&str]) -> BTreeMap<String, usize> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for &href in hrefs {
+        let path = results.join(href);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for rel in attrs(&text, "data-cell") {
+            *seen.entry(rel.to_owned()).or_default() += 1;
+        }
+        let dir = path.parent().unwrap();
+        let files: Vec<&str> = attrs(&text, "src")
+            .into_iter()
+            .chain(
+                attrs(&text, "href")
+                    .into_iter()
+                    .filter(|h| h.contains("timeline_")),
+            )
+            .collect();
+        assert!(files.len() >= 2, "{href} shows its timelines");
+        for f in files {
+            assert!(
+                Path::new(dir).join(f).is_file(),
+                "{href} links {f}, missing"
+            );
+        }
+    }
+    seen
+}
+
 #[test]
 fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
     let tmp = common::scratch("paged");
@@ -35,24 +87,10 @@ fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
     let cell = fixtures::path("clean").join("vllm/llama-8b/A1/c4");
     let rels = cell_copies(&cell, &results, SHAPE).unwrap();
     assert!(rels.len() > INLINE_CELLS && rels.len() < 2 * PAGE_CELLS);
-    // What an earlier report of 3 pages left, and a file of the user's beside it.
-    let pages = results.join("cells");
-    std::fs::create_dir_all(&pages).unwrap();
-    let old = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
-               <title>plateau report: results, cells page 3 of 3</title>";
-    std::fs::write(pages.join("page-0003.html"), old).unwrap();
-    std::fs::write(pages.join("page-0004.html"), "my own notes").unwrap();
+    let pages = plant_earlier_pages(&results);
     let out = plateau_report::render(&Options::new(&results, tmp.path().join("figures"))).unwrap();
     assert_eq!(out.cells, 240);
-    assert!(
-        !pages.join("page-0003.html").exists(),
-        "the earlier report's third page is gone"
-    );
-    assert_eq!(
-        std::fs::read_to_string(pages.join("page-0004.html")).unwrap(),
-        "my own notes",
-        "a file plateau did not write is left alone"
-    );
+    earlier_pages_removed(&pages);
 
     let page = std::fs::read_to_string(&out.html).unwrap();
     assert!(
@@ -102,7 +140,7 @@ fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
     assert!(md.contains("240 cells, too many to list here"));
     assert!(
         md.len() < 20_000,
-        "summary.md lists no cell row ({} bytes)",
+        "summary.md lists no cell ({} bytes)",
         md.len()
     );
 
@@ -112,30 +150,7 @@ fn a_large_run_puts_its_cells_on_linked_pages_and_keeps_report_html_small() {
         .collect();
     assert_eq!(hrefs, ["cells/page-0001.html", "cells/page-0002.html"]);
     assert!(page.contains("<td>200</td>") && page.contains("<td>40</td>"));
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for href in hrefs {
-        let path = results.join(href);
-        let text = std::fs::read_to_string(&path).unwrap();
-        for rel in attrs(&text, "data-cell") {
-            *seen.entry(rel.to_owned()).or_default() += 1;
-        }
-        let dir = path.parent().unwrap();
-        let files: Vec<&str> = attrs(&text, "src")
-            .into_iter()
-            .chain(
-                attrs(&text, "href")
-                    .into_iter()
-                    .filter(|h| h.contains("timeline_")),
-            )
-            .collect();
-        assert!(files.len() >= 2, "{href} shows its timelines");
-        for f in files {
-            assert!(
-                Path::new(dir).join(f).is_file(),
-                "{href} links {f}, missing"
-            );
-        }
-    }
+    let seen = cells_on_pages(&results, &hrefs);
     assert_eq!(
         seen.keys().cloned().collect::<Vec<_>>(),
         {
