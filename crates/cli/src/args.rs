@@ -183,6 +183,19 @@ pub struct RunArgs {
         help_heading = "Sharding"
     )]
     pub start_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// With --shard-by load and --start-at: seconds between one cell's Drain limit and the
+    /// next cell's start on the common timetable (every runner begins cell k at
+    /// start + gap + k x (Fill + Stabilize + Measure + drain_seconds + gap)); room to write
+    /// a cell's results and ask the next scenario's token check.
+    #[arg(
+        long,
+        requires = "start_at",
+        value_name = "SECONDS",
+        default_value_t = 5.0,
+        value_parser = crate::shard::gap_seconds,
+        help_heading = "Sharding"
+    )]
+    pub cell_gap: f64,
     /// Record the run in the history when it ends (`plateau history add`).
     #[arg(long, help_heading = "History")]
     pub history: bool,

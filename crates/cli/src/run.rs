@@ -65,7 +65,13 @@ pub async fn run(
     let env = |name: &str| std::env::var(name).ok();
     let places = Places::find();
     let shard = crate::shard::of(&args, &env).bad_input()?;
-    let started = resolve::start(&config, &origins, &env, &places.folders(&config), shard);
+    let started = resolve::start(
+        &config,
+        &origins,
+        &env,
+        &places.folders(&config),
+        shard.as_ref(),
+    );
     let start = Start::now(args.resume, launch(&args));
     // Claimed before the workloads are ready: a second run is refused at once, not after
     // minutes of preparation.

@@ -1,5 +1,8 @@
 //! `plateau run --shard i/K --shard-by cells|load`: this runner's place, its index from
-//! the flag or from the Indexed Job's JOB_COMPLETION_INDEX.
+//! the flag or from the Indexed Job's JOB_COMPLETION_INDEX, and the common start (and,
+//! under load sharding, the common timetable) it keeps.
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use plateau_core::plan::Plan;
@@ -8,16 +11,47 @@ use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
 
-/// This runner's shard, when `--shard` is given.
+/// This runner's place and, with `--start-at`, the common start and the gap between cells.
+pub struct Sharding {
+    shard: Shard,
+    start_at: Option<DateTime<Utc>>,
+    gap: Duration,
+}
+
+impl Sharding {
+    /// Makes `plan` this runner's share; under load sharding with `--start-at`, on the
+    /// common timetable.
+    pub fn apply(&self, plan: &mut Plan) -> Result<(), String> {
+        plan.shard(self.shard)?;
+        match self.start_at {
+            Some(at) => plan.follow_timetable(at, self.gap),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `--cell-gap`: a finite number of seconds, 0 or more.
+pub fn gap_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=86_400.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?}: expected seconds from 0 to 86400")),
+    }
+}
+
+/// This runner's sharding, when `--shard` is given.
 pub fn of(
     args: &RunArgs,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<Shard>, ShardError> {
+) -> Result<Option<Sharding>, ShardError> {
     let Some(given) = &args.shard else {
         return Ok(None);
     };
     let index = env(INDEX_ENV);
-    Shard::parse(given, args.shard_by.into(), index.as_deref()).map(Some)
+    Ok(Some(Sharding {
+        shard: Shard::parse(given, args.shard_by.into(), index.as_deref())?,
+        start_at: args.start_at,
+        gap: Duration::from_secs_f64(args.cell_gap),
+    }))
 }
 
 /// For a sharded plan: reads the clock's sync state, waits for `start_at` (or a stopping

@@ -289,6 +289,13 @@ async fn visit(
         state.interrupted = true;
         return Ok(None);
     };
+    let scheduled = plan.timetable.map(|t| t.cell_start(index));
+    if let Some(at) = scheduled
+        && !cell::wait_for(at, &ctx.interrupt).await
+    {
+        state.interrupted = true;
+        return Ok(None);
+    }
     ctx.observer.cell_started(index, total, cell);
     ctx.live.reset();
     // What run.json says if an error stops the run inside this cell.
@@ -302,6 +309,7 @@ async fn visit(
         fingerprint,
         failures,
         token_check,
+        scheduled,
         scrape_every: plan
             .server_metrics
             .filter(|_| !state.scrape_off[cell.endpoint]),
