@@ -6,15 +6,17 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use plateau_core::plan::Plan;
-use plateau_model::shard::{INDEX_ENV, Shard, ShardClock, ShardError};
+use plateau_model::shard::{INDEX_ENV, Shard, ShardClock};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
+use crate::start_at::StartAt;
 
 /// This runner's place and, with `--start-at`, the common start and the gap between cells.
 pub struct Sharding {
     shard: Shard,
-    start_at: Option<DateTime<Utc>>,
+    /// The common start, resolved.
+    pub start_at: Option<DateTime<Utc>>,
     gap: Duration,
 }
 
@@ -30,26 +32,29 @@ impl Sharding {
     }
 }
 
-/// `--cell-gap`: a finite number of seconds, 0 or more.
-pub fn gap_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=86_400.0).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?}: expected seconds from 0 to 86400")),
-    }
-}
-
-/// This runner's sharding, when `--shard` is given.
-pub fn of(
+/// This runner's sharding, when `--shard` is given; `--start-at job+SECONDS` is read from
+/// the Kubernetes API here.
+pub async fn of(
     args: &RunArgs,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<Sharding>, ShardError> {
+) -> anyhow::Result<Option<Sharding>> {
     let Some(given) = &args.shard else {
         return Ok(None);
     };
     let index = env(INDEX_ENV);
+    let start_at = match args.start_at {
+        None => None,
+        Some(StartAt::At(at)) => Some(at),
+        Some(StartAt::JobCreated(margin)) => {
+            let created = kube::job_created(env).await?;
+            let at = created + chrono::Duration::from_std(margin)?;
+            tracing::info!("the Job was created at {created}: starting at {at}");
+            Some(at)
+        }
+    };
     Ok(Some(Sharding {
         shard: Shard::parse(given, args.shard_by.into(), index.as_deref())?,
-        start_at: args.start_at,
+        start_at,
         gap: Duration::from_secs_f64(args.cell_gap),
     }))
 }
@@ -98,3 +103,5 @@ pub async fn start(
     });
     true
 }
+
+pub mod kube;

@@ -279,23 +279,11 @@ async fn visit(
         info.cells[index].reason = Some(reason.clone());
         return Ok(None);
     }
-    let asked = tokio::select! {
-        biased;
-        () = ctx.interrupt.cancelled() => None,
-        check = token_check(at, state, cell) => Some(check),
-    };
-    let Some(token_check) = asked else {
+    let Some((token_check, scheduled)) = before_cell(at, state, cell, index).await else {
         // Stopped before the cell started: it stays pending.
         state.interrupted = true;
         return Ok(None);
     };
-    let scheduled = plan.timetable.map(|t| t.cell_start(index));
-    if let Some(at) = scheduled
-        && !cell::wait_for(at, &ctx.interrupt).await
-    {
-        state.interrupted = true;
-        return Ok(None);
-    }
     ctx.observer.cell_started(index, total, cell);
     ctx.live.reset();
     // What run.json says if an error stops the run inside this cell.
@@ -344,6 +332,26 @@ async fn visit(
     results::csv::write(&plan.output_dir.join(results::CSV_FILE), &state.summaries)?;
     results::write_json(at.run_path, info)?;
     Ok(Some(summary))
+}
+
+/// The server's count of the cell's prompts, then the wait for the cell's instant on the
+/// load-sharded timetable (that instant is returned); `None` when a stopping signal came first.
+async fn before_cell(
+    at: &Place<'_, '_>,
+    state: &mut State,
+    cell: &Cell,
+    index: usize,
+) -> Option<(Option<TokenCheck>, Option<chrono::DateTime<chrono::Utc>>)> {
+    let check = tokio::select! {
+        biased;
+        () = at.ctx.interrupt.cancelled() => return None,
+        check = token_check(at, state, cell) => check,
+    };
+    let scheduled = at.plan.timetable.map(|t| t.cell_start(index));
+    match scheduled {
+        Some(instant) if !cell::wait_for(instant, &at.ctx.interrupt).await => None,
+        _ => Some((check, scheduled)),
+    }
 }
 
 /// The server's count of the cell's scenario's prompts, asked once per endpoint, model and
