@@ -173,16 +173,31 @@ pub struct RunArgs {
         help_heading = "Sharding"
     )]
     pub shard_by: ShardBy,
-    /// With --shard: wait until this instant (RFC 3339, e.g. 2026-11-27T10:30:00Z) before
-    /// the first cell, so that every runner starts together; run.json records how late
-    /// this one began, and `plateau merge` refuses one later than its bound.
+    /// With --shard: wait until this instant (RFC 3339, e.g. 2026-11-27T10:30:00Z), or
+    /// `job+SECONDS` after the Kubernetes Job of this pod was created, before the first
+    /// cell, so that every runner starts together; run.json records how late this one
+    /// began, and `plateau merge` refuses one later than its bound.
     #[arg(
         long,
         requires = "shard",
-        value_name = "RFC3339",
+        value_name = "RFC3339|job+SECONDS",
+        value_parser = crate::start_at::start_at,
         help_heading = "Sharding"
     )]
-    pub start_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub start_at: Option<crate::start_at::StartAt>,
+    /// With --shard-by load and --start-at: seconds between one cell's Drain limit and the
+    /// next cell's start on the common timetable (every runner begins cell k at
+    /// start + gap + k x (Fill + Stabilize + Measure + drain_seconds + gap)); room to write
+    /// a cell's results and ask the next scenario's token check.
+    #[arg(
+        long,
+        requires = "start_at",
+        value_name = "SECONDS",
+        default_value_t = 5.0,
+        value_parser = crate::start_at::gap_seconds,
+        help_heading = "Sharding"
+    )]
+    pub cell_gap: f64,
     /// Record the run in the history when it ends (`plateau history add`).
     #[arg(long, help_heading = "History")]
     pub history: bool,

@@ -31,6 +31,7 @@ mod shard;
 mod shell;
 mod signals;
 mod sim;
+mod start_at;
 mod trace;
 mod validate;
 

@@ -187,11 +187,7 @@ async fn try_one(
     .map_err(|err| Failure::bad_input(anyhow!("endpoint {}: {err}", e.name)))?;
     let prompt = Prompt {
         messages: vec![Message::new(Role::User, "Hello")],
-        target_tokens: None,
-        turn: None,
-        max_tokens: None,
-        reply_tokens: None,
-        session: None,
+        ..Prompt::default()
     };
     let ex = transport
         .exchange(&prompt, &Clock::start(), &CancellationToken::new())

@@ -13,7 +13,6 @@ use anyhow::anyhow;
 use plateau_core::plan::{Plan, Problem, Target};
 use plateau_core::tokens::TokenCounter;
 use plateau_model::config::RunConfig;
-use plateau_model::shard::Shard;
 use plateau_scenarios::tokenizer::TokenizerError;
 use plateau_scenarios::{Catalog, Folders, ScenarioError, Tokenizer};
 use plateau_sim::SimConfig;
@@ -24,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::exit::Failure;
 use crate::limits;
 use crate::load::Origins;
+use crate::shard::Sharding;
 
 /// A run ready to start.
 pub struct Resolved {
@@ -77,14 +77,14 @@ pub fn start(
     origins: &Origins,
     env: &dyn Fn(&str) -> Option<String>,
     folders: &Folders,
-    shard: Option<Shard>,
+    shard: Option<&Sharding>,
 ) -> Started {
     let mut problems: Vec<String> = Vec::new();
     let mut plan = Plan::build(config, env)
         .map_err(|e| problems.push(origins.problems(&e.problems)))
         .ok();
     if let (Some(p), Some(shard)) = (&mut plan, shard)
-        && let Err(e) = p.shard(shard)
+        && let Err(e) = shard.apply(p)
     {
         problems.push(e);
     }

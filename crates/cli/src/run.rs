@@ -64,8 +64,14 @@ pub async fn run(
     }
     let env = |name: &str| std::env::var(name).ok();
     let places = Places::find();
-    let shard = crate::shard::of(&args, &env).bad_input()?;
-    let started = resolve::start(&config, &origins, &env, &places.folders(&config), shard);
+    let shard = crate::shard::of(&args, &env).await.bad_input()?;
+    let started = resolve::start(
+        &config,
+        &origins,
+        &env,
+        &places.folders(&config),
+        shard.as_ref(),
+    );
     let start = Start::now(args.resume, launch(&args));
     // Claimed before the workloads are ready: a second run is refused at once, not after
     // minutes of preparation.
@@ -153,7 +159,13 @@ pub async fn run(
         return Err(f);
     }
 
-    if !crate::shard::start(&mut plan, args.start_at, &interrupt).await {
+    if !crate::shard::start(
+        &mut plan,
+        shard.as_ref().and_then(|s| s.start_at),
+        &interrupt,
+    )
+    .await
+    {
         sims.shutdown().await;
         return Err(stopped(Some(&plan), &start, WAITING));
     }

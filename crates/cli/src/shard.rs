@@ -1,23 +1,62 @@
 //! `plateau run --shard i/K --shard-by cells|load`: this runner's place, its index from
-//! the flag or from the Indexed Job's JOB_COMPLETION_INDEX.
+//! the flag or from the Indexed Job's JOB_COMPLETION_INDEX, and the common start (and,
+//! under load sharding, the common timetable) it keeps.
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use plateau_core::plan::Plan;
-use plateau_model::shard::{INDEX_ENV, Shard, ShardClock, ShardError};
+use plateau_model::shard::{INDEX_ENV, Shard, ShardClock};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
+use crate::start_at::StartAt;
 
-/// This runner's shard, when `--shard` is given.
-pub fn of(
+/// This runner's place and, with `--start-at`, the common start and the gap between cells.
+pub struct Sharding {
+    shard: Shard,
+    /// The common start, resolved.
+    pub start_at: Option<DateTime<Utc>>,
+    gap: Duration,
+}
+
+impl Sharding {
+    /// Makes `plan` this runner's share; under load sharding with `--start-at`, on the
+    /// common timetable.
+    pub fn apply(&self, plan: &mut Plan) -> Result<(), String> {
+        plan.shard(self.shard)?;
+        match self.start_at {
+            Some(at) => plan.follow_timetable(at, self.gap),
+            None => Ok(()),
+        }
+    }
+}
+
+/// This runner's sharding, when `--shard` is given; `--start-at job+SECONDS` is read from
+/// the Kubernetes API here.
+pub async fn of(
     args: &RunArgs,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<Shard>, ShardError> {
+) -> anyhow::Result<Option<Sharding>> {
     let Some(given) = &args.shard else {
         return Ok(None);
     };
     let index = env(INDEX_ENV);
-    Shard::parse(given, args.shard_by.into(), index.as_deref()).map(Some)
+    let start_at = match args.start_at {
+        None => None,
+        Some(StartAt::At(at)) => Some(at),
+        Some(StartAt::JobCreated(margin)) => {
+            let created = kube::job_created(env).await?;
+            let at = created + chrono::Duration::from_std(margin)?;
+            tracing::info!("the Job was created at {created}: starting at {at}");
+            Some(at)
+        }
+    };
+    Ok(Some(Sharding {
+        shard: Shard::parse(given, args.shard_by.into(), index.as_deref())?,
+        start_at,
+        gap: Duration::from_secs_f64(args.cell_gap),
+    }))
 }
 
 /// For a sharded plan: reads the clock's sync state, waits for `start_at` (or a stopping
@@ -64,3 +103,5 @@ pub async fn start(
     });
     true
 }
+
+pub mod kube;

@@ -34,7 +34,7 @@ use crate::plan::{BaseUrl, Cell, Plan};
 use crate::runner::{Failures, GiveUp};
 use crate::token_check::{self, TokenCheck};
 use crate::tokens::TokenCounter;
-use crate::workload::{Workload, WorkloadFactory};
+use crate::workload::WorkloadFactory;
 use plateau_http::Client;
 use plateau_model::results::capacity::CapacityReport;
 use plateau_model::results::repeats::{self, RepeatsReport};
@@ -279,12 +279,7 @@ async fn visit(
         info.cells[index].reason = Some(reason.clone());
         return Ok(None);
     }
-    let asked = tokio::select! {
-        biased;
-        () = ctx.interrupt.cancelled() => None,
-        check = token_check(at, state, cell, workload.as_ref()) => Some(check),
-    };
-    let Some(token_check) = asked else {
+    let Some((token_check, scheduled)) = before_cell(at, state, cell, index).await else {
         // Stopped before the cell started: it stays pending.
         state.interrupted = true;
         return Ok(None);
@@ -302,6 +297,7 @@ async fn visit(
         fingerprint,
         failures,
         token_check,
+        scheduled,
         scrape_every: plan
             .server_metrics
             .filter(|_| !state.scrape_off[cell.endpoint]),
@@ -338,25 +334,43 @@ async fn visit(
     Ok(Some(summary))
 }
 
-/// The server's count of the cell's scenario's prompts, asked once per endpoint, model and
-/// scenario (the first cell of each asks; `--resume`d cells do not).
-async fn token_check(
+/// The server's count of the cell's prompts, then the wait for the cell's instant on the
+/// load-sharded timetable (that instant is returned); `None` when a stopping signal came first.
+async fn before_cell(
     at: &Place<'_, '_>,
     state: &mut State,
     cell: &Cell,
-    workload: &dyn Workload,
-) -> Option<TokenCheck> {
+    index: usize,
+) -> Option<(Option<TokenCheck>, Option<chrono::DateTime<chrono::Utc>>)> {
+    let check = tokio::select! {
+        biased;
+        () = at.ctx.interrupt.cancelled() => return None,
+        check = token_check(at, state, cell) => check,
+    };
+    let scheduled = at.plan.timetable.map(|t| t.cell_start(index));
+    match scheduled {
+        Some(instant) if !cell::wait_for(instant, &at.ctx.interrupt).await => None,
+        _ => Some((check, scheduled)),
+    }
+}
+
+/// The server's count of the cell's scenario's prompts, asked once per endpoint, model and
+/// scenario (the first cell of each asks; `--resume`d cells do not). The check draws its
+/// prompts from its own instance of the cell's workload, so the cell's instance (an ordered
+/// replay's cursor, a session's first turn) starts where it would without the check.
+async fn token_check(at: &Place<'_, '_>, state: &mut State, cell: &Cell) -> Option<TokenCheck> {
     let key = (cell.endpoint, cell.model, cell.scenario.clone());
     if let Some(done) = state.token_checks.get(&key) {
         return done.clone();
     }
+    let workload = at.ctx.workloads.workload(at.plan, cell).ok()?;
     let server = token_check::Server {
         client: &at.ctx.client,
         endpoint: &at.plan.endpoints[cell.endpoint],
         base: &at.ctx.targets[cell.endpoint],
         model: &at.plan.models[cell.model].name,
     };
-    let check = token_check::run(&server, workload, at.ctx.counter.as_ref()).await;
+    let check = token_check::run(&server, workload.as_ref(), at.ctx.counter.as_ref()).await;
     if let Some(c) = &check {
         match (&c.error, c.rel_diff) {
             (Some(e), _) => tracing::debug!("{}: no token check: {e}", cell.scenario),

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use plateau_model::config::{
-    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig,
-    SloConfig, SteadyConfig,
+    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig,
+    SteadyConfig,
 };
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
 use plateau_model::secret::{self, Secret};
-use plateau_model::shard::{Shard, ShardClock};
+use plateau_model::shard::{Shard, ShardClock, Timetable};
 
 /// Where requests go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,6 +211,8 @@ pub struct Plan {
     pub shard: Option<Shard>,
     /// A sharded runner's clock as its run began, for `run.json` (set just before it).
     pub shard_clock: Option<ShardClock>,
+    /// Under load sharding with `--start-at`: when each cell begins ([`Plan::follow_timetable`]).
+    pub timetable: Option<Timetable>,
 }
 
 impl Plan {
@@ -346,7 +348,7 @@ impl Plan {
             capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {
-                max_tokens: fallback_max_tokens(&config.max_tokens),
+                max_tokens: cells::fallback_max_tokens(&config.max_tokens),
                 stream: config.stream,
                 timeout,
                 store_text: config.store_text,
@@ -362,30 +364,17 @@ impl Plan {
             redacted_config: redact(config),
             shard: None,
             shard_clock: None,
+            timetable: None,
             warnings: v.warnings,
         })
     }
-}
-
-/// `max_tokens` for prompts that carry none: the configured number, else the
-/// distribution's upper bound, else 512.
-fn fallback_max_tokens(o: &OutputTokens) -> u32 {
-    use plateau_model::config::LengthDist;
-    o.fixed().unwrap_or(match o {
-        OutputTokens::Dist(LengthDist::Uniform { max, .. }) => *max,
-        OutputTokens::Dist(
-            LengthDist::Normal { max, .. }
-            | LengthDist::Lognormal { max, .. }
-            | LengthDist::Dataset { max, .. },
-        ) => max.unwrap_or(512),
-        _ => 512,
-    })
 }
 
 mod cells;
 mod credentials;
 mod network;
 mod problem;
+mod timetable;
 mod url;
 mod validator;
 

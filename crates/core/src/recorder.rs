@@ -225,11 +225,7 @@ mod tests {
                     role: Role::User,
                     content: "say three words".into(),
                 }],
-                target_tokens: None,
-                turn: None,
-                max_tokens: None,
-                reply_tokens: None,
-                session: None,
+                ..Prompt::default()
             },
         }
     }

@@ -125,6 +125,8 @@ pub struct CellOutput {
     pub failure: Option<String>,
     /// Adaptive phases: why Stabilize and Measure ended (`None` with fixed phases).
     pub phase_end: Option<PhaseEnds>,
+    /// When Stabilize, Measure and Drain began on the cell's clock, us (`None`: not reached).
+    pub phase_starts_us: [Option<u64>; 3],
 }
 
 /// State the coordinator and the slots share.
@@ -318,6 +320,7 @@ pub async fn run_cell_on<T: Transport>(
             .filter(|_| ending == Ending::Failed)
             .cloned(),
         phase_end: watch.phase_end,
+        phase_starts_us: watch.starts_us,
     }
 }
 
@@ -328,6 +331,7 @@ struct Watch {
     self_check: Option<SelfCheck>,
     client: Option<ClientHealth>,
     phase_end: Option<PhaseEnds>,
+    starts_us: [Option<u64>; 3],
 }
 
 /// Fill, Stabilize and Measure, each marked on `live` as it starts; Drain is marked when
@@ -336,14 +340,20 @@ async fn phases<T>(shared: &Shared<T>, so_far: &SoFar, watch: &mut Watch) -> Res
     wait_until(shared, Duration::ZERO).await?;
     shared.live.set_phase(Some(Phase::Fill));
     wait_until(shared, shared.schedule.fill).await?;
-    shared.live.set_phase(Some(Phase::Stabilize));
+    begin(shared, watch, Phase::Stabilize, 0);
     adaptive::stabilize(shared, so_far, &mut watch.phase_end).await?;
-    shared.live.set_phase(Some(Phase::Measure));
+    begin(shared, watch, Phase::Measure, 1);
     watch.self_check = Some(SelfCheck::start());
     adaptive::measure(shared, so_far, &mut watch.phase_end).await?;
-    shared.live.set_phase(Some(Phase::Drain));
+    begin(shared, watch, Phase::Drain, 2);
     watch.client = finish(watch.self_check.take()).await;
     Ok(())
+}
+
+/// Marks `phase` on `live` and notes when it began (the `at`-th of Stabilize, Measure, Drain).
+fn begin<T>(shared: &Shared<T>, watch: &mut Watch, phase: Phase, at: usize) {
+    shared.live.set_phase(Some(phase));
+    watch.starts_us[at] = Some(shared.clock.now_us());
 }
 
 /// The self-check's findings, if it was started.

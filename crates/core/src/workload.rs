@@ -56,7 +56,7 @@ impl Message {
 }
 
 /// What one request asks. The client renders it for the chat or completions API.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prompt {
     /// The conversation so far, oldest first; the last message is the user's.
     pub messages: Vec<Message>,
@@ -184,10 +184,7 @@ impl Session for FixedPrompt {
         Prompt {
             messages: vec![Message::new(Role::User, self.text.clone())],
             target_tokens: self.target_tokens,
-            turn: None,
-            max_tokens: None,
-            reply_tokens: None,
-            session: None,
+            ..Prompt::default()
         }
     }
 }

@@ -12,6 +12,9 @@ use chrono::{DateTime, Utc};
 
 use crate::load::{Load, LoadInfo, Rate};
 
+mod timetable;
+pub use timetable::{CellTimetable, DEFAULT_GAP, PhaseOffsets, Timetable};
+
 /// The environment variable an Indexed Kubernetes Job sets to each pod's index.
 pub const INDEX_ENV: &str = "JOB_COMPLETION_INDEX";
 
@@ -145,6 +148,9 @@ pub struct ShardRecord {
     /// how late it began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ShardClock>,
+    /// Under load sharding with `--start-at`: when each cell begins on every runner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timetable: Option<Timetable>,
 }
 
 /// A runner's clock as its run began (`run.json`'s `shard.clock`).
@@ -188,8 +194,13 @@ pub struct Share {
 }
 
 impl ShardRecord {
-    /// The record of `shard` over a matrix with these loads.
-    pub fn new(shard: Shard, loads: &[Load], clock: Option<ShardClock>) -> ShardRecord {
+    /// The record of `shard` over a matrix with these loads, its clock and timetable.
+    pub fn new(
+        shard: Shard,
+        loads: &[Load],
+        clock: Option<ShardClock>,
+        timetable: Option<Timetable>,
+    ) -> ShardRecord {
         let shares = match shard.by {
             ShardBy::Cells => Vec::new(),
             ShardBy::Load => loads
@@ -204,6 +215,7 @@ impl ShardRecord {
             shard,
             shares,
             clock,
+            timetable,
         }
     }
 }

@@ -34,5 +34,6 @@ mod secrets;
 mod sessions;
 mod shard;
 mod sim;
+mod timetable;
 mod trace;
 mod unlisted;

@@ -31,9 +31,15 @@ fn run_into(config: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) 
     run(&mut plateau(&args))
 }
 
-/// `plateau merge DIRS --out OUT`.
-fn merge(dirs: &[&Path], out: &Path) -> (i32, String, String) {
-    let mut args = vec!["merge".to_owned()];
+/// `plateau merge DIRS --out OUT --max-clock-error-ms 50`: the runners and the simulator
+/// share 2 loaded cores here, where a timer wakes a few ms late now and then (5.7 ms seen),
+/// so the bound is 50 ms, not the default 5 ms a client machine of its own keeps.
+pub fn merge(dirs: &[&Path], out: &Path) -> (i32, String, String) {
+    let mut args = vec![
+        "merge".to_owned(),
+        "--max-clock-error-ms".into(),
+        "50".into(),
+    ];
     args.extend(dirs.iter().map(|d| d.display().to_string()));
     args.extend(["--out".to_owned(), out.display().to_string()]);
     run(&mut plateau(
@@ -149,7 +155,7 @@ fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
         serde_json::json!({
             "endpoints": [{"name": "sim", "engine": "sim", "url": server.url}],
             "models": [{"id": "m", "name": "plateau-sim"}],
-            "batch_sizes": [8],
+            "batch_sizes": [64],
             "fill_seconds": 0.4, "stabilize_seconds": 2, "measure_seconds": 3,
             "max_tokens": 16,
         }),
@@ -171,13 +177,13 @@ fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
         let late = clock["start_offset_us"].as_u64().unwrap();
         assert!(late < 5_000, "began {late} us after --start-at: {clock}");
     }
-    let cell = "sim/m/A1/c8";
+    let cell = "sim/m/A1/c64";
     let shard_summaries: Vec<serde_json::Value> = dirs
         .iter()
         .map(|d| json(&d.join(cell).join("summary.json")))
         .collect();
     for s in &shard_summaries {
-        assert_eq!(s["cell"]["concurrency"], 2, "each runner holds 8/4");
+        assert_eq!(s["cell"]["concurrency"], 16, "each runner holds 64/4");
     }
     let merged = tmp.path().join("merged");
     let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
@@ -185,7 +191,7 @@ fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
     assert_eq!(code, 0, "{out}{err}");
     let m = json(&merged.join(cell).join("summary.json"));
     assert_eq!(m["status"], "complete");
-    assert_eq!(m["cell"]["concurrency"], 8);
+    assert_eq!(m["cell"]["concurrency"], 64);
     assert_eq!(m["shards"].as_array().unwrap().len(), 4);
     // The fixed profile answers every request's first token after exactly 100 ms; four
     // runners and the simulator share 2 loaded cores here (101.0 ms measured once), so
@@ -213,12 +219,57 @@ fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
         tps(&m)
     );
     let running = &m["server"]["measure"]["running"];
-    assert_eq!(running["max"], 8.0, "the server saw the whole N: {running}");
     assert_eq!(
-        running["mean"], 8.0,
+        running["max"], 64.0,
         "the server saw the whole N: {running}"
     );
+    assert_eq!(
+        running["mean"], 64.0,
+        "the server saw the whole N: {running}"
+    );
+    agrees_with_one_runner(&config, &m, tmp.path());
     late_and_killed(&config, &dirs, tmp.path());
+}
+
+/// The same cell run by one process at the whole N: TTFT and TPOT p50 within 0.5 ms of
+/// the merged cell's and the request rate within 5%. Not "within each other's 95%
+/// intervals": with TTFT exact to the simulator's 100 ms those are 0.1 ms wide, and four
+/// runner processes on the 2 cores they share with the simulator added 0.12 ms of their
+/// own (merged [100.711, 100.810] against one runner's [100.592, 100.691] in one run).
+fn agrees_with_one_runner(config: &Path, merged: &serde_json::Value, tmp: &Path) {
+    let one = tmp.join("one");
+    let (code, _, err) = run_into(config, &one, &["--quiet"]);
+    assert_finished(code, &err);
+    let single = json(&one.join("sim/m/A1/c64/summary.json"));
+    for metric in ["ttft_ms", "tpot_ms"] {
+        let p50 = |s: &serde_json::Value| s[metric]["p50"].as_f64().unwrap();
+        println!(
+            "{metric} p50: merged {} {}, one runner {} {}",
+            p50(merged),
+            merged[metric]["p50_ci"],
+            p50(&single),
+            single[metric]["p50_ci"]
+        );
+        assert!(
+            (p50(merged) - p50(&single)).abs() < 0.5,
+            "{metric} p50: merged {} against one runner's {}",
+            p50(merged),
+            p50(&single)
+        );
+    }
+    let rps = |s: &serde_json::Value| s["throughput"]["request_rps"].as_f64().unwrap();
+    let rel = (rps(merged) - rps(&single)).abs() / rps(&single);
+    println!(
+        "request rate: merged {}, one runner {}",
+        rps(merged),
+        rps(&single)
+    );
+    assert!(
+        rel < 0.05,
+        "merged {} req/s against one runner's {}",
+        rps(merged),
+        rps(&single)
+    );
 }
 
 /// `plateau run --shard 4 --shard-by load --start-at START` as pod `index` of an Indexed
@@ -262,14 +313,15 @@ fn late_and_killed(config: &Path, dirs: &[PathBuf], tmp: &Path) {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("shard 3's start after --start-at is 2")
-            && err.contains("over the bound of 5.000 ms (`shard.clock.start_offset_us`"),
+            && err.contains("over the bound of 50.000 ms (`shard.clock.start_offset_us`"),
         "{err}"
     );
     let killed = tmp.join("s3-killed");
     let soon = (chrono::Utc::now() + chrono::Duration::seconds(2)).to_rfc3339();
     let mut child = load_shard(config, &killed, 3, &soon);
-    // Its start 2 s away, then Fill 0.4 s and Stabilize 2 s: 6 s in is inside Measure.
-    std::thread::sleep(std::time::Duration::from_secs(6));
+    // Its start 2 s away, the timetable's 5 s gap before the first cell, then Fill 0.4 s
+    // and Stabilize 2 s: 10.5 s in is inside Measure.
+    std::thread::sleep(std::time::Duration::from_millis(10_500));
     child.kill().unwrap();
     child.wait().unwrap();
     let (code, _, err) = merge(
@@ -278,7 +330,7 @@ fn late_and_killed(config: &Path, dirs: &[PathBuf], tmp: &Path) {
     );
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("sim/m/A1/c8: incomplete: shard 3")
+        err.contains("sim/m/A1/c64: incomplete: shard 3")
             && err.contains("it stopped in this cell without writing its summary"),
         "{err}"
     );

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use plateau_model::shard::{CellTimetable, PhaseOffsets};
+use tokio_util::sync::CancellationToken;
 
 use super::{DriverError, RunContext, VERSION, server_metrics};
 use crate::fingerprint::{self, Fingerprint};
@@ -31,8 +33,23 @@ pub(super) struct Job {
     pub failures: Failures,
     /// The server's count of the scenario's prompts, kept in the summary.
     pub token_check: Option<TokenCheck>,
+    /// When the cell is to begin on the load-sharded timetable (`--start-at`).
+    pub scheduled: Option<DateTime<Utc>>,
     /// Scrape the server's `/metrics` this often (`None`: off, or the endpoint has none).
     pub scrape_every: Option<std::time::Duration>,
+}
+
+/// Waits until `at` by the wall clock (at once if it has passed); `false` when a stopping
+/// signal came first.
+pub(super) async fn wait_for(at: DateTime<Utc>, interrupt: &CancellationToken) -> bool {
+    let Ok(wait) = (at - Utc::now()).to_std() else {
+        return true;
+    };
+    tokio::select! {
+        biased;
+        () = interrupt.cancelled() => false,
+        () = tokio::time::sleep(wait) => true,
+    }
 }
 
 /// Runs `cell` into `dir`: records, the server's scrapes and `summary.json`. Returns the
@@ -51,6 +68,7 @@ pub(super) async fn run_one(
         fingerprint,
         failures,
         token_check,
+        scheduled,
         scrape_every,
     } = job;
     let endpoint = &endpoints[cell.endpoint];
@@ -182,6 +200,7 @@ pub(super) async fn run_one(
         cost: None,
         token_check,
         shards: Vec::new(),
+        timetable: scheduled.map(|at| timetable(at, started_at, &schedule, &out)),
         metrics,
     };
     summary.describe_endpoint(&endpoint.labels, endpoint.hardware.as_ref());
@@ -235,6 +254,31 @@ fn phase_bounds(schedule: &Schedule, out: &CellOutput) -> PhaseBounds {
         end_us: out.bounds.end_us,
         drain_timed_out: out.ending == Ending::DrainTimedOut,
         phase_end: out.phase_end.clone(),
+    }
+}
+
+/// How far from `scheduled` (by the wall clock) the cell that began at `started_at` began
+/// each phase: its start's offset plus each phase's lateness on the cell's own clock.
+fn timetable(
+    scheduled: DateTime<Utc>,
+    started_at: DateTime<Utc>,
+    schedule: &Schedule,
+    out: &CellOutput,
+) -> CellTimetable {
+    let fill = (started_at - scheduled)
+        .num_microseconds()
+        .unwrap_or(i64::MAX);
+    let planned = [schedule.fill, schedule.m0(), schedule.m1()];
+    let at =
+        |i: usize| out.phase_starts_us[i].map(|us| fill + us as i64 - micros(planned[i]) as i64);
+    CellTimetable {
+        scheduled_start: scheduled,
+        offsets_us: PhaseOffsets {
+            fill,
+            stabilize: at(0),
+            measure: at(1),
+            drain: at(2),
+        },
     }
 }
 

@@ -82,7 +82,7 @@ pub(super) fn open(
         config: plan.redacted_config.clone(),
         shard: plan
             .shard
-            .map(|s| ShardRecord::new(s, &plan.loads(), plan.shard_clock.clone())),
+            .map(|s| ShardRecord::new(s, &plan.loads(), plan.shard_clock.clone(), plan.timetable)),
         merged_from: Vec::new(),
     }
 }

@@ -10,8 +10,7 @@ fn prompt() -> Prompt {
         target_tokens: Some(3),
         turn: Some(2),
         max_tokens: Some(64),
-        reply_tokens: None,
-        session: None,
+        ..Prompt::default()
     }
 }
 

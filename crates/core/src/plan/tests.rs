@@ -534,11 +534,7 @@ fn every_key_the_wire_sends_is_owned() {
     let plan = build(&base()).unwrap();
     let prompt = Prompt {
         messages: vec![Message::new(Role::User, "x")],
-        target_tokens: None,
-        turn: None,
-        max_tokens: None,
-        reply_tokens: None,
-        session: None,
+        ..Prompt::default()
     };
     let owned: Vec<&str> = validator::OWNED_BODY_KEYS.iter().map(|(k, _)| *k).collect();
     for api in [Api::Chat, Api::Completions] {

@@ -204,14 +204,7 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             think_us: None,
             session_end: false,
         },
-        prompt: Prompt {
-            messages: Vec::new(),
-            target_tokens: None,
-            turn: None,
-            max_tokens: None,
-            reply_tokens: None,
-            session: None,
-        },
+        prompt: Prompt::default(),
     });
     if measured {
         shared.measured_ended();

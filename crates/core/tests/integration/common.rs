@@ -4,22 +4,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use plateau_core::driver::{self, Observer, RunContext, RunReport};
-use plateau_core::live::Live;
-use plateau_core::plan::{BaseUrl, Plan};
+use plateau_core::driver::RunReport;
+use plateau_core::plan::Plan;
 use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
-use plateau_http::Client;
 use plateau_model::config::RunConfig;
 use plateau_model::results::summary::CellSummary;
 use plateau_sim::{Server, SimConfig};
-use tokio_util::sync::CancellationToken;
 
 /// The one prompt every request of these tests sends.
 pub const PROMPT: &str = "Say something about closed-loop benchmarks.";
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// A results directory not yet made, inside a fresh temp directory (`plateau-it-<name>-XXXXXX`)
 /// removed with everything in it when the guard is dropped: `(guard, results dir)`; keep the
@@ -69,27 +63,8 @@ pub async fn run_at(
         e.url = Some(url.to_owned());
     }
     let plan = Plan::build(&config, &|_| None).unwrap();
-    let max_n = plan.max_in_flight() as usize;
     let workload = FixedPrompt::new(PROMPT, None);
-    driver::run_plan(
-        &plan,
-        RunContext {
-            client: Client::new(max_n + 8).unwrap(),
-            targets: vec![BaseUrl::parse(url).unwrap()],
-            endpoint_infos: vec![],
-            workloads: &workload,
-            counter: Arc::new(Whitespace),
-            live: Arc::new(Live::default()),
-            interrupt: CancellationToken::new(),
-            resume,
-            redo: Vec::new(),
-            launch: Default::default(),
-            started_at: chrono::Utc::now(),
-            observer: &Quiet,
-        },
-    )
-    .await
-    .unwrap()
+    plateau_testkit::driver::run(&plan, url, &workload, Arc::new(Whitespace), resume).await
 }
 
 /// The one summary with concurrency `n`.

@@ -3,7 +3,8 @@
 //! `plateau validate` and the report can list every bad file instead of stopping at the
 //! first. The tree is walked without following links ([`super::walk`]); a summary that says
 //! it is another cell than the directory it lies in, or that is in another layout, is an
-//! error; one from a newer plateau is read with a warning ([`super::version`]). What
+//! error; one from a newer plateau is read with a warning ([`super::version`]); a load shard
+//! is refused (its cells hold a share of the load). What
 //! `run.json` lists without a summary is [`ResultsDir::missing`]. The request records are
 //! not read here (see [`read_samples`](super::read_samples)).
 
@@ -14,6 +15,7 @@ use super::summary::CellSummary;
 use super::version::{Newer, Stamp};
 use super::walk::walk;
 use super::{RUN_FILE, ResultsError, SUMMARY_FILE, parse_json, read_bytes, read_json};
+use crate::shard::ShardBy;
 
 /// Per-cell file of the server's raw `/metrics` scrapes ([`crate::scrape`]), one JSON line
 /// per scrape, gzipped.
@@ -77,6 +79,9 @@ impl ResultsDir {
         let run = std::fs::symlink_metadata(&run_path)
             .is_ok()
             .then(|| read_json::<RunInfo>(&run_path));
+        if let Some(Ok(run)) = &run {
+            refuse_load_shard(root, run)?;
+        }
         let mut newer = Newer::default();
         if let Some(Ok(run)) = &run {
             let stamp = Stamp {
@@ -217,6 +222,25 @@ fn read_summary(path: &Path, rel: &str, newer: &mut Newer) -> Result<CellSummary
         });
     }
     Ok(summary)
+}
+
+/// A load shard's cells hold this runner's share of each load (2 of N = 8 in folder `c8`),
+/// not the benchmark: read on its own it would be placed at the wrong load and judged as a
+/// whole. Only `plateau merge` reads shards (and does not come here).
+fn refuse_load_shard(root: &Path, run: &RunInfo) -> Result<(), ResultsError> {
+    match &run.shard {
+        Some(s) if s.shard.by == ShardBy::Load => Err(ResultsError::Format {
+            path: root.join(RUN_FILE),
+            line: None,
+            message: format!(
+                "this is load shard {} of {}: each cell holds this runner's share of the load, \
+                 not the benchmark's; merge all {} shards first (plateau merge SHARD_DIR... \
+                 --out DIR) and read the merged directory",
+                s.shard.index, s.shard.count, s.shard.count
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `dir` relative to `root`, components joined with `/`.

@@ -81,6 +81,24 @@ pub enum MergeError {
         /// The bound, ms.
         bound_ms: f64,
     },
+    /// A load shard began a cell's phase too far from the common timetable.
+    #[error(
+        "{dir}: shard {index} began {phase} of {cell} {offset_ms:+.3} ms off the common timetable, over the bound of {bound_ms:.3} ms (`timetable.offsets_us` in its summary.json)"
+    )]
+    OffSchedule {
+        /// The shard's directory.
+        dir: PathBuf,
+        /// Its index.
+        index: u32,
+        /// The cell's path.
+        cell: String,
+        /// The phase.
+        phase: &'static str,
+        /// Its offset, ms (positive: late).
+        offset_ms: f64,
+        /// The bound, ms.
+        bound_ms: f64,
+    },
     /// The output directory holds files already.
     #[error("{0}: not empty; merge into a new directory")]
     OutNotEmpty(PathBuf),
@@ -121,7 +139,8 @@ pub struct Merged {
 pub const MAX_CLOCK_ERROR_US: u64 = 5_000;
 
 /// Merges the shard directories `dirs` into the new directory `out`; load shards whose
-/// clock's maximum error or whose start after `--start-at` exceeds `max_clock_error_us`
+/// clock's maximum error, whose start after `--start-at`, or whose start of any cell's phase
+/// off the common timetable exceeds `max_clock_error_us`
 /// are refused.
 pub fn merge(dirs: &[PathBuf], out: &Path, max_clock_error_us: u64) -> Result<Merged, MergeError> {
     let shards = read(dirs)?;
@@ -143,7 +162,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, max_clock_error_us: u64) -> Result<Me
     let by = shards[0].record.shard.by;
     let summaries = match by {
         ShardBy::Cells => cells::join(&shards, out)?,
-        ShardBy::Load => load::join(&shards, out)?,
+        ShardBy::Load => load::join(&shards, out, max_clock_error_us)?,
     };
     run::write(&shards, out, &summaries)
 }

@@ -89,6 +89,10 @@ pub struct CellSummary {
     /// its share, its start and its own client health; empty for a cell one runner ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<CellShard>,
+    /// Under a load-sharded timetable (`--start-at`): when this runner was to begin the
+    /// cell and how far from that it began each phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timetable: Option<crate::shard::CellTimetable>,
     /// Every metric.
     #[serde(flatten)]
     pub metrics: Metrics,
@@ -241,4 +245,7 @@ pub struct CellShard {
     /// Its own scheduling lag and CPU use (each runner's client is its own machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientHealth>,
+    /// On the common timetable: how far from it this runner began each phase, us.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets_us: Option<crate::shard::PhaseOffsets>,
 }

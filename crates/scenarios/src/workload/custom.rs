@@ -77,14 +77,7 @@ impl Session for CustomSession {
                 reply_tokens: p.reply_tokens,
                 session: None,
             },
-            None => Prompt {
-                messages: Vec::new(),
-                target_tokens: None,
-                turn: None,
-                max_tokens: None,
-                reply_tokens: None,
-                session: None,
-            },
+            None => Prompt::default(),
         }
     }
 }

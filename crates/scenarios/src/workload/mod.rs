@@ -18,9 +18,6 @@ pub(crate) fn user_prompt(text: String, target: u32) -> Prompt {
     Prompt {
         messages: vec![Message::new(Role::User, text)],
         target_tokens: Some(target),
-        turn: None,
-        max_tokens: None,
-        reply_tokens: None,
-        session: None,
+        ..Prompt::default()
     }
 }

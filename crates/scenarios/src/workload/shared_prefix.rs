@@ -55,10 +55,7 @@ impl Session for SharedSession {
                 Message::new(Role::User, self.queries.next_text()),
             ],
             target_tokens: Some(self.target),
-            turn: None,
-            max_tokens: None,
-            reply_tokens: None,
-            session: None,
+            ..Prompt::default()
         }
     }
 }

@@ -74,10 +74,7 @@ impl Workload for TraceReplay {
         self.inner.info.clone()
     }
 
-    fn session(&self, slot: u32) -> Box<dyn Session> {
-        if slot == 0 {
-            self.inner.cursor.store(0, Ordering::Relaxed);
-        }
+    fn session(&self, _slot: u32) -> Box<dyn Session> {
         Box::new(Ordered(self.inner.clone()))
     }
 
@@ -93,14 +90,7 @@ impl Replay for Inner {
 
     fn prompt(&self, k: usize) -> Prompt {
         let Some((_, r)) = self.window.get(k % self.window.len().max(1)) else {
-            return Prompt {
-                messages: Vec::new(),
-                target_tokens: None,
-                turn: None,
-                max_tokens: None,
-                reply_tokens: None,
-                session: None,
-            };
+            return Prompt::default();
         };
         let (messages, target_tokens) = match &r.input {
             Input::Length(n) => {
@@ -114,8 +104,7 @@ impl Replay for Inner {
             target_tokens,
             turn: r.turn,
             max_tokens: Some(r.output_length.max(1)),
-            reply_tokens: None,
-            session: None,
+            ..Prompt::default()
         }
     }
 }

@@ -2,21 +2,11 @@
 //! repeated) hits the cache for nearly every prompt token; B2 (unique windows) for nearly
 //! none. Both run through the driver, each against its own simulator, at the same time.
 
-use std::sync::Arc;
-
-use plateau_core::driver::{self, Observer, RunContext};
-use plateau_core::live::Live;
-use plateau_core::plan::BaseUrl;
-use plateau_http::Client;
 use plateau_scenarios::Catalog;
 use plateau_sim::{Server, SimConfig};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use crate::common::{config, datasets, plan, temp_dir, tokenizer};
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// Runs `scenario` at N = 4 against a fresh simulator; the Measure prefix-cache hit rate.
 async fn hit_rate(scenario: &str) -> f64 {
@@ -37,25 +27,7 @@ async fn hit_rate(scenario: &str) -> f64 {
     let out = temp_dir(&format!("server-metrics-{scenario}"));
     cfg.output_dir = out.path().to_path_buf();
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = driver::run_plan(
-        &plan,
-        RunContext {
-            client: Client::new(8).unwrap(),
-            targets: vec![BaseUrl::parse(&url).unwrap()],
-            endpoint_infos: vec![],
-            workloads: &catalog,
-            counter: tokenizer(),
-            live: Arc::new(Live::default()),
-            interrupt: CancellationToken::new(),
-            resume: false,
-            redo: Vec::new(),
-            launch: Default::default(),
-            started_at: chrono::Utc::now(),
-            observer: &Quiet,
-        },
-    )
-    .await
-    .unwrap();
+    let report = plateau_testkit::driver::run(&plan, &url, &catalog, tokenizer(), false).await;
     server.shutdown().await;
     let server = report.summaries[0].server.clone().expect("scraped");
     println!(

@@ -6,25 +6,17 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::Arc;
 
-use plateau_core::driver::{self, Observer, RunContext, RunReport};
-use plateau_core::live::Live;
-use plateau_core::plan::BaseUrl;
+use plateau_core::driver::RunReport;
 use plateau_core::tokens::TokenCounter;
-use plateau_http::Client;
 use plateau_model::results::{self, REQUESTS_FILE};
 use plateau_model::sample::Sample;
 use plateau_scenarios::Catalog;
 use plateau_scenarios::trace::{self, Format, stats::ideal_prefix_share};
 use plateau_sim::{Server, SimConfig};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use crate::common::{config, plan, temp_dir, tokenizer};
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// Writes a Mooncake trace of `n` records to `dir/trace.jsonl`: record `i` at
 /// `1000 + i * gap_ms` (ms), `input(i)` tokens with ids `ids(i)`, 2 output tokens.
@@ -71,25 +63,7 @@ async fn run(sim: SimConfig, dir: &Path, extra: Value) -> (RunReport, tempfile::
     let out = temp_dir("trace-out");
     cfg.output_dir = out.path().to_path_buf();
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = driver::run_plan(
-        &plan,
-        RunContext {
-            client: Client::new(8).unwrap(),
-            targets: vec![BaseUrl::parse(&url).unwrap()],
-            endpoint_infos: vec![],
-            workloads: &catalog,
-            counter: tokenizer(),
-            live: Arc::new(Live::default()),
-            interrupt: CancellationToken::new(),
-            resume: false,
-            redo: Vec::new(),
-            launch: Default::default(),
-            started_at: chrono::Utc::now(),
-            observer: &Quiet,
-        },
-    )
-    .await
-    .unwrap();
+    let report = plateau_testkit::driver::run(&plan, &url, &catalog, tokenizer(), false).await;
     let metrics = scrape(server.addr());
     server.shutdown().await;
     (report, out, metrics)

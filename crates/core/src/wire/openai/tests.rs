@@ -37,11 +37,7 @@ fn opts(stream: bool) -> RequestOptions {
 fn prompt(messages: Vec<Message>) -> Prompt {
     Prompt {
         messages,
-        target_tokens: None,
-        turn: None,
-        max_tokens: None,
-        reply_tokens: None,
-        session: None,
+        ..Prompt::default()
     }
 }
 

@@ -127,3 +127,40 @@ fn missing_summaries_are_named_in_words() {
     // Its records are still there: listed once, as run.json says it.
     assert_eq!(dir.orphans, vec![CELL.to_owned()]);
 }
+
+/// Sets `run.json`'s `shard` to `shard`.
+fn shard_run(root: &Path, shard: serde_json::Value) {
+    let path = root.join(RUN_FILE);
+    let mut run: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    run["shard"] = shard;
+    fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+}
+
+#[test]
+fn a_load_shard_is_refused_and_a_cell_shard_is_read() {
+    let tmp = fixture();
+    let root = tmp.path();
+    shard_run(
+        root,
+        serde_json::json!({"index": 1, "count": 4, "by": "load"}),
+    );
+    let e = ResultsDir::read(root).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "run.json: this is load shard 1 of 4: each cell holds this runner's share of the \
+             load, not the benchmark's; merge all 4 shards first (plateau merge SHARD_DIR... \
+             --out DIR) and read the merged directory"
+        ),
+        "{e}"
+    );
+    shard_run(
+        root,
+        serde_json::json!({"index": 1, "count": 4, "by": "cells"}),
+    );
+    let dir = ResultsDir::read(root).unwrap();
+    assert_eq!(
+        dir.run_info().unwrap().shard.as_ref().unwrap().shard.index,
+        1
+    );
+    assert_eq!(dir.summaries().count(), 12);
+}

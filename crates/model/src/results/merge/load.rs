@@ -33,7 +33,7 @@ struct Part<'a> {
 }
 
 /// Merges every cell of the load shards into `out`.
-pub fn join(shards: &[ShardDir], out: &Path) -> Result<Vec<Joined>, MergeError> {
+pub fn join(shards: &[ShardDir], out: &Path, bound_us: u64) -> Result<Vec<Joined>, MergeError> {
     let first = &shards[0];
     for s in &shards[1..] {
         let paths = |d: &ShardDir| d.info.cells.iter().map(|c| c.path.clone()).collect();
@@ -54,6 +54,9 @@ pub fn join(shards: &[ShardDir], out: &Path) -> Result<Vec<Joined>, MergeError> 
             .iter()
             .map(|shard| read_part(shard, &entry.path))
             .collect::<Result<Vec<_>, _>>()?;
+        parts
+            .iter()
+            .try_for_each(|p| on_time(p, &entry.path, bound_us))?;
         joined.push(merge_cell(&first.info.config, &entry.path, parts, out)?);
     }
     Ok(joined)
@@ -73,6 +76,26 @@ fn read_part<'a>(shard: &'a ShardDir, path: &str) -> Result<Part<'a>, ResultsErr
         shard,
         summary,
         samples,
+    })
+}
+
+/// Refuses a runner that began one of the cell's phases further from the common
+/// timetable than `bound_us`.
+fn on_time(part: &Part<'_>, path: &str, bound_us: u64) -> Result<(), MergeError> {
+    let Some(t) = part.summary.as_ref().and_then(|s| s.timetable.as_ref()) else {
+        return Ok(());
+    };
+    let (phase, offset) = t.offsets_us.worst();
+    if offset.unsigned_abs() <= bound_us {
+        return Ok(());
+    }
+    Err(MergeError::OffSchedule {
+        dir: part.shard.dir.clone(),
+        index: part.shard.record.shard.index,
+        cell: path.to_owned(),
+        phase,
+        offset_ms: offset as f64 / 1000.0,
+        bound_ms: bound_us as f64 / 1000.0,
     })
 }
 
@@ -138,6 +161,7 @@ fn merge_cell(
     };
     summary.client = None;
     summary.fingerprint = None;
+    summary.timetable = None;
     (summary.status, summary.failure) = status(&shards);
     summary.shards = shards;
     let (labels, hardware) = (summary.cell.labels.clone(), summary.cell.hardware.clone());
@@ -194,6 +218,7 @@ fn timeline(
             requests: s.records.count,
             reason: s.failure.clone(),
             client: s.client.clone(),
+            offsets_us: s.timetable.as_ref().map(|t| t.offsets_us),
         });
         slots += held.max(s.cell.load.max_concurrency.unwrap_or(0));
     }
@@ -232,6 +257,7 @@ fn absent(shard: &ShardDir, path: &str) -> CellShard {
         shift_us: 0,
         requests: 0,
         client: None,
+        offsets_us: None,
     }
 }
 
