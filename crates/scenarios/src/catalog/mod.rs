@@ -261,8 +261,8 @@ impl WorkloadFactory for Catalog {
             Material::Trace {
                 corpus,
                 window,
-                block_tokens,
-            } => return TraceReplay::build(info, corpus, window, *block_tokens, seed, cell),
+                timing,
+            } => return TraceReplay::build(info, corpus, window, *timing, seed, cell),
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }

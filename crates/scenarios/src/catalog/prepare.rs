@@ -65,7 +65,8 @@ pub(super) enum Material {
     Trace {
         corpus: Arc<Corpus>,
         window: Arc<Vec<(std::time::Duration, crate::trace::Record)>>,
-        block_tokens: u32,
+        /// Block size, speedup and think-time cap.
+        timing: crate::workload::trace::Timing,
     },
 }
 

@@ -16,4 +16,5 @@ mod properties;
 mod server_metrics;
 mod token_check;
 mod trace;
+mod trace_sessions;
 mod ttft;
