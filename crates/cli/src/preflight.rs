@@ -192,6 +192,7 @@ async fn try_one(
         max_tokens: None,
         reply_tokens: None,
         session: None,
+        tools: None,
     };
     let ex = transport
         .exchange(&prompt, &Clock::start(), &CancellationToken::new())

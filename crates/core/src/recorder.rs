@@ -221,15 +221,13 @@ mod tests {
                 session_end: false,
             },
             prompt: Prompt {
-                messages: vec![Message {
-                    role: Role::User,
-                    content: "say three words".into(),
-                }],
+                messages: vec![Message::new(Role::User, "say three words")],
                 target_tokens: None,
                 turn: None,
                 max_tokens: None,
                 reply_tokens: None,
                 session: None,
+                tools: None,
             },
         }
     }

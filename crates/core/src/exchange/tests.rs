@@ -12,6 +12,7 @@ fn prompt() -> Prompt {
         max_tokens: Some(64),
         reply_tokens: None,
         session: None,
+        tools: None,
     }
 }
 

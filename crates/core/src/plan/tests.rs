@@ -539,6 +539,7 @@ fn every_key_the_wire_sends_is_owned() {
         max_tokens: None,
         reply_tokens: None,
         session: None,
+        tools: None,
     };
     let owned: Vec<&str> = validator::OWNED_BODY_KEYS.iter().map(|(k, _)| *k).collect();
     for api in [Api::Chat, Api::Completions] {

@@ -211,6 +211,7 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
             max_tokens: None,
             reply_tokens: None,
             session: None,
+            tools: None,
         },
     });
     if measured {

@@ -41,6 +41,8 @@ pub(super) struct Wait {
     pub backoff: Option<Duration>,
     /// The session's user thinking before the next turn.
     pub think: Option<Duration>,
+    /// The session ended with this request.
+    pub end: bool,
 }
 
 /// Sends `prompt`, records it and returns the wait after it: what `backoff` asks for (none
@@ -114,5 +116,6 @@ pub(super) async fn send<T: Transport>(
     Wait {
         backoff: wait,
         think,
+        end: after == After::End,
     }
 }

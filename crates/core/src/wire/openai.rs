@@ -89,12 +89,11 @@ pub fn request_body(
     body.insert("model".into(), model.into());
     match endpoint.api {
         Api::Chat => {
-            let messages: Vec<Value> = prompt
-                .messages
-                .iter()
-                .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
-                .collect();
+            let messages: Vec<Value> = prompt.messages.iter().map(chat_message).collect();
             body.insert("messages".into(), messages.into());
+            if let Some(tools) = &prompt.tools {
+                body.insert("tools".into(), tools.as_ref().clone());
+            }
         }
         Api::Completions => {
             body.insert("prompt".into(), completion_prompt(prompt).into());
@@ -122,6 +121,28 @@ pub fn request_body(
     serde_json::to_vec(&Value::Object(body)).unwrap_or_default()
 }
 
+/// One chat message on the wire: role and content, an assistant's `tool_calls` (OpenAI's
+/// `{id, type: "function", function: {name, arguments}}`) and a tool result's
+/// `tool_call_id`.
+fn chat_message(m: &crate::workload::Message) -> Value {
+    let mut out = json!({"role": m.role.as_str(), "content": m.content});
+    if !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({"id": c.id, "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments}})
+            })
+            .collect();
+        out["tool_calls"] = calls.into();
+    }
+    if let Some(id) = &m.tool_call_id {
+        out["tool_call_id"] = id.as_str().into();
+    }
+    out
+}
+
 /// Renders messages as one completions prompt: a lone user message as is; a system prompt
 /// as a prefix; a dialog as `User:`/`Assistant:` turns ending with `Assistant:`.
 pub fn completion_prompt(prompt: &Prompt) -> String {
@@ -136,10 +157,10 @@ pub fn completion_prompt(prompt: &Prompt) -> String {
         [only] if only.role == Role::User => out.push_str(&only.content),
         turns => {
             for m in turns {
-                out.push_str(if m.role == Role::User {
-                    "User: "
-                } else {
-                    "Assistant: "
+                out.push_str(match m.role {
+                    Role::User => "User: ",
+                    Role::Tool => "Tool: ",
+                    Role::System | Role::Assistant => "Assistant: ",
                 });
                 out.push_str(&m.content);
                 out.push('\n');

@@ -76,6 +76,7 @@ impl Session for CustomSession {
                 max_tokens: None,
                 reply_tokens: p.reply_tokens,
                 session: None,
+                tools: None,
             },
             None => Prompt {
                 messages: Vec::new(),
@@ -84,6 +85,7 @@ impl Session for CustomSession {
                 max_tokens: None,
                 reply_tokens: None,
                 session: None,
+                tools: None,
             },
         }
     }

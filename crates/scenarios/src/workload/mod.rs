@@ -22,5 +22,6 @@ pub(crate) fn user_prompt(text: String, target: u32) -> Prompt {
         max_tokens: None,
         reply_tokens: None,
         session: None,
+        tools: None,
     }
 }

@@ -59,6 +59,7 @@ impl Session for SharedSession {
             max_tokens: None,
             reply_tokens: None,
             session: None,
+            tools: None,
         }
     }
 }

@@ -137,6 +137,7 @@ impl Replay for Inner {
                 max_tokens: None,
                 reply_tokens: None,
                 session: None,
+                tools: None,
             };
         };
         let (messages, target_tokens) = match &r.input {
@@ -153,6 +154,7 @@ impl Replay for Inner {
             max_tokens: Some(r.output_length.max(1)),
             reply_tokens: None,
             session: None,
+            tools: None,
         }
     }
 }

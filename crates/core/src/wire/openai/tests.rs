@@ -42,6 +42,7 @@ fn prompt(messages: Vec<Message>) -> Prompt {
         max_tokens: None,
         reply_tokens: None,
         session: None,
+        tools: None,
     }
 }
 
@@ -293,4 +294,32 @@ fn decodes_llama_cpp_timings() {
 fn timings_of_another_shape_drop_only_themselves() {
     let (d, text) = dec(r#"{"choices":[{"index":0,"delta":{"content":"hi"}}],"timings":"fast"}"#);
     assert_eq!((d.timings, text.as_str()), (None, "hi"));
+}
+
+#[test]
+fn tool_calls_results_and_tools_go_on_the_chat_wire() {
+    let mut call = Message::new(Role::Assistant, "");
+    call.tool_calls = vec![crate::workload::ToolCall {
+        id: "call_1".into(),
+        name: "read_file".into(),
+        arguments: r#"{"path":"a.rs"}"#.into(),
+    }];
+    let mut result = Message::new(Role::Tool, "fn main() {}");
+    result.tool_call_id = Some("call_1".into());
+    let mut p = prompt(vec![Message::new(Role::User, "fix it"), call, result]);
+    let tools = json!([{"type": "function", "function": {"name": "read_file", "parameters": {}}}]);
+    p.tools = Some(std::sync::Arc::new(tools.clone()));
+    let b = body(&endpoint(Engine::Vllm, Api::Chat, false), &p, false);
+    assert_eq!(
+        b["messages"],
+        json!([
+            {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function",
+                "function": {"name": "read_file", "arguments": "{\"path\":\"a.rs\"}"}}]},
+            {"role": "tool", "content": "fn main() {}", "tool_call_id": "call_1"},
+        ])
+    );
+    assert_eq!(b["tools"], tools);
+    let completions = completion_prompt(&p);
+    assert_eq!(completions, "User: fix it\nAssistant: \nTool: fn main() {}\nAssistant:");
 }
