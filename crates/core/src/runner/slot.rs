@@ -41,7 +41,13 @@ pub(super) async fn run<T: Transport>(
         for child in session.children() {
             spawned += 1;
             let seed = shared.failures.seed ^ (u64::from(slot) << 32) ^ (spawned << 8);
-            children.spawn(run_child(slot, child, seed, shared.clone(), records.clone()));
+            children.spawn(run_child(
+                slot,
+                child,
+                seed,
+                shared.clone(),
+                records.clone(),
+            ));
         }
         let cancelled = !pause(&shared, &wait).await;
         // Join: a child only ends after its last turn, or at the cell's end (its request

@@ -22,6 +22,7 @@ use crate::error::ScenarioError;
 use crate::lengths::Lengths;
 use crate::rng::cell_seed;
 use crate::tokenizer::Tokenizer;
+use crate::workload::agent::Agent;
 use crate::workload::custom::Custom;
 use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
@@ -263,6 +264,15 @@ impl WorkloadFactory for Catalog {
                 window,
                 timing,
             } => return TraceReplay::build(info, corpus, window, *timing, seed, cell),
+            Material::Agent {
+                corpus,
+                shape,
+                think,
+            } => {
+                let think = ThinkTimes::new(*think, plan.seed, &cell.scenario);
+                let agent = Agent::new(info, corpus.clone(), shape.clone(), think, seed);
+                return Ok(Arc::new(agent));
+            }
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }

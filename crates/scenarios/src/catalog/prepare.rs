@@ -68,6 +68,12 @@ pub(super) enum Material {
         /// Block size, speedup and think-time cap.
         timing: crate::workload::trace::Timing,
     },
+    /// Agent sessions cut from the built-in corpus.
+    Agent {
+        corpus: Arc<Corpus>,
+        shape: crate::workload::agent::AgentShape,
+        think: Option<plateau_model::config::Think>,
+    },
 }
 
 impl Material {
@@ -219,6 +225,11 @@ impl<'a> Sources<'a> {
             Spec::MultiTurn(dialog) => self.multi_turn(s, &mut info, dialog)?,
             Spec::SingleTurn { source } => self.single_turn(s, &mut info, *source)?,
             Spec::Trace(spec) => self.trace(s, &mut info, spec)?,
+            Spec::Agent { shape, think } => Material::Agent {
+                corpus: self.builtin(),
+                shape: shape.clone(),
+                think: *think,
+            },
             Spec::Custom(file) => {
                 let prompts = super::custom_file::prompts(file, &self.tokenizer)?;
                 info.source = file.path.display().to_string();

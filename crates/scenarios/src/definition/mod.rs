@@ -4,6 +4,7 @@
 //! [`Scenario::resolve`] checks that every setting applies to the kind and yields the typed
 //! [`Spec`] a workload is built from.
 
+mod agent;
 mod custom;
 pub mod defaults;
 pub mod load;
@@ -11,6 +12,7 @@ mod names;
 mod settings;
 mod trace;
 
+pub use agent::AgentSettings;
 pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
 pub use settings::Settings;
 pub use trace::{TraceSettings, TraceSpec};
@@ -38,6 +40,9 @@ pub enum Kind {
     /// A request trace replayed: prompts synthesised to each record's lengths and
     /// `hash_ids`, on the trace's own clock in the open loop, in order in the closed loop.
     Trace,
+    /// Synthetic agent sessions: a shared system prompt with tools, tool-call turns with
+    /// tool results, think time, and sub-agent fan-out joined by the parent (E).
+    Agent,
 }
 
 impl Kind {
@@ -59,6 +64,7 @@ impl Kind {
             Kind::SingleTurn => &["source"],
             Kind::Custom => &["source", "file", "allow_outside", "max_prompt_tokens"],
             Kind::Trace => &["source", "trace"],
+            Kind::Agent => &["source", "agent", "think"],
         }
     }
 
@@ -71,6 +77,7 @@ impl Kind {
             Kind::SingleTurn => &[Source::Sharegpt, Source::BuiltIn],
             Kind::Custom => &[Source::Jsonl],
             Kind::Trace => &[Source::Trace],
+            Kind::Agent => &[Source::BuiltIn],
         }
     }
 
@@ -84,6 +91,7 @@ impl Kind {
             Kind::SingleTurn => "single_turn",
             Kind::Custom => "custom",
             Kind::Trace => "trace",
+            Kind::Agent => "agent",
         }
     }
 }
@@ -254,6 +262,13 @@ pub enum Spec {
     Custom(CustomFile),
     /// A trace.
     Trace(TraceSpec),
+    /// Agent sessions of this shape, with think times between turns.
+    Agent {
+        /// Lengths, turns and fan-out.
+        shape: crate::workload::agent::AgentShape,
+        /// The wait after each turn (the tool's run; none: at once).
+        think: Option<Think>,
+    },
 }
 
 /// A scenario ready to build workloads from.
@@ -284,6 +299,12 @@ impl Scenario {
                 return Err((
                     field.into(),
                     "does not apply to kind trace: each request asks for its record's output_length".into(),
+                ));
+            }
+            if field == "max_tokens" && kind == Kind::Agent {
+                return Err((
+                    field.into(),
+                    "does not apply to kind agent: set agent.reply_tokens".into(),
                 ));
             }
             if field != "max_tokens" && !kind.fields().contains(&field) {
@@ -340,6 +361,10 @@ impl Scenario {
             Kind::SingleTurn => Spec::SingleTurn { source },
             Kind::Custom => Spec::Custom(custom::file(settings, base)?),
             Kind::Trace => Spec::Trace(trace::resolve(settings.trace.as_ref(), base)?),
+            Kind::Agent => Spec::Agent {
+                shape: agent::resolve(settings.agent.as_ref())?,
+                think: settings.think,
+            },
         };
         if let Some(o) = &settings.max_tokens {
             o.check().map_err(|(field, message)| {

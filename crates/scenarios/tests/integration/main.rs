@@ -6,6 +6,7 @@
 // Test code: helpers outside `#[test]` functions unwrap too (clippy.toml allows it only in them).
 #![allow(clippy::unwrap_used)]
 
+mod agent;
 mod common;
 mod fetch;
 mod fetch_resume;

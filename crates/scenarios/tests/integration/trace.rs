@@ -110,7 +110,7 @@ fn scrape(addr: std::net::SocketAddr) -> String {
 }
 
 /// A counter's value summed over its label sets.
-fn counter(text: &str, name: &str) -> f64 {
+pub(crate) fn counter(text: &str, name: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(&format!("{name}{{")))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())

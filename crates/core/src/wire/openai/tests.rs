@@ -321,5 +321,8 @@ fn tool_calls_results_and_tools_go_on_the_chat_wire() {
     );
     assert_eq!(b["tools"], tools);
     let completions = completion_prompt(&p);
-    assert_eq!(completions, "User: fix it\nAssistant: \nTool: fn main() {}\nAssistant:");
+    assert_eq!(
+        completions,
+        "User: fix it\nAssistant: \nTool: fn main() {}\nAssistant:"
+    );
 }
