@@ -57,7 +57,7 @@ pub struct Message {
 }
 
 /// One function call of an assistant message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
     /// The call's id, which the `tool` message with its result names.
@@ -163,6 +163,10 @@ pub trait Session: Send {
     /// The reply to the prompt last returned by `next`: the response text when the request
     /// succeeded, `None` when it failed. Multi-turn workloads grow their history from it.
     fn reply(&mut self, _text: Option<&str>) {}
+
+    /// The tool calls the server made in the reply to the prompt last returned by `next`:
+    /// called before [`Session::reply`] when the request succeeded with any.
+    fn tool_calls(&mut self, _calls: &[ToolCall]) {}
 
     /// What comes after the reply just heard: called once after each [`Session::reply`].
     fn after(&mut self) -> After {

@@ -84,6 +84,9 @@ pub(super) async fn send<T: Transport>(
         shared.fail(reason);
     }
     let wait = backoff.and_then(|b| b.after(exchange.outcome, exchange.retry_after));
+    if exchange.outcome.is_ok() && !exchange.text.tool_calls.is_empty() {
+        session.tool_calls(&exchange.text.tool_calls);
+    }
     session.reply(
         exchange
             .outcome

@@ -214,6 +214,10 @@ struct WireText<'a> {
 
 #[derive(Deserialize)]
 struct WireToolCall<'a> {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     function: Option<WireFunction<'a>>,
 }
@@ -254,8 +258,9 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
                 text.all.push_str(piece);
                 d.answer_len += piece.len();
             }
-            for call in part.tool_calls.iter().flatten() {
+            for (position, call) in part.tool_calls.iter().flatten().enumerate() {
                 d.tool_call = true;
+                join_call(&mut text.tool_calls, call.index.unwrap_or(position), call);
                 let f = call.function.as_ref();
                 for piece in f
                     .into_iter()
@@ -280,6 +285,35 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
         _ => None,
     };
     Ok(d)
+}
+
+/// The most tool calls of one reply kept (a delta with a higher index is dropped).
+const MAX_TOOL_CALLS: usize = 64;
+
+/// Adds a tool-call delta to call `index` of `calls`: its id and name when given, its
+/// arguments appended (a stream sends them in pieces; a whole body in one).
+fn join_call(calls: &mut Vec<crate::workload::ToolCall>, index: usize, delta: &WireToolCall<'_>) {
+    // A server numbers its calls from 0; a wild index is not a reason to allocate.
+    if index >= MAX_TOOL_CALLS {
+        return;
+    }
+    if calls.len() <= index {
+        calls.resize_with(index + 1, Default::default);
+    }
+    let Some(call) = calls.get_mut(index) else {
+        return;
+    };
+    if let Some(id) = &delta.id {
+        call.id = id.to_string();
+    }
+    if let Some(f) = &delta.function {
+        if let Some(name) = &f.name {
+            call.name.push_str(name);
+        }
+        if let Some(arguments) = &f.arguments {
+            call.arguments.push_str(arguments);
+        }
+    }
 }
 
 fn error_text(e: &Value) -> String {

@@ -1,8 +1,8 @@
 //! E: agent sessions, synthetic. Every session starts from one long system prompt shared by
 //! the whole cell, with the tool definitions sent as the request's `tools`; then a task of
 //! its own. Each turn but the last ends in a tool call: the server's reply text is kept as
-//! the assistant message (live), with the turn's synthetic call attached (the server's own
-//! `tool_calls` are not read back yet), then a tool result of a seeded size is appended as a
+//! the assistant message (live), with the server's call attached when it made one, else the
+//! turn's synthetic call; then a tool result of a seeded size is appended as a
 //! `tool` message and the agent waits the think time (the tool's run) before the next turn.
 //! One turn may fan out ([`AgentShape::fan_out`]): the call is `spawn_agent` k times, and k
 //! child sessions start at once from the parent's prompt (the prefix the server just

@@ -240,6 +240,44 @@ fn decodes_tool_call_deltas_as_output() {
 }
 
 #[test]
+fn tool_call_deltas_are_joined_by_index() {
+    // vLLM's stream shape: id and name first, arguments in pieces, a second call after.
+    let mut text = Text::default();
+    for chunk in [
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"a.rs\"}"}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"run_command","arguments":"{}"}}]}}]}"#,
+    ] {
+        decode(chunk.as_bytes(), &mut text).unwrap();
+    }
+    let got: Vec<(&str, &str, &str)> = text
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("c1", "read_file", r#"{"path":"a.rs"}"#),
+            ("c2", "run_command", "{}")
+        ]
+    );
+    // A whole (non-streaming) body carries each call in one piece, without an index.
+    let mut whole = Text::default();
+    let body = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"search_code","arguments":"{}"}}]}}]}"#;
+    decode(body.as_bytes(), &mut whole).unwrap();
+    assert_eq!(whole.tool_calls.len(), 1);
+    assert_eq!(
+        (
+            whole.tool_calls[0].id.as_str(),
+            whole.tool_calls[0].name.as_str()
+        ),
+        ("x", "search_code")
+    );
+}
+
+#[test]
 fn done_marker_ends_the_stream() {
     let ev = |data: &str| sse::Event {
         event: None,

@@ -46,6 +46,8 @@ pub(crate) struct AgentSession {
     spawned: Vec<Box<dyn Session>>,
     /// Requests sent (think-time draws).
     index: u64,
+    /// The call the server made in the reply just heard, if any.
+    server_call: Option<ToolCall>,
 }
 
 impl AgentSession {
@@ -59,6 +61,7 @@ impl AgentSession {
             child: None,
             spawned: Vec::new(),
             index: 0,
+            server_call: None,
         }
     }
 
@@ -119,13 +122,15 @@ impl AgentSession {
                 }),
                 spawned: Vec::new(),
                 index: 0,
+                server_call: None,
             }) as Box<dyn Session>);
         }
         (calls, children, results)
     }
 
-    /// Turn `turn`'s tool call (not a fan-out) and its result's text and length.
-    fn tool_call(&self, walk: &Walk, turn: u32) -> (ToolCall, String, u32) {
+    /// Turn `turn`'s tool call (not a fan-out): the server's when it made one, else the
+    /// turn's synthetic call; and its result's text and length (seeded, whichever call).
+    fn tool_call(&mut self, walk: &Walk, turn: u32) -> (ToolCall, String, u32) {
         let c = &self.common;
         let name = TOOLS[turn as usize % 3];
         let arguments = match name {
@@ -137,11 +142,18 @@ impl AgentSession {
         let (low, high) = c.shape.tool_result_tokens;
         let size = stream_rng(c.seed, &purpose).random_range(low.min(high)..=high.max(low));
         let (text, tokens) = c.text(size.max(1), &purpose);
-        let call = ToolCall {
+        let mut call = ToolCall {
             id: format!("call-{}-{turn}", walk.id),
             name: name.to_owned(),
             arguments: arguments.to_string(),
         };
+        if let Some(server) = self.server_call.take() {
+            call.name = server.name;
+            call.arguments = server.arguments;
+            if !server.id.is_empty() {
+                call.id = server.id;
+            }
+        }
         (call, text, tokens)
     }
 
@@ -201,6 +213,10 @@ impl Session for AgentSession {
         prompt
     }
 
+    fn tool_calls(&mut self, calls: &[ToolCall]) {
+        self.server_call = calls.iter().find(|c| !c.name.is_empty()).cloned();
+    }
+
     fn reply(&mut self, text: Option<&str>) {
         let Some(mut walk) = self.walk.take() else {
             return;
@@ -236,6 +252,7 @@ impl Session for AgentSession {
                 self.report(text);
             }
         }
+        self.server_call = None;
         self.walk = Some(walk);
     }
 
