@@ -7,6 +7,7 @@
 mod agent;
 mod custom;
 pub mod defaults;
+mod dialog;
 pub mod load;
 mod names;
 mod settings;
@@ -14,6 +15,8 @@ mod trace;
 
 pub use agent::AgentSettings;
 pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
+pub use dialog::Dialog;
+use dialog::{dialog, think};
 pub use settings::Settings;
 pub use trace::{TraceSettings, TraceSpec};
 
@@ -210,25 +213,6 @@ fn unknown_caching() -> Caching {
     Caching::Unknown
 }
 
-/// Multi-turn settings, resolved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dialog {
-    /// `oasst2` or `built_in`.
-    pub source: Source,
-    /// Language codes to keep (`*`: all).
-    pub lang: Vec<String>,
-    /// Which tree paths.
-    pub paths: Paths,
-    /// Whose replies.
-    pub replies: Replies,
-    /// Context limit in tokens.
-    pub max_context_tokens: u32,
-    /// Fewest user turns.
-    pub min_turns: u32,
-    /// Think time between a reply and the next turn (none: at once).
-    pub think: Option<Think>,
-}
-
 /// What a workload is built from, per kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Spec {
@@ -363,7 +347,7 @@ impl Scenario {
             Kind::Trace => Spec::Trace(trace::resolve(settings.trace.as_ref(), base)?),
             Kind::Agent => Spec::Agent {
                 shape: agent::resolve(settings.agent.as_ref())?,
-                think: settings.think,
+                think: think(settings)?,
             },
         };
         if let Some(o) = &settings.max_tokens {
@@ -383,39 +367,4 @@ impl Scenario {
             origin,
         })
     }
-}
-
-fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
-    let lang = s.lang.clone().unwrap_or_else(|| vec!["en".into()]);
-    if lang.is_empty() || lang.iter().any(|l| l.trim().is_empty()) {
-        return Err((
-            "lang".into(),
-            "expected a list of language codes such as [\"en\"], or [\"*\"] for all".into(),
-        ));
-    }
-    let max_context_tokens = s.max_context_tokens.unwrap_or(8192);
-    if max_context_tokens < 16 {
-        return Err((
-            "max_context_tokens".into(),
-            format!("{max_context_tokens} is too small; expected at least 16 tokens"),
-        ));
-    }
-    let min_turns = s.min_turns.unwrap_or(2);
-    if min_turns == 0 {
-        return Err(("min_turns".into(), "expected at least 1 turn".into()));
-    }
-    if let Some(think) = &s.think {
-        think
-            .check()
-            .map_err(|(field, message)| (format!("think.{field}"), message))?;
-    }
-    Ok(Dialog {
-        source,
-        lang,
-        paths: s.paths.unwrap_or_default(),
-        replies: s.replies.unwrap_or_default(),
-        max_context_tokens,
-        min_turns,
-        think: s.think,
-    })
 }

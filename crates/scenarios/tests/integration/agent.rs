@@ -57,40 +57,7 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
         }
         // The parent's turn 1 exists: the join happened, so each child ran all its turns.
         complete += 1;
-        assert_eq!(children.len(), 2, "session {id}: two sub-agents");
-        for (j, child) in children.iter().enumerate() {
-            let turn: Vec<Option<u32>> = child.iter().map(|c| c.turn).collect();
-            assert_eq!(
-                turn,
-                [Some(0), Some(1)],
-                "session {id}/{j}: its two turns in order"
-            );
-            assert!(
-                child[1].session_end && !child[0].session_end,
-                "{id}/{j} ends on its last turn"
-            );
-            // It starts from the parent's prompt and its own task.
-            assert_eq!(
-                child[0].n_in_prior, parent[0].n_in_target,
-                "{id}/{j}: the parent's prompt is its prior"
-            );
-            assert!(
-                child[0].n_in.unwrap() > parent[0].n_in.unwrap(),
-                "{id}/{j} extends the parent's prompt"
-            );
-            assert!(
-                child[0].t_sent_us >= parent[0].t_end_us,
-                "{id}/{j} starts after the spawning reply"
-            );
-            let last_end = child.iter().map(|c| c.t_end_us).max().unwrap();
-            assert!(
-                parent[1].t_sent_us >= last_end,
-                "session {id}: parent turn 1 sent at {} µs before child {j} ended at {last_end} µs",
-                parent[1].t_sent_us
-            );
-        }
-        let (a, b) = (children[0][0], children[1][0]);
-        if a.t_sent_us < b.t_end_us && b.t_sent_us < a.t_end_us {
+        if joined(id, parent, &children) {
             overlapping += 1;
         }
         if parent.len() == 3 {
@@ -132,6 +99,47 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
         (observed - ideal).abs() < 0.05,
         "observed {observed} vs ideal {ideal}"
     );
+}
+
+/// Checks session `id`'s two sub-agents against its parent (each from the parent's prompt,
+/// after the spawning reply, both turns in order, ended before the parent's next turn);
+/// whether the two were in flight at once.
+fn joined(id: &str, parent: &[&Sample], children: &[&Vec<&Sample>]) -> bool {
+    // The parent's turn 1 exists: the join happened, so each child ran all its turns.
+    assert_eq!(children.len(), 2, "session {id}: two sub-agents");
+    for (j, child) in children.iter().enumerate() {
+        let turn: Vec<Option<u32>> = child.iter().map(|c| c.turn).collect();
+        assert_eq!(
+            turn,
+            [Some(0), Some(1)],
+            "session {id}/{j}: its two turns in order"
+        );
+        assert!(
+            child[1].session_end && !child[0].session_end,
+            "{id}/{j} ends on its last turn"
+        );
+        // It starts from the parent's prompt and its own task.
+        assert_eq!(
+            child[0].n_in_prior, parent[0].n_in_target,
+            "{id}/{j}: the parent's prompt is its prior"
+        );
+        assert!(
+            child[0].n_in.unwrap() > parent[0].n_in.unwrap(),
+            "{id}/{j} extends the parent's prompt"
+        );
+        assert!(
+            child[0].t_sent_us >= parent[0].t_end_us,
+            "{id}/{j} starts after the spawning reply"
+        );
+        let last_end = child.iter().map(|c| c.t_end_us).max().unwrap();
+        assert!(
+            parent[1].t_sent_us >= last_end,
+            "session {id}: parent turn 1 sent at {} µs before child {j} ended at {last_end} µs",
+            parent[1].t_sent_us
+        );
+    }
+    let (a, b) = (children[0][0], children[1][0]);
+    a.t_sent_us < b.t_end_us && b.t_sent_us < a.t_end_us
 }
 
 /// The workload of the agent definition `agent` (with `think` none) in scenario T.

@@ -21,12 +21,11 @@ struct Want {
     think_before_us: u64,
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trace_sessions_replay_whole_in_one_slot_with_their_think_times() {
-    let dir = temp_dir("trace-sessions");
-    // Blocks of 50 tokens. Session `a`: three turns, each extending the last one's blocks,
-    // timed by delay_ms alone after the first; `b`: two turns timed by timestamps 80 ms
-    // apart (no delay_ms: the gap is the think time); one request of no session.
+/// Writes the trace and its definition (scenario T) to `dir`. Blocks of 50 tokens. Session
+/// `a`: three turns, each extending the last one's blocks, timed by delay_ms alone after
+/// the first; `b`: two turns timed by timestamps 80 ms apart (no delay_ms: the gap is the
+/// think time); one request of no session.
+fn write_trace(dir: &std::path::Path) {
     let lines = [
         json!({"timestamp_ms": 0, "session_id": "a", "turn": 0, "input_length": 100, "output_length": 2, "hash_ids": [1, 2]}),
         json!({"timestamp_ms": 10, "session_id": "b", "turn": 0, "input_length": 60, "output_length": 3, "hash_ids": [7, 8]}),
@@ -35,7 +34,7 @@ async fn trace_sessions_replay_whole_in_one_slot_with_their_think_times() {
         json!({"timestamp_ms": 90, "session_id": "b", "turn": 1, "input_length": 120, "output_length": 3, "hash_ids": [7, 8, 9]}),
         json!({"session_id": "a", "turn": 2, "delay_ms": 120, "input_length": 300, "output_length": 2, "hash_ids": [1, 2, 3, 4, 5, 6]}),
     ];
-    let mut f = std::fs::File::create(dir.path().join("trace.jsonl")).unwrap();
+    let mut f = std::fs::File::create(dir.join("trace.jsonl")).unwrap();
     for l in &lines {
         writeln!(f, "{l}").unwrap();
     }
@@ -43,12 +42,12 @@ async fn trace_sessions_replay_whole_in_one_slot_with_their_think_times() {
         "id": "T", "name": "Trace", "description": "sessions", "kind": "trace",
         "trace": {"format": "plateau", "path": "trace.jsonl", "block_tokens": 50},
     });
-    std::fs::write(dir.path().join("T.json"), def.to_string()).unwrap();
-    let sim = SimConfig::from_profile("fixed").unwrap();
-    let (_report, out, _) = run(sim, dir.path(), json!({"batch_sizes": [2]})).await;
-    let sent = samples(out.path(), "c2");
+    std::fs::write(dir.join("T.json"), def.to_string()).unwrap();
+}
 
-    let want: BTreeMap<&str, Vec<Want>> = BTreeMap::from([
+/// Each session's turns as the trace plans them.
+fn planned() -> BTreeMap<&'static str, Vec<Want>> {
+    BTreeMap::from([
         (
             "a",
             vec![
@@ -92,7 +91,18 @@ async fn trace_sessions_replay_whole_in_one_slot_with_their_think_times() {
                 think_before_us: 0,
             }],
         ),
-    ]);
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trace_sessions_replay_whole_in_one_slot_with_their_think_times() {
+    let dir = temp_dir("trace-sessions");
+    write_trace(dir.path());
+    let sim = SimConfig::from_profile("fixed").unwrap();
+    let (_report, out, _) = run(sim, dir.path(), json!({"batch_sizes": [2]})).await;
+    let sent = samples(out.path(), "c2");
+
+    let want = planned();
     let order = ["a", "b", "line4"];
     let mut by_session: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
     for s in &sent {

@@ -108,7 +108,7 @@ fn options_override_and_are_checked_per_kind() {
         ),
         (
             json!({"Z9": {}}),
-            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D, S",
+            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D, E, S",
         ),
         (
             json!({"D": {"lang": []}}),

@@ -160,3 +160,63 @@ impl Session for SessionSlot {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Input, window};
+
+    fn record(line: usize, at_ms: f64, session: &str, input: u32, ids: &[u64]) -> Record {
+        Record {
+            line,
+            timestamp_ms: Some(at_ms),
+            input: Input::Length(input),
+            output_length: 1,
+            hash_ids: ids.to_vec(),
+            session_id: Some(session.to_owned()),
+            turn: None,
+            delay_ms: None,
+            model: None,
+        }
+    }
+
+    #[test]
+    fn mooncake_sessions_wait_the_arrival_gap_over_the_speedup_capped() {
+        // Mooncake: no turn, no delay_ms; turns in arrival order, think = the gap.
+        let records = [
+            record(1, 0.0, "s1", 1024, &[1, 2]),
+            record(2, 500.0, "s2", 600, &[9, 10]),
+            record(3, 1000.0, "s1", 1300, &[1, 2, 3]),
+            record(4, 9000.0, "s1", 1400, &[1, 2, 3]),
+        ];
+        let w = window(&records, 0.0, None, 2.0);
+        let timing = Timing {
+            block_tokens: 512,
+            speedup: 2.0,
+            think_cap: Duration::from_secs(3),
+        };
+        let s = TraceSessions::new(&w, timing).unwrap();
+        let ids: Vec<(&str, &[usize])> = s
+            .sessions
+            .iter()
+            .map(|(id, t)| (id.as_str(), t.as_slice()))
+            .collect();
+        assert_eq!(ids, [("s1", &[0, 2, 3][..]), ("s2", &[1][..])]);
+        // 1000 ms of trace time at speedup 2; then 8000 ms / 2 = 4 s, capped at 3 s.
+        assert_eq!(s.think[2], Duration::from_millis(500));
+        assert_eq!(s.think[3], Duration::from_secs(3));
+        // Two shared blocks of 512; then the partial third block: at most the shorter turn.
+        assert_eq!((s.prior[0], s.prior[2], s.prior[3]), (0, 1024, 1300));
+        let none: Vec<(Duration, Record)> = w
+            .into_iter()
+            .map(|(at, mut r)| {
+                r.session_id = None;
+                (at, r)
+            })
+            .collect();
+        assert!(
+            TraceSessions::new(&none, timing).is_none(),
+            "no sessions named"
+        );
+    }
+}
