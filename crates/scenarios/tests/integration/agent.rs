@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::common::temp_dir;
 use crate::trace::{counter, run, samples};
+use crate::trace_sessions::only_the_end_is_cut;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
@@ -31,10 +32,7 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
     )
     .await;
     let sent = samples(out.path(), "c1");
-    assert!(
-        sent.iter().all(|s| s.outcome.is_ok()),
-        "every request succeeded"
-    );
+    only_the_end_is_cut(&sent);
     assert!(
         sent.iter().all(|s| s.slot == 0),
         "children are requests of their parent's slot"
