@@ -4,7 +4,7 @@
 //! making slot 0's session starts the replay over from the window's first record (the
 //! runner makes the cell's sessions slot 0 first, after the token check has used some).
 //! When records of the window name their `session_id`, the closed loop replays sessions
-//! instead ([`sessions`]): one slot runs one trace session's turns in order.
+//! instead (module `sessions`): one slot runs one trace session's turns in order.
 //! Each prompt is synthesised ([`Synth`]) to the record's `input_length` and `hash_ids`,
 //! or is the record's own messages; `max_tokens` is the record's `output_length` (at
 //! least 1).
