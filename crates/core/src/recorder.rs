@@ -221,10 +221,7 @@ mod tests {
                 session_end: false,
             },
             prompt: Prompt {
-                messages: vec![Message {
-                    role: Role::User,
-                    content: "say three words".into(),
-                }],
+                messages: vec![Message::new(Role::User, "say three words")],
                 ..Prompt::default()
             },
         }

@@ -4,7 +4,9 @@
 //! A trace replayed on its own clock is also a [`Replay`]: the open loop then sends arrival
 //! `k` at the trace's instant `k` with its prompt, instead of drawing arrivals.
 //! A session workload tags each prompt with its [`Turn`] and, after each reply, tells the
-//! slot what comes next ([`After`]: think, or start a new session).
+//! slot what comes next ([`After`]: think, or start a new session). An agent session may
+//! also spawn sub-agents after a turn ([`Session::children`]): the slot runs them at once,
+//! each to its end, and sends the parent's next turn after the last one ends (join).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,8 @@ pub enum Role {
     User,
     /// The model.
     Assistant,
+    /// A tool's result, answering the assistant's call `tool_call_id`.
+    Tool,
 }
 
 impl Role {
@@ -32,6 +36,7 @@ impl Role {
             Role::System => "system",
             Role::User => "user",
             Role::Assistant => "assistant",
+            Role::Tool => "tool",
         }
     }
 }
@@ -43,6 +48,24 @@ pub struct Message {
     pub role: Role,
     /// Text.
     pub content: String,
+    /// The tools an assistant message calls (OpenAI `tool_calls`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a `tool` message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// One function call of an assistant message.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The call's id, which the `tool` message with its result names.
+    pub id: String,
+    /// The function called.
+    pub name: String,
+    /// Its arguments, a JSON object as text (as the API carries them).
+    pub arguments: String,
 }
 
 impl Message {
@@ -51,6 +74,8 @@ impl Message {
         Message {
             role,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
     }
 }
@@ -72,6 +97,8 @@ pub struct Prompt {
     pub reply_tokens: Option<u32>,
     /// The session this prompt is a turn of (session workloads).
     pub session: Option<Turn>,
+    /// Tool definitions sent as the chat request's `tools` (a JSON array; agent workloads).
+    pub tools: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 /// Where a prompt sits in its session.
@@ -137,9 +164,22 @@ pub trait Session: Send {
     /// succeeded, `None` when it failed. Multi-turn workloads grow their history from it.
     fn reply(&mut self, _text: Option<&str>) {}
 
+    /// The tool calls the server made in the reply to the prompt last returned by `next`:
+    /// called before [`Session::reply`] when the request succeeded with any.
+    fn tool_calls(&mut self, _calls: &[ToolCall]) {}
+
     /// What comes after the reply just heard: called once after each [`Session::reply`].
     fn after(&mut self) -> After {
         After::Now
+    }
+
+    /// The sub-agents the turn just answered spawns: called once after [`Session::after`].
+    /// The closed-loop slot runs every child at once, each turn after turn until its
+    /// [`After::End`], as requests of the same slot (so the slot has up to `1 + k` requests
+    /// in flight meanwhile), and sends this session's next turn after the last child ends.
+    /// The open loop does not run children.
+    fn children(&mut self) -> Vec<Box<dyn Session>> {
+        Vec::new()
     }
 }
 

@@ -41,6 +41,8 @@ pub(super) struct Wait {
     pub backoff: Option<Duration>,
     /// The session's user thinking before the next turn.
     pub think: Option<Duration>,
+    /// The session ended with this request.
+    pub end: bool,
 }
 
 /// Sends `prompt`, records it and returns the wait after it: what `backoff` asks for (none
@@ -82,6 +84,9 @@ pub(super) async fn send<T: Transport>(
         shared.fail(reason);
     }
     let wait = backoff.and_then(|b| b.after(exchange.outcome, exchange.retry_after));
+    if exchange.outcome.is_ok() && !exchange.text.tool_calls.is_empty() {
+        session.tool_calls(&exchange.text.tool_calls);
+    }
     session.reply(
         exchange
             .outcome
@@ -114,5 +119,6 @@ pub(super) async fn send<T: Transport>(
     Wait {
         backoff: wait,
         think,
+        end: after == After::End,
     }
 }

@@ -141,6 +141,9 @@ pub struct Text {
     pub answer: String,
     /// Reasoning text (`reasoning_content` / `reasoning` deltas).
     pub reasoning: String,
+    /// The tool calls the reply made, their deltas joined by `index` (an agent session
+    /// sends them back as the assistant message's `tool_calls`).
+    pub tool_calls: Vec<crate::workload::ToolCall>,
 }
 
 /// What one stream event or whole body carried.

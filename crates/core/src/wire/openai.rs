@@ -89,12 +89,11 @@ pub fn request_body(
     body.insert("model".into(), model.into());
     match endpoint.api {
         Api::Chat => {
-            let messages: Vec<Value> = prompt
-                .messages
-                .iter()
-                .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
-                .collect();
+            let messages: Vec<Value> = prompt.messages.iter().map(chat_message).collect();
             body.insert("messages".into(), messages.into());
+            if let Some(tools) = &prompt.tools {
+                body.insert("tools".into(), tools.as_ref().clone());
+            }
         }
         Api::Completions => {
             body.insert("prompt".into(), completion_prompt(prompt).into());
@@ -122,6 +121,28 @@ pub fn request_body(
     serde_json::to_vec(&Value::Object(body)).unwrap_or_default()
 }
 
+/// One chat message on the wire: role and content, an assistant's `tool_calls` (OpenAI's
+/// `{id, type: "function", function: {name, arguments}}`) and a tool result's
+/// `tool_call_id`.
+fn chat_message(m: &crate::workload::Message) -> Value {
+    let mut out = json!({"role": m.role.as_str(), "content": m.content});
+    if !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({"id": c.id, "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments}})
+            })
+            .collect();
+        out["tool_calls"] = calls.into();
+    }
+    if let Some(id) = &m.tool_call_id {
+        out["tool_call_id"] = id.as_str().into();
+    }
+    out
+}
+
 /// Renders messages as one completions prompt: a lone user message as is; a system prompt
 /// as a prefix; a dialog as `User:`/`Assistant:` turns ending with `Assistant:`.
 pub fn completion_prompt(prompt: &Prompt) -> String {
@@ -136,10 +157,10 @@ pub fn completion_prompt(prompt: &Prompt) -> String {
         [only] if only.role == Role::User => out.push_str(&only.content),
         turns => {
             for m in turns {
-                out.push_str(if m.role == Role::User {
-                    "User: "
-                } else {
-                    "Assistant: "
+                out.push_str(match m.role {
+                    Role::User => "User: ",
+                    Role::Tool => "Tool: ",
+                    Role::System | Role::Assistant => "Assistant: ",
                 });
                 out.push_str(&m.content);
                 out.push('\n');
@@ -193,6 +214,10 @@ struct WireText<'a> {
 
 #[derive(Deserialize)]
 struct WireToolCall<'a> {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     function: Option<WireFunction<'a>>,
 }
@@ -233,8 +258,9 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
                 text.all.push_str(piece);
                 d.answer_len += piece.len();
             }
-            for call in part.tool_calls.iter().flatten() {
+            for (position, call) in part.tool_calls.iter().flatten().enumerate() {
                 d.tool_call = true;
+                join_call(&mut text.tool_calls, call.index.unwrap_or(position), call);
                 let f = call.function.as_ref();
                 for piece in f
                     .into_iter()
@@ -259,6 +285,35 @@ pub fn decode(data: &[u8], text: &mut Text) -> Result<Decoded, serde_json::Error
         _ => None,
     };
     Ok(d)
+}
+
+/// The most tool calls of one reply kept (a delta with a higher index is dropped).
+const MAX_TOOL_CALLS: usize = 64;
+
+/// Adds a tool-call delta to call `index` of `calls`: its id and name when given, its
+/// arguments appended (a stream sends them in pieces; a whole body in one).
+fn join_call(calls: &mut Vec<crate::workload::ToolCall>, index: usize, delta: &WireToolCall<'_>) {
+    // A server numbers its calls from 0; a wild index is not a reason to allocate.
+    if index >= MAX_TOOL_CALLS {
+        return;
+    }
+    if calls.len() <= index {
+        calls.resize_with(index + 1, Default::default);
+    }
+    let Some(call) = calls.get_mut(index) else {
+        return;
+    };
+    if let Some(id) = &delta.id {
+        call.id = id.to_string();
+    }
+    if let Some(f) = &delta.function {
+        if let Some(name) = &f.name {
+            call.name.push_str(name);
+        }
+        if let Some(arguments) = &f.arguments {
+            call.arguments.push_str(arguments);
+        }
+    }
 }
 
 fn error_text(e: &Value) -> String {

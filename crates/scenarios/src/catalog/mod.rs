@@ -22,6 +22,7 @@ use crate::error::ScenarioError;
 use crate::lengths::Lengths;
 use crate::rng::cell_seed;
 use crate::tokenizer::Tokenizer;
+use crate::workload::agent::Agent;
 use crate::workload::custom::Custom;
 use crate::workload::diverse::{Diverse, Unique};
 use crate::workload::identical::Identical;
@@ -236,18 +237,7 @@ impl WorkloadFactory for Catalog {
                     think: Arc::new(ThinkTimes::new(dialog.think, plan.seed, &cell.scenario)),
                 };
                 let shortest = p.output_tokens.shortest();
-                let fits = |c: &crate::workload::multi_turn::Conversation| {
-                    c.turns.first().is_some_and(|t| {
-                        u64::from(t.user_tokens) + u64::from(shortest)
-                            <= u64::from(rules.max_context_tokens)
-                    })
-                };
-                if !conversations.iter().any(fits) {
-                    return Err(format!(
-                        "scenario_options.{}.max_context_tokens: {} leaves no room for a first turn plus max_tokens {shortest}",
-                        cell.scenario, rules.max_context_tokens
-                    ));
-                }
+                first_turn_fits(conversations, shortest, rules.max_context_tokens, cell)?;
                 Arc::new(MultiTurn::new(
                     info,
                     conversations.clone(),
@@ -261,11 +251,42 @@ impl WorkloadFactory for Catalog {
             Material::Trace {
                 corpus,
                 window,
-                block_tokens,
-            } => return TraceReplay::build(info, corpus, window, *block_tokens, seed, cell),
+                timing,
+            } => return TraceReplay::build(info, corpus, window, *timing, seed, cell),
+            Material::Agent {
+                corpus,
+                shape,
+                think,
+            } => {
+                let think = ThinkTimes::new(*think, plan.seed, &cell.scenario);
+                let agent = Agent::new(info, corpus.clone(), shape.clone(), think, seed);
+                return Ok(Arc::new(agent));
+            }
         };
         Ok(Arc::new(WithLengths::new(inner, lengths, n)))
     }
+}
+
+/// Whether some conversation's first turn plus `shortest` output tokens fits
+/// `max_context_tokens`; the error names the setting.
+fn first_turn_fits(
+    conversations: &[crate::workload::multi_turn::Conversation],
+    shortest: u32,
+    max_context_tokens: u32,
+    cell: &Cell,
+) -> Result<(), String> {
+    let fits = |c: &crate::workload::multi_turn::Conversation| {
+        c.turns.first().is_some_and(|t| {
+            u64::from(t.user_tokens) + u64::from(shortest) <= u64::from(max_context_tokens)
+        })
+    };
+    if conversations.iter().any(fits) {
+        return Ok(());
+    }
+    Err(format!(
+        "scenario_options.{}.max_context_tokens: {max_context_tokens} leaves no room for a first turn plus max_tokens {shortest}",
+        cell.scenario
+    ))
 }
 
 #[cfg(test)]

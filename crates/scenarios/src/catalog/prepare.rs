@@ -65,7 +65,14 @@ pub(super) enum Material {
     Trace {
         corpus: Arc<Corpus>,
         window: Arc<Vec<(std::time::Duration, crate::trace::Record)>>,
-        block_tokens: u32,
+        /// Block size, speedup and think-time cap.
+        timing: crate::workload::trace::Timing,
+    },
+    /// Agent sessions cut from the built-in corpus.
+    Agent {
+        corpus: Arc<Corpus>,
+        shape: crate::workload::agent::AgentShape,
+        think: Option<plateau_model::config::Think>,
     },
 }
 
@@ -218,6 +225,11 @@ impl<'a> Sources<'a> {
             Spec::MultiTurn(dialog) => self.multi_turn(s, &mut info, dialog)?,
             Spec::SingleTurn { source } => self.single_turn(s, &mut info, *source)?,
             Spec::Trace(spec) => self.trace(s, &mut info, spec)?,
+            Spec::Agent { shape, think } => Material::Agent {
+                corpus: self.builtin(),
+                shape: shape.clone(),
+                think: *think,
+            },
             Spec::Custom(file) => {
                 let prompts = super::custom_file::prompts(file, &self.tokenizer)?;
                 info.source = file.path.display().to_string();

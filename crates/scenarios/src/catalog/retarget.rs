@@ -38,7 +38,10 @@ impl Catalog {
             Material::Identical { target, .. }
             | Material::Diverse { target, .. }
             | Material::SharedPrefix { target, .. } => Some(*target),
-            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => None,
+            Material::MultiTurn { .. }
+            | Material::Custom { .. }
+            | Material::Trace { .. }
+            | Material::Agent { .. } => None,
         }
     }
 
@@ -57,7 +60,10 @@ impl Catalog {
                 c.length(*system_tokens, false)
                     + c.length(target.saturating_sub(*system_tokens), true),
             ),
-            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => None,
+            Material::MultiTurn { .. }
+            | Material::Custom { .. }
+            | Material::Trace { .. }
+            | Material::Agent { .. } => None,
         }
     }
 
@@ -126,7 +132,10 @@ impl Catalog {
                     target: *target,
                 }
             }
-            Material::MultiTurn { .. } | Material::Custom { .. } | Material::Trace { .. } => {
+            Material::MultiTurn { .. }
+            | Material::Custom { .. }
+            | Material::Trace { .. }
+            | Material::Agent { .. } => {
                 return Ok(());
             }
         };

@@ -37,7 +37,7 @@ fn unknown_scenario_ids_are_named_with_the_known_ones() {
         .to_string();
     assert_eq!(
         err,
-        "scenarios[1]: no scenario `A3`; known: A1, A2, B1, B2, C, D, S"
+        "scenarios[1]: no scenario `A3`; known: A1, A2, B1, B2, C, D, E, S"
     );
 }
 

@@ -1,7 +1,7 @@
 //! The built-in definitions, embedded from `scenarios/` (through the links in
 //! `crates/scenarios/builtin/`, which the published crate carries as files) so plateau runs
-//! without that folder: the six of the default run (A1 A2 B1 B2 C D) and S (ShareGPT chat,
-//! run when listed); files in a scenarios folder override and add to them.
+//! without that folder: the six of the default run (A1 A2 B1 B2 C D), S (ShareGPT chat) and E
+//! (agent sessions), the last two run when listed; files in a scenarios folder override and add to them.
 
 /// `(file name, contents)` of each embedded definition.
 pub const FILES: &[(&str, &str)] = &[
@@ -12,10 +12,11 @@ pub const FILES: &[(&str, &str)] = &[
     ("C.json", include_str!("../../builtin/C.json")),
     ("D.json", include_str!("../../builtin/D.json")),
     ("S.json", include_str!("../../builtin/S.json")),
+    ("E.json", include_str!("../../builtin/E.json")),
 ];
 
-/// The ids of the embedded scenarios, in order (the default run's six, then S).
-pub const IDS: &[&str] = &["A1", "A2", "B1", "B2", "C", "D", "S"];
+/// The ids of the embedded scenarios, in order (the default run's six, then S and E).
+pub const IDS: &[&str] = &["A1", "A2", "B1", "B2", "C", "D", "S", "E"];
 
 /// `(file name, contents)` of the example of a custom scenario (its definition and its
 /// prompts), which `plateau init --scenarios` writes beside the built-in definitions; not

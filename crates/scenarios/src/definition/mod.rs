@@ -4,14 +4,19 @@
 //! [`Scenario::resolve`] checks that every setting applies to the kind and yields the typed
 //! [`Spec`] a workload is built from.
 
+mod agent;
 mod custom;
 pub mod defaults;
+mod dialog;
 pub mod load;
 mod names;
 mod settings;
 mod trace;
 
+pub use agent::AgentSettings;
 pub use custom::{CustomFile, MAX_PROMPT_TOKENS};
+pub use dialog::Dialog;
+use dialog::{dialog, think};
 pub use settings::Settings;
 pub use trace::{TraceSettings, TraceSpec};
 
@@ -38,6 +43,9 @@ pub enum Kind {
     /// A request trace replayed: prompts synthesised to each record's lengths and
     /// `hash_ids`, on the trace's own clock in the open loop, in order in the closed loop.
     Trace,
+    /// Synthetic agent sessions: a shared system prompt with tools, tool-call turns with
+    /// tool results, think time, and sub-agent fan-out joined by the parent (E).
+    Agent,
 }
 
 impl Kind {
@@ -59,6 +67,7 @@ impl Kind {
             Kind::SingleTurn => &["source"],
             Kind::Custom => &["source", "file", "allow_outside", "max_prompt_tokens"],
             Kind::Trace => &["source", "trace"],
+            Kind::Agent => &["source", "agent", "think"],
         }
     }
 
@@ -71,6 +80,7 @@ impl Kind {
             Kind::SingleTurn => &[Source::Sharegpt, Source::BuiltIn],
             Kind::Custom => &[Source::Jsonl],
             Kind::Trace => &[Source::Trace],
+            Kind::Agent => &[Source::BuiltIn],
         }
     }
 
@@ -84,6 +94,7 @@ impl Kind {
             Kind::SingleTurn => "single_turn",
             Kind::Custom => "custom",
             Kind::Trace => "trace",
+            Kind::Agent => "agent",
         }
     }
 }
@@ -202,25 +213,6 @@ fn unknown_caching() -> Caching {
     Caching::Unknown
 }
 
-/// Multi-turn settings, resolved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dialog {
-    /// `oasst2` or `built_in`.
-    pub source: Source,
-    /// Language codes to keep (`*`: all).
-    pub lang: Vec<String>,
-    /// Which tree paths.
-    pub paths: Paths,
-    /// Whose replies.
-    pub replies: Replies,
-    /// Context limit in tokens.
-    pub max_context_tokens: u32,
-    /// Fewest user turns.
-    pub min_turns: u32,
-    /// Think time between a reply and the next turn (none: at once).
-    pub think: Option<Think>,
-}
-
 /// What a workload is built from, per kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Spec {
@@ -254,6 +246,13 @@ pub enum Spec {
     Custom(CustomFile),
     /// A trace.
     Trace(TraceSpec),
+    /// Agent sessions of this shape, with think times between turns.
+    Agent {
+        /// Lengths, turns and fan-out.
+        shape: crate::workload::agent::AgentShape,
+        /// The wait after each turn (the tool's run; none: at once).
+        think: Option<Think>,
+    },
 }
 
 /// A scenario ready to build workloads from.
@@ -284,6 +283,12 @@ impl Scenario {
                 return Err((
                     field.into(),
                     "does not apply to kind trace: each request asks for its record's output_length".into(),
+                ));
+            }
+            if field == "max_tokens" && kind == Kind::Agent {
+                return Err((
+                    field.into(),
+                    "does not apply to kind agent: set agent.reply_tokens".into(),
                 ));
             }
             if field != "max_tokens" && !kind.fields().contains(&field) {
@@ -340,6 +345,10 @@ impl Scenario {
             Kind::SingleTurn => Spec::SingleTurn { source },
             Kind::Custom => Spec::Custom(custom::file(settings, base)?),
             Kind::Trace => Spec::Trace(trace::resolve(settings.trace.as_ref(), base)?),
+            Kind::Agent => Spec::Agent {
+                shape: agent::resolve(settings.agent.as_ref())?,
+                think: think(settings)?,
+            },
         };
         if let Some(o) = &settings.max_tokens {
             o.check().map_err(|(field, message)| {
@@ -358,39 +367,4 @@ impl Scenario {
             origin,
         })
     }
-}
-
-fn dialog(s: &Settings, source: Source) -> Result<Dialog, (String, String)> {
-    let lang = s.lang.clone().unwrap_or_else(|| vec!["en".into()]);
-    if lang.is_empty() || lang.iter().any(|l| l.trim().is_empty()) {
-        return Err((
-            "lang".into(),
-            "expected a list of language codes such as [\"en\"], or [\"*\"] for all".into(),
-        ));
-    }
-    let max_context_tokens = s.max_context_tokens.unwrap_or(8192);
-    if max_context_tokens < 16 {
-        return Err((
-            "max_context_tokens".into(),
-            format!("{max_context_tokens} is too small; expected at least 16 tokens"),
-        ));
-    }
-    let min_turns = s.min_turns.unwrap_or(2);
-    if min_turns == 0 {
-        return Err(("min_turns".into(), "expected at least 1 turn".into()));
-    }
-    if let Some(think) = &s.think {
-        think
-            .check()
-            .map_err(|(field, message)| (format!("think.{field}"), message))?;
-    }
-    Ok(Dialog {
-        source,
-        lang,
-        paths: s.paths.unwrap_or_default(),
-        replies: s.replies.unwrap_or_default(),
-        max_context_tokens,
-        min_turns,
-        think: s.think,
-    })
 }

@@ -15,6 +15,7 @@ impl Named for Kind {
         Kind::SingleTurn,
         Kind::Custom,
         Kind::Trace,
+        Kind::Agent,
     ];
     const NAMES: &'static [&'static str] = &[
         "identical",
@@ -24,6 +25,7 @@ impl Named for Kind {
         "single_turn",
         "custom",
         "trace",
+        "agent",
     ];
 }
 

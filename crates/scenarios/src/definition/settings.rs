@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use plateau_model::config::{OutputTokens, Think};
 use serde::{Deserialize, Serialize};
 
-use super::{Paths, Replies, Source, TraceSettings};
+use super::{AgentSettings, Paths, Replies, Source, TraceSettings};
 
 /// The settings of a definition file, and the shape of `scenario_options.<id>` (which
 /// overrides them). Which fields apply depends on the kind ([`super::Kind::fields`]).
@@ -55,7 +55,10 @@ pub struct Settings {
     /// The trace a `trace` scenario replays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceSettings>,
-    /// The wait between a turn's reply and the session's next turn (multi_turn): a
+    /// The shape of an `agent` scenario's sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSettings>,
+    /// The wait between a turn's reply and the session's next turn (multi_turn, agent): a
     /// distribution `{"dist": "fixed" | "uniform" | "exponential" | "lognormal", ...}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Think>,
@@ -79,6 +82,7 @@ impl Settings {
             ("min_turns", s.min_turns.is_some()),
             ("max_tokens", s.max_tokens.is_some()),
             ("trace", s.trace.is_some()),
+            ("agent", s.agent.is_some()),
             ("think", s.think.is_some()),
         ]
         .into_iter()
@@ -103,6 +107,10 @@ impl Settings {
             min_turns: o.min_turns.or(self.min_turns),
             max_tokens: o.max_tokens.or(self.max_tokens),
             trace: match (self.trace, o.trace) {
+                (Some(base), Some(over)) => Some(base.overlay(&over)),
+                (base, over) => over.or(base),
+            },
+            agent: match (self.agent, o.agent) {
                 (Some(base), Some(over)) => Some(base.overlay(&over)),
                 (base, over) => over.or(base),
             },

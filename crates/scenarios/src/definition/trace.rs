@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use plateau_model::config::MAX_THINK_S;
 use serde::{Deserialize, Serialize};
 
 use super::custom::inside;
@@ -36,6 +37,10 @@ pub struct TraceSettings {
     /// Replay this many seconds of the trace (trace time; default: to its end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// The longest think time between two turns of a trace session in the closed loop,
+    /// seconds (default and most: one hour, as the `think` key caps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_cap_s: Option<f64>,
 }
 
 impl TraceSettings {
@@ -50,6 +55,7 @@ impl TraceSettings {
             speedup: o.speedup.or(self.speedup),
             start_s: o.start_s.or(self.start_s),
             duration_s: o.duration_s.or(self.duration_s),
+            think_cap_s: o.think_cap_s.or(self.think_cap_s),
         }
     }
 }
@@ -69,6 +75,8 @@ pub struct TraceSpec {
     pub start_s: f64,
     /// Length of the window, s of trace time (`None`: to the end).
     pub duration_s: Option<f64>,
+    /// The longest think time between turns of a trace session.
+    pub think_cap: std::time::Duration,
 }
 
 /// Resolves `trace` against the definition's folder `base`; errors name `trace.<field>`.
@@ -126,6 +134,13 @@ pub(super) fn resolve(
         .duration_s
         .map(|d| positive("duration_s", d))
         .transpose()?;
+    let think_cap_s = t.think_cap_s.unwrap_or(MAX_THINK_S);
+    if !(0.0..=MAX_THINK_S).contains(&think_cap_s) {
+        return Err((
+            at("think_cap_s"),
+            format!("{think_cap_s} is not allowed; expected 0 to {MAX_THINK_S} seconds"),
+        ));
+    }
     Ok(TraceSpec {
         format,
         path,
@@ -133,5 +148,6 @@ pub(super) fn resolve(
         speedup,
         start_s,
         duration_s,
+        think_cap: std::time::Duration::from_secs_f64(think_cap_s),
     })
 }

@@ -75,7 +75,7 @@ impl Session for CustomSession {
                 turn: None,
                 max_tokens: None,
                 reply_tokens: p.reply_tokens,
-                session: None,
+                ..Prompt::default()
             },
             None => Prompt::default(),
         }

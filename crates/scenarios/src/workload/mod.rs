@@ -2,6 +2,7 @@
 //! catalog prepared once (tokenized corpora, window lists, conversations), so a session's
 //! `next` only picks, slices and copies.
 
+pub mod agent;
 pub mod custom;
 pub mod diverse;
 pub mod identical;

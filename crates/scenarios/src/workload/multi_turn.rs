@@ -241,6 +241,7 @@ impl Session for DialogSession {
             max_tokens,
             reply_tokens,
             session: Some(session),
+            ..Prompt::default()
         };
         self.current = Some(walk);
         prompt

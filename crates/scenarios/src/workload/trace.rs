@@ -3,6 +3,8 @@
 //! from one shared cursor (ordered replay), wrapping around when the window is used up;
 //! making slot 0's session starts the replay over from the window's first record (the
 //! runner makes the cell's sessions slot 0 first, after the token check has used some).
+//! When records of the window name their `session_id`, the closed loop replays sessions
+//! instead (module `sessions`): one slot runs one trace session's turns in order.
 //! Each prompt is synthesised ([`Synth`]) to the record's `input_length` and `hash_ids`,
 //! or is the record's own messages; `max_tokens` is the record's `output_length` (at
 //! least 1).
@@ -19,6 +21,22 @@ use crate::text::Corpus;
 use crate::trace::synth::Synth;
 use crate::trace::{Input, Record};
 
+mod sessions;
+
+use sessions::{SessionSlot, TraceSessions};
+
+/// How a trace's prompts are cut and its sessions timed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Prompt tokens per `hash_ids` entry.
+    pub block_tokens: u32,
+    /// The replay's speedup (divides `delay_ms` think times; the window's instants
+    /// already are).
+    pub speedup: f64,
+    /// The longest think time between a session's turns.
+    pub think_cap: Duration,
+}
+
 /// A trace's window as a workload.
 pub struct TraceReplay {
     inner: Arc<Inner>,
@@ -29,34 +47,49 @@ struct Inner {
     window: Arc<Vec<(Duration, Record)>>,
     instants: Arc<[Duration]>,
     synth: Synth,
-    /// The next record of the ordered replay.
+    /// The next record of the ordered replay (or the next session, with sessions).
     cursor: AtomicUsize,
+    /// The window's sessions, when its records name them.
+    sessions: Option<TraceSessions>,
 }
 
 impl TraceReplay {
     /// The workload of `cell`: `window`'s prompts cut from `corpus` in blocks of
-    /// `block_tokens`, chosen by `seed` (every request carries its own `max_tokens`, so it
-    /// is not wrapped in `WithLengths`).
+    /// `timing.block_tokens`, chosen by `seed` (every request carries its own `max_tokens`,
+    /// so it is not wrapped in `WithLengths`).
     pub fn build(
         info: WorkloadInfo,
         corpus: &Arc<Corpus>,
         window: &Arc<Vec<(Duration, Record)>>,
-        block_tokens: u32,
+        timing: Timing,
         seed: u64,
         cell: &Cell,
     ) -> Result<Arc<dyn Workload>, String> {
+        let block_tokens = timing.block_tokens;
         let synth = Synth::new(corpus.clone(), block_tokens, seed).ok_or_else(|| {
             format!(
                 "scenario {}: trace.block_tokens {block_tokens} is longer than any document of the built-in text",
                 cell.scenario
             )
         })?;
-        Ok(Arc::new(TraceReplay::new(info, window.clone(), synth)))
+        Ok(Arc::new(TraceReplay::new(
+            info,
+            window.clone(),
+            synth,
+            timing,
+        )))
     }
 
-    /// Replays `window` (records with their instants, in order) with prompts cut by `synth`.
-    pub fn new(info: WorkloadInfo, window: Arc<Vec<(Duration, Record)>>, synth: Synth) -> Self {
+    /// Replays `window` (records with their instants, in order) with prompts cut by `synth`
+    /// (`timing.block_tokens` is `synth`'s) and sessions timed by `timing`.
+    pub fn new(
+        info: WorkloadInfo,
+        window: Arc<Vec<(Duration, Record)>>,
+        synth: Synth,
+        timing: Timing,
+    ) -> Self {
         let instants = window.iter().map(|(at, _)| *at).collect();
+        let sessions = TraceSessions::new(&window, timing);
         TraceReplay {
             inner: Arc::new(Inner {
                 info,
@@ -64,6 +97,7 @@ impl TraceReplay {
                 instants,
                 synth,
                 cursor: AtomicUsize::new(0),
+                sessions,
             }),
         }
     }
@@ -75,6 +109,9 @@ impl Workload for TraceReplay {
     }
 
     fn session(&self, _slot: u32) -> Box<dyn Session> {
+        if self.inner.sessions.is_some() {
+            return Box::new(SessionSlot::new(self.inner.clone()));
+        }
         Box::new(Ordered(self.inner.clone()))
     }
 

@@ -6,6 +6,7 @@
 // Test code: helpers outside `#[test]` functions unwrap too (clippy.toml allows it only in them).
 #![allow(clippy::unwrap_used)]
 
+mod agent;
 mod common;
 mod fetch;
 mod fetch_resume;
@@ -16,4 +17,5 @@ mod properties;
 mod server_metrics;
 mod token_check;
 mod trace;
+mod trace_sessions;
 mod ttft;

@@ -46,7 +46,11 @@ fn mooncake(
 
 /// Runs scenario T of `dir` against a fresh simulator with `extra` config keys; the report,
 /// the output folder and the simulator's `/metrics` text at the end.
-async fn run(sim: SimConfig, dir: &Path, extra: Value) -> (RunReport, tempfile::TempDir, String) {
+pub(crate) async fn run(
+    sim: SimConfig,
+    dir: &Path,
+    extra: Value,
+) -> (RunReport, tempfile::TempDir, String) {
     let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
         .await
         .unwrap();
@@ -80,7 +84,7 @@ fn scrape(addr: std::net::SocketAddr) -> String {
 }
 
 /// A counter's value summed over its label sets.
-fn counter(text: &str, name: &str) -> f64 {
+pub(crate) fn counter(text: &str, name: &str) -> f64 {
     text.lines()
         .filter(|l| l.starts_with(&format!("{name}{{")))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
@@ -88,7 +92,7 @@ fn counter(text: &str, name: &str) -> f64 {
 }
 
 /// The requests of the only cell, in order of their send.
-fn samples(out: &Path, cell: &str) -> Vec<Sample> {
+pub(crate) fn samples(out: &Path, cell: &str) -> Vec<Sample> {
     let mut s = results::read_samples(&out.join("sim/m/T").join(cell).join(REQUESTS_FILE)).unwrap();
     s.sort_by_key(|r| r.t_sent_us);
     s

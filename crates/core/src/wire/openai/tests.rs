@@ -235,6 +235,44 @@ fn decodes_tool_call_deltas_as_output() {
 }
 
 #[test]
+fn tool_call_deltas_are_joined_by_index() {
+    // vLLM's stream shape: id and name first, arguments in pieces, a second call after.
+    let mut text = Text::default();
+    for chunk in [
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"a.rs\"}"}}]}}]}"#,
+        r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"run_command","arguments":"{}"}}]}}]}"#,
+    ] {
+        decode(chunk.as_bytes(), &mut text).unwrap();
+    }
+    let got: Vec<(&str, &str, &str)> = text
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("c1", "read_file", r#"{"path":"a.rs"}"#),
+            ("c2", "run_command", "{}")
+        ]
+    );
+    // A whole (non-streaming) body carries each call in one piece, without an index.
+    let mut whole = Text::default();
+    let body = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"search_code","arguments":"{}"}}]}}]}"#;
+    decode(body.as_bytes(), &mut whole).unwrap();
+    assert_eq!(whole.tool_calls.len(), 1);
+    assert_eq!(
+        (
+            whole.tool_calls[0].id.as_str(),
+            whole.tool_calls[0].name.as_str()
+        ),
+        ("x", "search_code")
+    );
+}
+
+#[test]
 fn done_marker_ends_the_stream() {
     let ev = |data: &str| sse::Event {
         event: None,
@@ -289,4 +327,35 @@ fn decodes_llama_cpp_timings() {
 fn timings_of_another_shape_drop_only_themselves() {
     let (d, text) = dec(r#"{"choices":[{"index":0,"delta":{"content":"hi"}}],"timings":"fast"}"#);
     assert_eq!((d.timings, text.as_str()), (None, "hi"));
+}
+
+#[test]
+fn tool_calls_results_and_tools_go_on_the_chat_wire() {
+    let mut call = Message::new(Role::Assistant, "");
+    call.tool_calls = vec![crate::workload::ToolCall {
+        id: "call_1".into(),
+        name: "read_file".into(),
+        arguments: r#"{"path":"a.rs"}"#.into(),
+    }];
+    let mut result = Message::new(Role::Tool, "fn main() {}");
+    result.tool_call_id = Some("call_1".into());
+    let mut p = prompt(vec![Message::new(Role::User, "fix it"), call, result]);
+    let tools = json!([{"type": "function", "function": {"name": "read_file", "parameters": {}}}]);
+    p.tools = Some(std::sync::Arc::new(tools.clone()));
+    let b = body(&endpoint(Engine::Vllm, Api::Chat, false), &p, false);
+    assert_eq!(
+        b["messages"],
+        json!([
+            {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function",
+                "function": {"name": "read_file", "arguments": "{\"path\":\"a.rs\"}"}}]},
+            {"role": "tool", "content": "fn main() {}", "tool_call_id": "call_1"},
+        ])
+    );
+    assert_eq!(b["tools"], tools);
+    let completions = completion_prompt(&p);
+    assert_eq!(
+        completions,
+        "User: fix it\nAssistant: \nTool: fn main() {}\nAssistant:"
+    );
 }

@@ -9,6 +9,7 @@ use super::{Material, Sources};
 use crate::definition::{Scenario, TraceSpec};
 use crate::error::ScenarioError;
 use crate::trace;
+use crate::workload::trace::Timing;
 
 impl Sources<'_> {
     /// The records of the trace's window with their instants, and the corpus.
@@ -42,10 +43,25 @@ impl Sources<'_> {
             spec.speedup,
             spec.block_tokens,
         ));
+        let sessions: std::collections::HashSet<&str> = window
+            .iter()
+            .filter_map(|(_, r)| r.session_id.as_deref())
+            .collect();
+        if !sessions.is_empty() {
+            info.notes.push(format!(
+                "{} sessions named by session_id: in the closed loop a slot replays one session's turns in order, waiting each turn's delay_ms (else the gap since the previous turn's arrival) divided by the speedup, at most {} s",
+                sessions.len(),
+                spec.think_cap.as_secs_f64()
+            ));
+        }
         Ok(Material::Trace {
             corpus: self.builtin(),
             window: Arc::new(window),
-            block_tokens: spec.block_tokens,
+            timing: Timing {
+                block_tokens: spec.block_tokens,
+                speedup: spec.speedup,
+                think_cap: spec.think_cap,
+            },
         })
     }
 }

@@ -15,7 +15,7 @@ fn defaults_load_without_a_folder() {
     let d = load(None, &BTreeMap::new()).unwrap();
     assert_eq!(
         d.scenarios.keys().collect::<Vec<_>>(),
-        ["A1", "A2", "B1", "B2", "C", "D", "S"]
+        ["A1", "A2", "B1", "B2", "C", "D", "E", "S"]
     );
     assert_eq!(
         d.scenarios["A2"].spec,
@@ -108,7 +108,7 @@ fn options_override_and_are_checked_per_kind() {
         ),
         (
             json!({"Z9": {}}),
-            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D, S",
+            "scenario_options.Z9: no scenario `Z9`; known: A1, A2, B1, B2, C, D, E, S",
         ),
         (
             json!({"D": {"lang": []}}),
