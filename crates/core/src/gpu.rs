@@ -1,9 +1,11 @@
 //! The GPU samplers beside a cell (`gpu_metrics`): each DCGM exporter scraped like the
-//! server's `/metrics` (its own connection, a timeout, failures counted), and `nvidia-smi`
+//! server's `/metrics` (its own connection, a timeout, failures counted), `nvidia-smi`
 //! run for the cell as `nvidia-smi --query-gpu=... --format=csv -lms N`, its lines read as
-//! they come. Every sample is stamped on the cell's clock; the readings of all sources at
-//! one tick make one [`GpuSample`]. Parsing is the result model's ([`plateau_model::gpu`]).
+//! they come, and `amd-smi metric ... --json` run once per tick. Every sample is stamped on
+//! the cell's clock; the readings of all sources at one tick make one [`GpuSample`].
+//! Parsing is the result model's ([`plateau_model::gpu`]).
 
+mod amd;
 mod smi;
 
 use std::time::Duration;
@@ -19,6 +21,8 @@ use plateau_model::scrape::prom;
 
 /// `nvidia-smi`, as `gpu_metrics` names it.
 pub const NVIDIA_SMI: &str = "nvidia-smi";
+/// `amd-smi`, as `gpu_metrics` names it.
+pub const AMD_SMI: &str = "amd-smi";
 
 /// Longest a DCGM scrape may take.
 pub const TIMEOUT: Duration = Duration::from_secs(2);
@@ -30,6 +34,8 @@ pub enum Source {
     Dcgm(Uri),
     /// `nvidia-smi` on this host.
     NvidiaSmi,
+    /// `amd-smi` on this host.
+    AmdSmi,
 }
 
 impl Source {
@@ -38,6 +44,7 @@ impl Source {
         match self {
             Source::Dcgm(uri) => uri.to_string(),
             Source::NvidiaSmi => NVIDIA_SMI.into(),
+            Source::AmdSmi => AMD_SMI.into(),
         }
     }
 }
@@ -57,8 +64,8 @@ pub fn dcgm_uri(url: &str) -> Result<Uri, String> {
     let bad = |why: &str| {
         format!(
             "got `{}`: {why}; expected a DCGM exporter URL (`http://host:9400/metrics`) or \
-             `nvidia-smi`",
-            crate::plan::mask_url(url)
+             `nvidia-smi` / `amd-smi`",
+            crate::plan::mask(url)
         )
     };
     let uri: Uri = url.trim().parse().map_err(|_| bad("not a URL"))?;
@@ -71,9 +78,12 @@ pub fn dcgm_uri(url: &str) -> Result<Uri, String> {
     }
     if matches!(uri.path(), "" | "/") {
         let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
-        return format!("{}://{authority}/metrics{query}", uri.scheme_str().unwrap_or("http"))
-            .parse()
-            .map_err(|_| bad("not a URL"));
+        return format!(
+            "{}://{authority}/metrics{query}",
+            uri.scheme_str().unwrap_or("http")
+        )
+        .parse()
+        .map_err(|_| bad("not a URL"));
     }
     Ok(uri)
 }
@@ -83,24 +93,35 @@ pub fn dcgm_uri(url: &str) -> Result<Uri, String> {
 pub struct Sampled {
     /// Every sample, in time order.
     pub samples: Vec<GpuSample>,
-    /// Samples a source failed (no answer in time, not a DCGM page, a failed nvidia-smi).
+    /// Samples a source failed (no answer in time, not a DCGM page, a failed `amd-smi`).
     pub failed: u64,
     /// Why a source could not be used at all (said once).
     pub refused: Vec<String>,
 }
 
-/// Samples every source of `plan` on `clock` until `stop` fires.
-pub async fn run(plan: GpuPlan, clock: Clock, stop: CancellationToken) -> Sampled {
-    if plan.sources.contains(&Source::NvidiaSmi) {
-        return smi::run(plan.interval, clock, stop).await;
+/// Samples every source of `plan` on `clock` until `stop` fires; DCGM exporters are read
+/// with `client` (a sibling of the run's, so through the same proxy and TLS).
+pub async fn run(plan: GpuPlan, client: Client, clock: Clock, stop: CancellationToken) -> Sampled {
+    match plan.sources.first() {
+        Some(Source::NvidiaSmi) => smi::run(NVIDIA_SMI.as_ref(), plan.interval, clock, stop).await,
+        Some(Source::AmdSmi) => amd::run(AMD_SMI.as_ref(), plan.interval, clock, &stop).await,
+        _ => scrape_dcgm(&plan.sources, plan.interval, client, clock, &stop).await,
     }
-    scrape_dcgm(&plan.sources, plan.interval, clock, &stop).await
 }
+
+/// A ticker every `interval` that skips the ticks it missed.
+fn ticker(interval: Duration) -> tokio::time::Interval {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    ticker
+}
+
 /// Scrapes the DCGM exporters each tick until `stop`; one sample per tick with every
-/// exporter's GPUs.
+/// exporter's GPUs (a GPU two exporters both show is kept once).
 async fn scrape_dcgm(
     uris: &[Source],
     interval: Duration,
+    client: Client,
     clock: Clock,
     stop: &CancellationToken,
 ) -> Sampled {
@@ -109,18 +130,11 @@ async fn scrape_dcgm(
         .iter()
         .filter_map(|s| match s {
             Source::Dcgm(u) => Some(u),
-            Source::NvidiaSmi => None,
+            Source::NvidiaSmi | Source::AmdSmi => None,
         })
         .collect();
-    if uris.is_empty() {
-        return out;
-    }
-    let Ok(client) = Client::new(uris.len()) else {
-        out.refused.push("no HTTP client for the DCGM exporters".into());
-        return out;
-    };
-    let mut ticker = tokio::time::interval(interval);
-    ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut ticker = ticker(interval);
+    let headers = HeaderMap::new();
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
@@ -131,10 +145,19 @@ async fn scrape_dcgm(
         for uri in &uris {
             let got = tokio::select! {
                 () = stop.cancelled() => return out,
-                got = client.get_text((*uri).clone(), &HeaderMap::new(), TIMEOUT) => got,
+                got = client.get_text((*uri).clone(), &headers, TIMEOUT) => got,
             };
-            match got.ok().and_then(|text| dcgm::readings(&prom::parse(&text).ok()?)) {
-                Some(r) => gpus.extend(r),
+            match got
+                .ok()
+                .and_then(|text| dcgm::readings(&prom::parse(&text).ok()?))
+            {
+                Some(r) => {
+                    for g in r {
+                        if !gpus.iter().any(|x| x.gpu == g.gpu) {
+                            gpus.push(g);
+                        }
+                    }
+                }
                 None => out.failed += 1,
             }
         }
@@ -144,4 +167,3 @@ async fn scrape_dcgm(
     }
     out
 }
-

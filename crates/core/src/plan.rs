@@ -201,6 +201,8 @@ pub struct Plan {
     pub steady: SteadyConfig,
     /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
     pub server_metrics: Option<Duration>,
+    /// The GPU samplers run beside each cell (`gpu_metrics`); `None` when off.
+    pub gpu: Option<crate::gpu::GpuPlan>,
     /// Go on when `/v1/models` lists models but not a configured one.
     pub allow_unlisted_model: bool,
     /// The configuration with secrets removed, for `run.json`.
@@ -317,6 +319,7 @@ impl Plan {
         }
         v.steady(&config.steady);
         let server_metrics = v.server_metrics(&config.server_metrics);
+        let gpu = config.gpu_metrics.as_ref().and_then(|c| v.gpu_metrics(c));
         if let Some(slo) = &config.slo {
             v.slo(slo);
         }
@@ -358,6 +361,7 @@ impl Plan {
             slo: config.slo.clone(),
             steady: config.steady.clone(),
             server_metrics,
+            gpu,
             allow_unlisted_model: config.allow_unlisted_model,
             redacted_config: redact(config),
             shard: None,
@@ -384,6 +388,7 @@ fn fallback_max_tokens(o: &OutputTokens) -> u32 {
 
 mod cells;
 mod credentials;
+mod gpu;
 mod network;
 mod problem;
 mod url;
@@ -393,7 +398,7 @@ pub use plateau_model::load::{
     Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, cell_dir_name, format_rps, round_rps,
 };
 pub use problem::{PlanError, Problem};
-pub use url::BaseUrl;
+pub use url::{BaseUrl, mask};
 use validator::{Validator, redact};
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! into one round of GPU lines per interval by [`Lines`]; a round is stamped when its first
 //! line arrived. Killed when the cell ends.
 
+use std::ffi::OsStr;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -16,11 +17,16 @@ use plateau_http::clock::Clock;
 use plateau_model::gpu::GpuSample;
 use plateau_model::gpu::smi::{Lines, QUERY};
 
-/// Runs `nvidia-smi` sampling every `interval` until `stop`.
-pub(super) async fn run(interval: Duration, clock: Clock, stop: CancellationToken) -> Sampled {
+/// Runs `program` (`nvidia-smi`; a test's stand-in) sampling every `interval` until `stop`.
+pub(super) async fn run(
+    program: &OsStr,
+    interval: Duration,
+    clock: Clock,
+    stop: CancellationToken,
+) -> Sampled {
     let mut out = Sampled::default();
     let ms = interval.as_millis().max(1).to_string();
-    let spawned = Command::new(NVIDIA_SMI)
+    let spawned = Command::new(program)
         .args([&format!("--query-gpu={QUERY}"), "--format=csv", "-lms", &ms])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -52,7 +58,8 @@ pub(super) async fn run(interval: Duration, clock: Clock, stop: CancellationToke
             }
         });
     if let Err(e) = reader {
-        out.refused.push(format!("no thread to read `{NVIDIA_SMI}`: {e}"));
+        out.refused
+            .push(format!("no thread to read `{NVIDIA_SMI}`: {e}"));
     } else {
         read(&mut rx, &stop, &mut out).await;
     }
