@@ -167,3 +167,6 @@ async fn scrape_dcgm(
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -73,8 +73,8 @@ mod tests {
 
     fn problems(gpu: &str) -> Vec<String> {
         let text = format!(
-            r#"{{"endpoints": [{{"name": "a", "url": "http://127.0.0.1:1"}}],
-                "models": [{{"id": "m"}}], "batch_sizes": [1], "gpu_metrics": {gpu}}}"#
+            r#"{{"endpoints": [{{"name": "a", "engine": "vllm", "url": "http://127.0.0.1:1/v1"}}],
+                "models": [{{"id": "m", "name": "m"}}], "batch_sizes": [1], "gpu_metrics": {gpu}}}"#
         );
         let config: RunConfig = serde_json::from_str(&text).expect("a config");
         match Plan::build(&config, &|_: &str| None) {
