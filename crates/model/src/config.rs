@@ -156,6 +156,7 @@ pub struct RunConfig {
     /// Read the GPUs' power, energy and utilization during each cell: DCGM exporter URLs,
     /// `nvidia-smi` or `amd-smi` (see [`GpuMetricsConfig`]). Absent: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<gpu_metrics::Written>")]
     pub gpu_metrics: Option<GpuMetricsConfig>,
     /// What `plateau check` calls a regression: per headline number, how much worse it may
     /// get, in percent of the baseline, signed the way it gets worse (`{"server_tps":

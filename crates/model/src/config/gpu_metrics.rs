@@ -26,6 +26,25 @@ fn default_interval_ms() -> u64 {
     250
 }
 
+/// `gpu_metrics`: one source, a list of them, or an object with the interval.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code, reason = "only its schema is used")]
+pub(crate) enum Written {
+    /// One source: a DCGM exporter URL, `nvidia-smi` or `amd-smi`.
+    One(String),
+    /// Several DCGM exporter URLs (one per node).
+    Many(Vec<String>),
+    /// The sources and the interval.
+    Full {
+        /// DCGM exporter URLs, or `["nvidia-smi"]`, or `["amd-smi"]`.
+        sources: Vec<String>,
+        /// Time between samples, ms (default 250; at least 100; `amd-smi` at least 1000).
+        #[serde(default = "default_interval_ms")]
+        interval_ms: u64,
+    },
+}
+
 /// The object form, as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
