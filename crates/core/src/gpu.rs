@@ -11,6 +11,8 @@ mod smi;
 use std::time::Duration;
 
 use http::{HeaderMap, Uri};
+
+pub use crate::plan::gpu::{AMD_SMI, GpuPlan, NVIDIA_SMI, Source, dcgm_uri};
 use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
@@ -19,74 +21,8 @@ use plateau_http::clock::Clock;
 use plateau_model::gpu::{GpuReading, GpuSample, dcgm};
 use plateau_model::scrape::prom;
 
-/// `nvidia-smi`, as `gpu_metrics` names it.
-pub const NVIDIA_SMI: &str = "nvidia-smi";
-/// `amd-smi`, as `gpu_metrics` names it.
-pub const AMD_SMI: &str = "amd-smi";
-
 /// Longest a DCGM scrape may take.
 pub const TIMEOUT: Duration = Duration::from_secs(2);
-
-/// One telemetry source.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// A DCGM exporter's `/metrics`.
-    Dcgm(Uri),
-    /// `nvidia-smi` on this host.
-    NvidiaSmi,
-    /// `amd-smi` on this host.
-    AmdSmi,
-}
-
-impl Source {
-    /// How `summary.json` names it.
-    pub fn label(&self) -> String {
-        match self {
-            Source::Dcgm(uri) => uri.to_string(),
-            Source::NvidiaSmi => NVIDIA_SMI.into(),
-            Source::AmdSmi => AMD_SMI.into(),
-        }
-    }
-}
-
-/// The validated `gpu_metrics`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GpuPlan {
-    /// The sources.
-    pub sources: Vec<Source>,
-    /// Time between samples.
-    pub interval: Duration,
-}
-
-/// A DCGM exporter URL as a URI: http or https, no credentials, `/metrics` when it names
-/// no path.
-pub fn dcgm_uri(url: &str) -> Result<Uri, String> {
-    let bad = |why: &str| {
-        format!(
-            "got `{}`: {why}; expected a DCGM exporter URL (`http://host:9400/metrics`) or \
-             `nvidia-smi` / `amd-smi`",
-            crate::plan::mask(url)
-        )
-    };
-    let uri: Uri = url.trim().parse().map_err(|_| bad("not a URL"))?;
-    if !matches!(uri.scheme_str(), Some("http" | "https")) {
-        return Err(bad("not http or https"));
-    }
-    let authority = uri.authority().ok_or_else(|| bad("no host"))?;
-    if authority.as_str().contains('@') {
-        return Err(bad("credentials in the URL are not supported"));
-    }
-    if matches!(uri.path(), "" | "/") {
-        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
-        return format!(
-            "{}://{authority}/metrics{query}",
-            uri.scheme_str().unwrap_or("http")
-        )
-        .parse()
-        .map_err(|_| bad("not a URL"));
-    }
-    Ok(uri)
-}
 
 /// What a cell's samplers collected.
 #[derive(Debug, Default)]

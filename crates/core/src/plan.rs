@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use plateau_model::config::{
-    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, OutputTokens, RunConfig,
-    SloConfig, SteadyConfig,
+    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig,
+    SteadyConfig,
 };
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
@@ -202,7 +202,7 @@ pub struct Plan {
     /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
     pub server_metrics: Option<Duration>,
     /// The GPU samplers run beside each cell (`gpu_metrics`); `None` when off.
-    pub gpu: Option<crate::gpu::GpuPlan>,
+    pub gpu: Option<gpu::GpuPlan>,
     /// Go on when `/v1/models` lists models but not a configured one.
     pub allow_unlisted_model: bool,
     /// The configuration with secrets removed, for `run.json`.
@@ -349,7 +349,7 @@ impl Plan {
             capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {
-                max_tokens: fallback_max_tokens(&config.max_tokens),
+                max_tokens: config.max_tokens.fallback(),
                 stream: config.stream,
                 timeout,
                 store_text: config.store_text,
@@ -371,24 +371,9 @@ impl Plan {
     }
 }
 
-/// `max_tokens` for prompts that carry none: the configured number, else the
-/// distribution's upper bound, else 512.
-fn fallback_max_tokens(o: &OutputTokens) -> u32 {
-    use plateau_model::config::LengthDist;
-    o.fixed().unwrap_or(match o {
-        OutputTokens::Dist(LengthDist::Uniform { max, .. }) => *max,
-        OutputTokens::Dist(
-            LengthDist::Normal { max, .. }
-            | LengthDist::Lognormal { max, .. }
-            | LengthDist::Dataset { max, .. },
-        ) => max.unwrap_or(512),
-        _ => 512,
-    })
-}
-
 mod cells;
 mod credentials;
-mod gpu;
+pub mod gpu;
 mod network;
 mod problem;
 mod url;
@@ -398,7 +383,7 @@ pub use plateau_model::load::{
     Load, LoadInfo, OPEN_LOOP_SESSIONS, Rate, cell_dir_name, format_rps, round_rps,
 };
 pub use problem::{PlanError, Problem};
-pub use url::{BaseUrl, mask};
+pub use url::BaseUrl;
 use validator::{Validator, redact};
 
 #[cfg(test)]

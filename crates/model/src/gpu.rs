@@ -18,7 +18,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::results::{self, ResultsError};
-pub use summary::{EnergySource, GpuMetrics, GpuPhase};
+pub use energy::EnergySource;
+pub use summary::{GpuMetrics, GpuPhase};
 
 /// The samples' file in a cell directory.
 pub const GPU_METRICS_FILE: &str = "gpu_metrics.jsonl.gz";

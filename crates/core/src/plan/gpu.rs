@@ -1,10 +1,78 @@
-//! Validation of `gpu_metrics`: the GPU samplers run beside each cell.
+//! `gpu_metrics` validated: the GPU sources ([`Source`]) and the interval the samplers
+//! beside each cell run with ([`GpuPlan`]).
 
 use std::time::Duration;
 
+use http::Uri;
+
 use super::validator::Validator;
-use crate::gpu::{self, GpuPlan, Source};
 use plateau_model::config::GpuMetricsConfig;
+
+/// `nvidia-smi`, as `gpu_metrics` names it.
+pub const NVIDIA_SMI: &str = "nvidia-smi";
+/// `amd-smi`, as `gpu_metrics` names it.
+pub const AMD_SMI: &str = "amd-smi";
+
+/// One telemetry source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A DCGM exporter's `/metrics`.
+    Dcgm(Uri),
+    /// `nvidia-smi` on this host.
+    NvidiaSmi,
+    /// `amd-smi` on this host.
+    AmdSmi,
+}
+
+impl Source {
+    /// How `summary.json` names it.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Dcgm(uri) => uri.to_string(),
+            Source::NvidiaSmi => NVIDIA_SMI.into(),
+            Source::AmdSmi => AMD_SMI.into(),
+        }
+    }
+}
+
+/// The validated `gpu_metrics`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuPlan {
+    /// The sources.
+    pub sources: Vec<Source>,
+    /// Time between samples.
+    pub interval: Duration,
+}
+
+/// A DCGM exporter URL as a URI: http or https, no credentials, `/metrics` when it names
+/// no path.
+pub fn dcgm_uri(url: &str) -> Result<Uri, String> {
+    let bad = |why: &str| {
+        format!(
+            "got `{}`: {why}; expected a DCGM exporter URL (`http://host:9400/metrics`) or \
+             `nvidia-smi` / `amd-smi`",
+            super::url::mask(url)
+        )
+    };
+    let uri: Uri = url.trim().parse().map_err(|_| bad("not a URL"))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return Err(bad("not http or https"));
+    }
+    let authority = uri.authority().ok_or_else(|| bad("no host"))?;
+    if authority.as_str().contains('@') {
+        return Err(bad("credentials in the URL are not supported"));
+    }
+    if matches!(uri.path(), "" | "/") {
+        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        return format!(
+            "{}://{authority}/metrics{query}",
+            uri.scheme_str().unwrap_or("http")
+        )
+        .parse()
+        .map_err(|_| bad("not a URL"));
+    }
+    Ok(uri)
+}
 
 /// Fewest ms between GPU samples (nvidia-smi's own loop takes tens of ms per sample).
 pub const MIN_GPU_INTERVAL_MS: u64 = 100;
@@ -23,9 +91,9 @@ impl Validator {
         let mut sources = Vec::new();
         for (i, s) in c.sources.iter().enumerate() {
             match s.trim() {
-                gpu::NVIDIA_SMI => sources.push(Source::NvidiaSmi),
-                gpu::AMD_SMI => sources.push(Source::AmdSmi),
-                url => match gpu::dcgm_uri(url) {
+                NVIDIA_SMI => sources.push(Source::NvidiaSmi),
+                AMD_SMI => sources.push(Source::AmdSmi),
+                url => match dcgm_uri(url) {
                     Ok(uri) => sources.push(Source::Dcgm(uri)),
                     Err(why) => self.problem(format!("gpu_metrics.sources[{i}]"), why),
                 },

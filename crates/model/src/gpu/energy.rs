@@ -4,9 +4,26 @@
 //! power. The span's ends are interpolated between the samples around them and clipped to
 //! the first and last sample.
 
-use super::GpuSample;
-use super::summary::{EnergySource, sum};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{GpuReading, GpuSample};
 use crate::scrape::summary::Span;
+
+/// Where a phase's energy came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnergySource {
+    /// The increase of every GPU's energy counter (DCGM's, amd-smi's).
+    Counter,
+    /// The integral of the power samples.
+    PowerIntegral,
+}
+
+/// `f` summed over a sample's GPUs; `None` when no GPU has it.
+pub(super) fn sum(s: &GpuSample, f: fn(&GpuReading) -> Option<f64>) -> Option<f64> {
+    s.gpus.iter().filter_map(f).reduce(|a, b| a + b)
+}
 
 /// Energy over `span`: (J, where from, seconds covered); `None` when samples do not cover
 /// any of it.

@@ -11,20 +11,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::energy::{EnergySource, sum};
 use super::{GpuReading, GpuSample};
 use crate::metrics::Throughput;
 use crate::results::summary::PhaseBounds;
 use crate::scrape::summary::{Gauge, Span, gauge, spans};
-
-/// Where a phase's energy came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EnergySource {
-    /// The increase of DCGM's energy counter, every GPU.
-    Counter,
-    /// The integral of the power samples.
-    PowerIntegral,
-}
 
 /// The GPUs over one phase.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -233,11 +224,6 @@ fn distinct(inside: &[&GpuSample]) -> u64 {
         last = Some(k);
     }
     n
-}
-
-/// `f` summed over a sample's GPUs; `None` when no GPU has it.
-pub(super) fn sum(s: &GpuSample, f: fn(&GpuReading) -> Option<f64>) -> Option<f64> {
-    s.gpus.iter().filter_map(f).reduce(|a, b| a + b)
 }
 
 #[cfg(test)]
