@@ -12,6 +12,7 @@ mod error;
 mod resume;
 
 pub use resume::Redo;
+mod gpu_metrics;
 mod run_json;
 mod server_metrics;
 

@@ -22,6 +22,7 @@ pub mod clock_sync;
 pub mod driver;
 pub mod exchange;
 pub mod fingerprint;
+pub mod gpu;
 pub mod live;
 pub mod pacer;
 pub mod plan;

@@ -201,6 +201,8 @@ pub struct Plan {
     pub steady: SteadyConfig,
     /// Time between scrapes of each server's `/metrics`; `None` when scraping is off.
     pub server_metrics: Option<Duration>,
+    /// The GPU samplers run beside each cell (`gpu_metrics`); `None` when off.
+    pub gpu: Option<gpu::GpuPlan>,
     /// Go on when `/v1/models` lists models but not a configured one.
     pub allow_unlisted_model: bool,
     /// The configuration with secrets removed, for `run.json`.
@@ -319,6 +321,7 @@ impl Plan {
         }
         v.steady(&config.steady);
         let server_metrics = v.server_metrics(&config.server_metrics);
+        let gpu = config.gpu_metrics.as_ref().and_then(|c| v.gpu_metrics(c));
         if let Some(slo) = &config.slo {
             v.slo(slo);
         }
@@ -348,7 +351,7 @@ impl Plan {
             capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {
-                max_tokens: cells::fallback_max_tokens(&config.max_tokens),
+                max_tokens: config.max_tokens.fallback(),
                 stream: config.stream,
                 timeout,
                 store_text: config.store_text,
@@ -360,6 +363,7 @@ impl Plan {
             slo: config.slo.clone(),
             steady: config.steady.clone(),
             server_metrics,
+            gpu,
             allow_unlisted_model: config.allow_unlisted_model,
             redacted_config: redact(config),
             shard: None,
@@ -372,6 +376,7 @@ impl Plan {
 
 mod cells;
 mod credentials;
+pub mod gpu;
 mod network;
 mod problem;
 mod timetable;

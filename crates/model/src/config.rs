@@ -12,6 +12,7 @@ pub use check::{CheckConfig, Tolerance};
 pub use endpoint::{
     Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig, ProxyConfig, TlsConfig,
 };
+pub use gpu_metrics::GpuMetricsConfig;
 pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
 pub use output_tokens::{LengthDist, MAX_OUTPUT_TOKENS, OutputTokens};
 pub use phases::{
@@ -152,6 +153,11 @@ pub struct RunConfig {
     /// `{"enabled": true, "interval_ms": 250}` by default; `{"enabled": false}` turns it off.
     #[serde(default)]
     pub server_metrics: ServerMetricsConfig,
+    /// Read the GPUs' power, energy and utilization during each cell: DCGM exporter URLs,
+    /// `nvidia-smi` or `amd-smi` (see [`GpuMetricsConfig`]). Absent: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<gpu_metrics::Written>")]
+    pub gpu_metrics: Option<GpuMetricsConfig>,
     /// What `plateau check` calls a regression: per headline number, how much worse it may
     /// get, in percent of the baseline, signed the way it gets worse (`{"server_tps":
     /// "-3%", "ttft_p99": "+10%"}`). Empty: server_tps and request_rps -3%, ttft_p99 +10%,
@@ -256,6 +262,7 @@ fn default_max_shift() -> f64 {
 
 pub mod check;
 mod endpoint;
+mod gpu_metrics;
 pub mod named;
 mod open_loop;
 mod output_tokens;

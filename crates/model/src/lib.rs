@@ -14,6 +14,7 @@
 
 pub mod capacity;
 pub mod config;
+pub mod gpu;
 pub mod load;
 pub mod metrics;
 pub mod natural;

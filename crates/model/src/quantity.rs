@@ -23,10 +23,12 @@ macro_rules! quantity {
 }
 
 mod context;
+mod gpu;
 mod latency;
 mod list;
 
 pub use context::*;
+pub use gpu::*;
 pub use latency::*;
 pub use list::*;
 

@@ -7,6 +7,7 @@
 
 mod client;
 mod dir;
+mod gpu;
 pub mod registry;
 mod server;
 #[cfg(test)]
@@ -18,6 +19,7 @@ use std::fmt;
 
 pub use client::{REMEDY, Shortage, busy_machine, client_bottleneck, client_busy, client_shortage};
 pub use dir::{RUN, Records, check_dir, check_records};
+pub use gpu::gpu_samples_stale;
 pub use server::{server_saturated, server_timing_disagrees};
 pub use verdict::{Verdict, fold_run_wide, verdict};
 
@@ -210,6 +212,9 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     }
     if let Some(message) = server_timing_disagrees(s) {
         add("server_timing_disagrees", Severity::Warn, message);
+    }
+    if let Some(message) = gpu_samples_stale(s) {
+        add("gpu_samples_stale", Severity::Warn, message);
     }
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")

@@ -79,6 +79,14 @@ pub const SERVER_COLUMNS: [Quantity; 4] = [
     q::SERVER_PREFIX_HIT_RATE,
 ];
 
+/// The GPUs' energy over Measure, added to a table when any of its cells sampled them
+/// (`gpu_metrics`).
+pub const GPU_COLUMNS: [Quantity; 3] = [
+    q::GPU_POWER_MEAN,
+    q::GPU_JOULES_PER_TOKEN,
+    q::GPU_TOKENS_PER_JOULE,
+];
+
 /// Whether any of `rows` has a cost block.
 fn any_cost(rows: &[Row<'_>]) -> bool {
     rows.iter().any(|r| r.summary.cost.is_some())
@@ -140,6 +148,9 @@ pub fn groups<'a>(m: &'a Matrix<'a>) -> Vec<Group<'a>> {
         }
         if rows.iter().any(|r| r.summary.server.is_some()) {
             columns.extend(SERVER_COLUMNS);
+        }
+        if rows.iter().any(|r| r.summary.gpu.is_some()) {
+            columns.extend(GPU_COLUMNS);
         }
         Group {
             scenario: &m.scenarios[k],

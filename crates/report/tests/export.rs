@@ -402,3 +402,61 @@ fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
         assert_eq!(ttft_rows, 10, "n mean std min max p50 p90 p95 p99 p99.9");
     }
 }
+
+#[test]
+fn long_csv_has_the_gpu_block_with_its_units() {
+    let tmp = scratch("long-gpu");
+    let results = tmp.path().join("results");
+    plateau_testkit::tree::copy_tree(&fixtures().join("open"), &results);
+    let cells = plateau_report::export::read(&results).unwrap();
+    let (dir, _) = &cells.cells[0];
+    let path = results.join(dir).join("summary.json");
+    let mut v: Value = read_json(&path).unwrap();
+    v["gpu"] = serde_json::json!({
+        "sources": ["http://n1:9400/metrics"], "file": "gpu_metrics.jsonl.gz",
+        "interval_ms": 250, "samples": 60, "failed_samples": 0, "gpus": [{"gpu": "GPU-a"}],
+        "fill": {"samples": 0}, "stabilize": {"samples": 0}, "drain": {"samples": 0},
+        "measure": {"samples": 40, "power_w": {"mean": 500.0, "max": 510.0}, "energy_j": 5000.0,
+                    "energy_source": "counter", "covered_s": 10.0, "distinct_readings": 40},
+        "joules_per_output_token": 0.25, "output_tokens_per_joule": 4.0
+    });
+    fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let out = tmp.path().join("long.csv");
+    long_csv::write(&results, &out).unwrap();
+    let mut reader = csv::Reader::from_path(&out).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows: Vec<BTreeMap<String, String>> = reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect();
+    let find = |metric: &str, statistic: &str| {
+        let r = rows
+            .iter()
+            .find(|r| r["metric"] == metric && r["statistic"] == statistic)
+            .unwrap_or_else(|| panic!("{metric} {statistic}"));
+        (r["value"].clone(), r["unit"].clone())
+    };
+    assert_eq!(
+        find("gpu.joules_per_output_token", "value"),
+        ("0.25".into(), String::new())
+    );
+    assert_eq!(
+        find("gpu.measure.energy_j", "value"),
+        ("5000".into(), "J".into())
+    );
+    assert_eq!(
+        find("gpu.measure.power_w.max", "value"),
+        ("510".into(), "W".into())
+    );
+    let gpu_rows = rows
+        .iter()
+        .filter(|r| r["metric"].starts_with("gpu."))
+        .count();
+    assert!(gpu_rows >= 10, "{gpu_rows} gpu rows");
+}

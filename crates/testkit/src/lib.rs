@@ -1,4 +1,5 @@
 //! Shared test support for plateau's crates, a dev-dependency only (never published):
+//! a [`dcgm`] exporter whose energy is known,
 //! [`scratch`] directories, [`driver`] runs of a plan, [`tree`] copies of fixture results, [`plan`]s and cells, [`raw`] HTTP/1.1 test
 //! servers that write exactly what a test scripts, [`proxy`] test proxies (HTTP CONNECT,
 //! forward, SOCKS5), [`tls`] certificates made at test time and https servers, and fake
@@ -13,6 +14,7 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+pub mod dcgm;
 pub mod driver;
 pub mod plan;
 pub mod proxy;

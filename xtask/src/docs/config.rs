@@ -169,6 +169,11 @@ impl Walk {
                     .push_str(&format!("{h} `{{\"{key}\": {{...}}}}`\n\n{what}\n\n"));
                 self.keys(&join(path, key), &inner)?;
                 self.out.push('\n');
+            } else if props.is_some_and(|p| p.len() > 1) {
+                // An object form with keys of its own (`gpu_metrics`'s `{"sources", ...}`).
+                self.out.push_str(&format!("{h} object\n\n{what}\n\n"));
+                self.keys(path, &alt)?;
+                self.out.push('\n');
             } else {
                 let ty = self.type_of(path, &alt)?;
                 self.out.push_str(&format!("{h} {ty}\n\n{what}\n\n"));

@@ -1,5 +1,5 @@
 //! One cell, start to end: the recorder, the transport, the runner on the cell's clock,
-//! the scraper beside it, then the metrics and `summary.json` (written even when the
+//! the scraper and the GPU samplers beside it, then the metrics and `summary.json` (written even when the
 //! records or scrapes could not be, so the numbers are kept and the error named).
 
 use std::path::Path;
@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use plateau_model::shard::{CellTimetable, PhaseOffsets};
 use tokio_util::sync::CancellationToken;
 
-use super::{DriverError, RunContext, VERSION, server_metrics};
+use super::{DriverError, RunContext, VERSION, gpu_metrics, server_metrics};
 use crate::fingerprint::{self, Fingerprint};
 use crate::plan::{Cell, LoadInfo, Plan};
 use crate::recorder::Recorder;
@@ -98,6 +98,10 @@ pub(super) async fn run_one(
     let started_at = Utc::now();
     let clock = Clock::start();
     let scraper = server_metrics::start(&ctx.client, scrape_every, endpoint, base, clock);
+    let gpus = plan
+        .gpu
+        .as_ref()
+        .map(|g| gpu_metrics::start(&ctx.client, g, clock));
     let mut out = runner::run_cell_on(
         CellInput {
             transport: Arc::new(transport),
@@ -198,6 +202,7 @@ pub(super) async fn run_one(
             plan.request.stream,
         ),
         cost: None,
+        gpu: None,
         token_check,
         shards: Vec::new(),
         timetable: scheduled.map(|at| timetable(at, started_at, &schedule, &out)),
@@ -216,6 +221,19 @@ pub(super) async fn run_one(
         },
         None => (None, None),
     };
+    let gpu_error = match gpus {
+        Some(g) => match g
+            .finish(dir, &summary.phases, &summary.metrics.throughput)
+            .await
+        {
+            Ok(gpu) => {
+                summary.gpu = gpu;
+                None
+            }
+            Err(e) => Some(e),
+        },
+        None => None,
+    };
     let written = results::write_json(&dir.join(SUMMARY_FILE), &summary);
     // Records that could not be written stop the run, named first (the summary, kept if it
     // could be written, has the numbers; `--resume` redoes the cell).
@@ -223,7 +241,7 @@ pub(super) async fn run_one(
         return Err(ResultsError::io(&tmp, e).into());
     }
     written?;
-    if let Some(e) = scrape_error {
+    if let Some(e) = scrape_error.or(gpu_error) {
         return Err(e.into());
     }
     Ok((summary, gave_up, scrape_refused))

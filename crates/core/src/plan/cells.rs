@@ -1,12 +1,10 @@
 //! The plan's matrix and its geometry: the cells in run order, the in-flight bound, each
-//! load's phase schedule, the wall-time estimate, where each cell's files go, and the
-//! `max_tokens` of prompts that carry none.
+//! load's phase schedule, the wall-time estimate and where each cell's files go.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
-use plateau_model::config::OutputTokens;
 use plateau_model::phase::{Adaptive, Schedule};
 use plateau_model::shard::{Shard, ShardBy};
 
@@ -214,19 +212,4 @@ impl Plan {
             cell_dir_name(&cell.load, cell.repeat)
         )
     }
-}
-
-/// `max_tokens` for prompts that carry none: the configured number, else the
-/// distribution's upper bound, else 512.
-pub(super) fn fallback_max_tokens(o: &OutputTokens) -> u32 {
-    use plateau_model::config::LengthDist;
-    o.fixed().unwrap_or(match o {
-        OutputTokens::Dist(LengthDist::Uniform { max, .. }) => *max,
-        OutputTokens::Dist(
-            LengthDist::Normal { max, .. }
-            | LengthDist::Lognormal { max, .. }
-            | LengthDist::Dataset { max, .. },
-        ) => max.unwrap_or(512),
-        _ => 512,
-    })
 }

@@ -10,6 +10,7 @@ mod backoff;
 mod calibration;
 mod common;
 mod faults;
+mod gpu_metrics;
 mod open_loop;
 mod realistic;
 mod schema;

@@ -110,6 +110,20 @@ impl OutputTokens {
         }
     }
 
+    /// `max_tokens` for prompts that carry none: the fixed length, else the distribution's
+    /// upper bound, else 512.
+    pub fn fallback(&self) -> u32 {
+        self.fixed().unwrap_or(match *self {
+            OutputTokens::Dist(LengthDist::Uniform { max, .. }) => max,
+            OutputTokens::Dist(
+                LengthDist::Normal { max, .. }
+                | LengthDist::Lognormal { max, .. }
+                | LengthDist::Dataset { max, .. },
+            ) => max.unwrap_or(512),
+            _ => 512,
+        })
+    }
+
     /// The shortest length it can give.
     pub fn shortest(&self) -> u32 {
         match *self {

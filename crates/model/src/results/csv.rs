@@ -113,6 +113,12 @@ pub const COLUMNS: &[Column] = &[
     Number(q::SERVER_PREEMPTIONS),
     Number(q::SERVER_PROMPT_TOKENS_DIFF),
     Number(q::SERVER_CHAT_PROMPT_TOKENS),
+    Number(q::GPU_POWER_MEAN),
+    Number(q::GPU_ENERGY),
+    Number(q::GPU_UTIL),
+    Number(q::GPU_JOULES_PER_TOKEN),
+    Number(q::GPU_TOKENS_PER_JOULE),
+    Number(q::GPU_JOULES_PER_REQUEST),
 ];
 
 /// How every plateau `summary.csv` begins: its first five column names, the identity of a

@@ -81,6 +81,10 @@ pub struct CellSummary {
     /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The GPUs' power and energy per phase and the energy per output token over Measure,
+    /// from `gpu_metrics`; absent when it is off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<crate::gpu::GpuMetrics>,
     /// The server's `/tokenize` count of the scenario's prompts beside plateau's; absent
     /// when the engine has no such endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -225,7 +225,8 @@ fn counter_window(scrapes: &[Scrape], span: Span) -> &[Scrape] {
     &scrapes[first..=last]
 }
 
-fn gauge(values: impl Iterator<Item = f64>) -> Option<Gauge> {
+/// Plain mean and max of `values`; `None` when there are none.
+pub(crate) fn gauge(values: impl Iterator<Item = f64>) -> Option<Gauge> {
     let (mut n, mut total, mut max) = (0usize, 0.0, f64::NEG_INFINITY);
     for v in values {
         n += 1;

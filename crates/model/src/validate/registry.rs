@@ -195,6 +195,19 @@ pub const REGISTRY: &[Entry] = &[
                  explained, do not read `server_timing` beside the client's numbers.",
     },
     Entry {
+        check: "gpu_samples_stale",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "The GPU readings (`gpu_metrics`) changed less than once per 2 s of Measure: \
+                  the source refreshes its values slower than plateau reads them, so the \
+                  per-phase power, and the energy where it comes from the power, rest on a \
+                  few stale values. dcgm-exporter collects every 30 s by default \
+                  (`--collect-interval`, `DCGM_EXPORTER_INTERVAL`).",
+        action: "Start the DCGM exporter with `-c 250` (collect every 250 ms), or read \
+                 `nvidia-smi` / `amd-smi` on the GPU host; until then read `summary.gpu` \
+                 over long cells only.",
+    },
+    Entry {
         check: "small_sample",
         severity: WARN,
         scope: Scope::Cell,

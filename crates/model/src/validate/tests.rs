@@ -236,3 +236,47 @@ fn an_adaptive_measure_that_ran_out_of_time_is_imprecise() {
         "fixed phases have no phase_end"
     );
 }
+
+#[test]
+fn gpu_readings_that_barely_change_are_stale() {
+    use crate::gpu::{GpuMetrics, GpuPhase};
+    let found = |distinct: u64| {
+        let mut s = summary();
+        s.phases.m0_us = 0;
+        s.phases.m1_us = 10_000_000;
+        s.gpu = Some(GpuMetrics {
+            sources: vec!["http://n1:9400/metrics".into()],
+            file: "gpu_metrics.jsonl.gz".into(),
+            interval_ms: 250,
+            samples: 40,
+            failed_samples: 0,
+            gpus: Vec::new(),
+            fill: GpuPhase::default(),
+            stabilize: GpuPhase::default(),
+            measure: GpuPhase {
+                samples: 40,
+                distinct_readings: distinct,
+                ..GpuPhase::default()
+            },
+            drain: GpuPhase::default(),
+            joules_per_output_token: None,
+            output_tokens_per_joule: None,
+            joules_per_request: None,
+            output_tps_per_gpu: None,
+            unmeasured: Default::default(),
+        });
+        check_cell(&s, &Thresholds::default())
+            .into_iter()
+            .filter(|f| f.check == "gpu_samples_stale")
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    // 10 s of Measure want at least 5 changes.
+    assert!(found(5).is_empty());
+    assert_eq!(
+        found(1),
+        [
+            "the GPU readings changed 1 times in 40 samples over Measure's 10.0 s (fewer than one change per 2 s): the source refreshes slower than plateau reads it every 250 ms; a DCGM exporter collects every 30 s unless started with `-c 250`"
+        ]
+    );
+}

@@ -4,7 +4,8 @@
 //! gives `n mean std min max p50 p90 p95 p99 p99.9` (the confidence intervals beside p50
 //! and p99, the small-sample flag on each percentile), any other number is one `value` row.
 //! Metrics are named by their path in `summary.json` (`ttft_ms`, `throughput.request_rps`,
-//! `load.from_send.ttft_ms`); series (lists) are left to `summary.json`.
+//! `load.from_send.ttft_ms`); series (lists) are left to `summary.json`. The GPUs' block
+//! (`summary.gpu`) follows, prefixed `gpu.` (`gpu.joules_per_output_token`).
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +107,13 @@ pub fn render(summaries: &[&CellSummary]) -> Result<Vec<u8>, String> {
         ];
         let mut rows = Vec::new();
         walk(&metrics, "", &mut rows);
+        if let Some(g) = &s.gpu {
+            walk(
+                &serde_json::to_value(g).map_err(|e| e.to_string())?,
+                "gpu",
+                &mut rows,
+            );
+        }
         for r in rows {
             let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
             let record = cell.iter().cloned().chain([
@@ -189,9 +197,18 @@ fn is_distribution(map: &serde_json::Map<String, Value>) -> bool {
 /// The unit a summary field's name carries (`_ms`, `_tps`, `_rps`, `_s`, `_us`), else
 /// empty (counts and ratios).
 fn unit(path: &str) -> &'static str {
-    let name = path.rsplit('.').next().unwrap_or(path);
+    // A gauge's `mean` and `max` are in the unit of the gauge (`gpu.measure.power_w.max`).
+    let mut parts = path.rsplit('.');
+    let name = match parts.next() {
+        Some("mean" | "max") => parts.next().unwrap_or(path),
+        last => last.unwrap_or(path),
+    };
     [
         ("_ms", "ms"),
+        ("_j", "J"),
+        ("_w", "W"),
+        ("_mib", "MiB"),
+        ("_pct", "%"),
         ("_us", "us"),
         ("_tps", "tok/s"),
         ("_rps", "req/s"),
@@ -214,6 +231,9 @@ mod tests {
         assert_eq!(unit("throughput.window_s"), "s");
         assert_eq!(unit("requests.error_rate"), "");
         assert_eq!(unit("output_tokens"), "");
+        assert_eq!(unit("gpu.measure.energy_j"), "J");
+        assert_eq!(unit("gpu.measure.power_w.max"), "W");
+        assert_eq!(unit("gpu.measure.memory_used_mib.mean"), "MiB");
     }
 
     #[test]
