@@ -157,12 +157,8 @@ fn a_server_prefill_longer_than_the_clients_ttft_is_a_finding() {
     let timed = |t_sent_us: u64, first_us: u64, prefill_us: u64| {
         let mut x = ok(sample(t_sent_us, &[(first_us, 1)], first_us + 10));
         x.server = Some(ServerTiming {
-            source: TimingSource::Timings,
             prefill_us: Some(prefill_us),
-            decode_us: None,
-            prompt_tokens: None,
-            cached_tokens: None,
-            output_tokens: None,
+            ..ServerTiming::new(TimingSource::Timings)
         });
         x
     };
