@@ -86,6 +86,7 @@ pub async fn run_at(
             launch: Default::default(),
             started_at: chrono::Utc::now(),
             observer: &Quiet,
+            spans: None,
         },
     )
     .await

@@ -52,6 +52,7 @@ async fn hit_rate(scenario: &str) -> f64 {
             launch: Default::default(),
             started_at: chrono::Utc::now(),
             observer: &Quiet,
+            spans: None,
         },
     )
     .await

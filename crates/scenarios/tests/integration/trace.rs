@@ -86,6 +86,7 @@ async fn run(sim: SimConfig, dir: &Path, extra: Value) -> (RunReport, tempfile::
             launch: Default::default(),
             started_at: chrono::Utc::now(),
             observer: &Quiet,
+            spans: None,
         },
     )
     .await
