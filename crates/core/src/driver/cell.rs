@@ -101,7 +101,13 @@ pub(super) async fn run_one(
         // llama.cpp's timings come in its responses; it exports no spans.
         Some(spans) if endpoint.engine != plateau_model::config::Engine::Llamacpp => {
             let table = engines::of(endpoint.engine);
-            Some(spans.lock().await.join(&mut out.recorded.samples, table).await)
+            Some(
+                spans
+                    .lock()
+                    .await
+                    .join(&mut out.recorded.samples, table)
+                    .await,
+            )
         }
         _ => None,
     };

@@ -63,6 +63,17 @@ pub async fn run_at(
     out: &std::path::Path,
     resume: bool,
 ) -> RunReport {
+    run_joined(url, config, out, resume, None).await
+}
+
+/// [`run_at`] with the run's span receiver `spans` joining each cell's records.
+pub async fn run_joined(
+    url: &str,
+    config: serde_json::Value,
+    out: &std::path::Path,
+    resume: bool,
+    spans: Option<plateau_core::server_traces::Spans>,
+) -> RunReport {
     let mut config: RunConfig = serde_json::from_value(config).unwrap();
     config.output_dir = out.to_owned();
     for e in &mut config.endpoints {
@@ -86,7 +97,7 @@ pub async fn run_at(
             launch: Default::default(),
             started_at: chrono::Utc::now(),
             observer: &Quiet,
-            spans: None,
+            spans: spans.map(tokio::sync::Mutex::new),
         },
     )
     .await
