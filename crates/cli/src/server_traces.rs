@@ -24,7 +24,11 @@ pub fn start(
     for sim in sims.iter_mut().flatten() {
         sim.export_spans_to(&spans.url());
     }
-    for e in plan.endpoints.iter().filter(|e| e.engine == Engine::Llamacpp) {
+    for e in plan
+        .endpoints
+        .iter()
+        .filter(|e| e.engine == Engine::Llamacpp)
+    {
         tracing::warn!(
             "endpoint {}: llama.cpp exports no spans; its `timings` are read from its \
              responses without `server_traces`",

@@ -167,7 +167,8 @@ pub fn write_samples(path: &Path, samples: &[Sample]) -> Result<(), ResultsError
     let io = |e: io::Error| ResultsError::io(path, e);
     let tmp = temp_path(path);
     let file = std::fs::File::create(&tmp).map_err(io)?;
-    let mut gz = flate2::write::GzEncoder::new(io::BufWriter::new(file), flate2::Compression::fast());
+    let mut gz =
+        flate2::write::GzEncoder::new(io::BufWriter::new(file), flate2::Compression::fast());
     for s in samples {
         serde_json::to_writer(&mut gz, s).map_err(|e| io(e.into()))?;
         gz.write_all(b"\n").map_err(io)?;

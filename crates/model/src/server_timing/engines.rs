@@ -131,8 +131,14 @@ mod tests {
     #[test]
     fn spans_name_their_engine_and_engines_their_table() {
         assert_eq!(detect("llm_request", false).map(|t| t.name), Some("vllm"));
-        assert_eq!(detect(" Req 9f86d081", true).map(|t| t.name), Some("sglang"));
-        assert_eq!(detect("prefill Req 9f86d081", true).map(|t| t.name), Some("sglang"));
+        assert_eq!(
+            detect(" Req 9f86d081", true).map(|t| t.name),
+            Some("sglang")
+        );
+        assert_eq!(
+            detect("prefill Req 9f86d081", true).map(|t| t.name),
+            Some("sglang")
+        );
         assert_eq!(detect(" Req 9f86d081", false), None);
         assert_eq!(detect("prefill_waiting", false), None);
         assert_eq!(of(Engine::Sim).map(|t| t.name), Some("vllm"));

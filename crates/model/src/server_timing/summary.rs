@@ -207,11 +207,15 @@ impl ServerTimingSummary {
         let nothing = self.matched == 0;
         for (key, missing) in quantities {
             if nothing {
-                self.unmeasured
-                    .insert(key.into(), "no request span matched a measured record".into());
+                self.unmeasured.insert(
+                    key.into(),
+                    "no request span matched a measured record".into(),
+                );
             } else if missing {
-                self.unmeasured
-                    .insert(key.into(), format!("{engine}'s request spans do not carry it"));
+                self.unmeasured.insert(
+                    key.into(),
+                    format!("{engine}'s request spans do not carry it"),
+                );
             }
         }
         self

@@ -195,6 +195,31 @@ pub const REGISTRY: &[Entry] = &[
                  explained, do not read `server_timing` beside the client's numbers.",
     },
     Entry {
+        check: "server_spans_missing",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "`server_traces` was on, but fewer than 90% of the measured successful \
+                  requests got the server's span: `server_timing` describes only the matched \
+                  ones. The message names the likely cause from the receiver's counts: an \
+                  exporter left on gRPC, a wrong path, spans dropped at `max_spans`, nothing \
+                  received, spans in traces plateau did not send, or spans later than \
+                  `wait_seconds`.",
+        action: "Do what the message says; the flags and environment for vLLM and SGLang are \
+                 in the guide's server traces page.",
+    },
+    Entry {
+        check: "api_layer_dominates_ttft",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "The gap between plateau's TTFT and the server's own (its p99) is at least \
+                  half of the TTFT p99, over at least 20 matched requests: most of the tail \
+                  of TTFT is spent outside the engine's queue and prefill (network, HTTP, the \
+                  server's API process, tokenizing).",
+        action: "Look at what sits between plateau and the engine (proxies, a gateway) and \
+                 at the server's API layer (its CPU, its number of API processes) before \
+                 tuning the engine.",
+    },
+    Entry {
         check: "small_sample",
         severity: WARN,
         scope: Scope::Cell,

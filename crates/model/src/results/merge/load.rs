@@ -312,4 +312,3 @@ fn entry(path: &str, state: CellState, reason: Option<String>) -> CellEntry {
         redone: None,
     }
 }
-
