@@ -62,7 +62,7 @@ pub fn server_spans_missing(s: &CellSummary) -> Option<String> {
     }
     let flags = "vLLM: `--otlp-traces-endpoint http://HOST:PORT/v1/traces` with \
                  `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`; SGLang: `--enable-trace \
-                 --otlp-traces-endpoint HOST:PORT/v1/traces` with the same variable";
+                 --otlp-traces-endpoint http://HOST:PORT/v1/traces` with the same variable";
     let cause = if receiver.grpc_connections > 0 {
         format!(
             "{} connections spoke gRPC (HTTP/2): set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \
