@@ -110,6 +110,22 @@ pub fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
     Some(out)
 }
 
+/// The trace and parent ids of a W3C `traceparent` value; `None` unless it is a valid one
+/// (four fields, hex ids of the right length, neither all zeros, version not `ff`; a later
+/// version may add fields).
+pub fn parse_traceparent(value: &str) -> Option<(TraceId, SpanId)> {
+    let mut parts = value.trim().split('-');
+    let version: [u8; 1] = unhex(parts.next()?)?;
+    let trace: TraceId = unhex(parts.next()?)?;
+    let parent: SpanId = unhex(parts.next()?)?;
+    let _flags: [u8; 1] = unhex(parts.next()?)?;
+    let valid = version != [0xff]
+        && trace != [0; 16]
+        && parent != [0; 8]
+        && (version != [0] || parts.next().is_none());
+    valid.then_some((trace, parent))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +140,27 @@ mod tests {
         assert_eq!(unhex::<16>("0AF7651916CD43DD8448EB211C80319C"), Some(id));
         assert_eq!(unhex::<16>("0af7651916cd43dd8448eb211c80319"), None);
         assert_eq!(unhex::<8>("0af765191zcd43dd"), None);
+    }
+
+    #[test]
+    fn only_valid_traceparents_are_read() {
+        let good = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        assert!(parse_traceparent(good).is_some());
+        for bad in [
+            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+            "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+            "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra",
+            "00-0af7651916cd43dd8448eb211c8031-b7ad6b7169203331-01",
+            "hello",
+        ] {
+            assert_eq!(parse_traceparent(bad), None, "{bad}");
+        }
+        // A later version may add fields.
+        assert!(
+            parse_traceparent("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-x")
+                .is_some()
+        );
     }
 
     #[test]

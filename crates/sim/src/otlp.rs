@@ -106,7 +106,7 @@ impl Pending {
         let incoming = headers
             .get("traceparent")
             .and_then(|v| v.to_str().ok())
-            .and_then(parse_traceparent);
+            .and_then(plateau_otlp::parse_traceparent);
         let (trace, parent) = match incoming {
             Some((t, p)) => (t, Some(p)),
             None => (rng.random::<[u8; 16]>(), None),
@@ -200,15 +200,6 @@ impl Pending {
             attributes,
         }
     }
-}
-
-/// A `traceparent`'s trace and parent ids, when it is a valid one.
-fn parse_traceparent(v: &str) -> Option<(TraceId, SpanId)> {
-    let mut parts = v.trim().split('-');
-    let _version = parts.next()?;
-    let trace: TraceId = plateau_otlp::unhex(parts.next()?)?;
-    let parent: SpanId = plateau_otlp::unhex(parts.next()?)?;
-    (trace != [0; 16] && parent != [0; 8]).then_some((trace, parent))
 }
 
 /// Hands finished spans to the export task.
