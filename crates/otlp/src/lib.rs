@@ -2,9 +2,9 @@
 //! It knows OTLP and nothing of cells, records or engines.
 //!
 //! - [`Span`]: what plateau keeps of one span (ids, name, times, scalar attributes);
-//! - [`decode`]: an OTLP/HTTP trace export body (protobuf or JSON, gzip or not) into spans,
+//! - [`decode`](mod@decode): an OTLP/HTTP trace export body (protobuf or JSON, gzip or not) into spans,
 //!   with `opentelemetry-proto`'s generated messages (prost) doing the decoding;
-//! - [`encode`]: spans into an export request (the simulator's exporter, tests);
+//! - [`encode`](mod@encode): spans into an export request (the simulator's exporter, tests);
 //! - [`receiver`]: the collector's `/v1/traces` endpoint on its own thread and runtime, so
 //!   a flood of spans never takes time from the requests being measured; bounded in body
 //!   size, connections and spans held, every refusal counted.
