@@ -27,6 +27,7 @@ mod report;
 mod resolve;
 mod run;
 mod server_tokens;
+mod server_traces;
 mod shard;
 mod shell;
 mod signals;

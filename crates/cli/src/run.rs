@@ -85,7 +85,7 @@ pub async fn run(
         counter,
         server_lengths,
         mut catalog,
-        sims,
+        mut sims,
     } = match started.finish(&origins, &interrupt).await {
         Ok(r) => r,
         Err(Stop::Failed(f)) => return Err(f),
@@ -132,6 +132,8 @@ pub async fn run(
     }
     limits::raise_open_files(&plan);
     let pool = plan.max_in_flight() as usize + 8;
+    // Listening before preflight, so a server's first spans are already received.
+    let spans = crate::server_traces::start(&config, &plan, &mut sims)?;
     signals::hold_at("preflight", &interrupt).await;
     let checked = tokio::select! {
         biased;
@@ -186,6 +188,7 @@ pub async fn run(
             launch: start.launch.clone(),
             started_at: start.started_at,
             observer: &progress,
+            spans: spans.map(tokio::sync::Mutex::new),
         },
     )
     .await;

@@ -101,6 +101,7 @@ fn main() {
                     launch: Default::default(),
                     started_at: chrono::Utc::now(),
                     observer: &Quiet,
+                    spans: None,
                 },
             )
             .await

@@ -91,6 +91,8 @@ pub struct RunContext<'a> {
     pub started_at: chrono::DateTime<chrono::Utc>,
     /// Progress.
     pub observer: &'a dyn Observer,
+    /// The servers' spans (`server_traces`): each cell's records are joined to them.
+    pub spans: Option<tokio::sync::Mutex<crate::server_traces::Spans>>,
 }
 
 /// The run's outcome.

@@ -31,6 +31,7 @@ pub mod runner;
 pub mod scrape;
 pub mod selfcheck;
 pub mod server_info;
+pub mod server_traces;
 mod splitmix;
 pub mod sse;
 pub mod token_check;

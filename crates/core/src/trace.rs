@@ -10,11 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 
-/// A 16-byte W3C trace id.
-pub type TraceId = [u8; 16];
-
-/// An 8-byte W3C parent (span) id.
-pub type SpanId = [u8; 8];
+pub use plateau_otlp::{SpanId, TraceId, hex};
 
 /// `traceparent`.
 pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -76,44 +72,10 @@ pub fn traceparent(trace: &TraceId, parent: &SpanId) -> String {
     format!("00-{}-{}-01", hex(trace), hex(parent))
 }
 
-/// Lower-case hex of `bytes`, as `traceparent` writes ids.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    out
-}
-
-/// The bytes of lower- or upper-case hex `s` of exactly `N` bytes.
-fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    let s = s.as_bytes();
-    if s.len() != 2 * N {
-        return None;
-    }
-    let digit = |c: u8| char::from(c).to_digit(16);
-    let mut out = [0u8; N];
-    for (i, pair) in s.chunks_exact(2).enumerate() {
-        out[i] = u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()?;
-    }
-    Some(out)
-}
-
-/// The trace id of a `traceparent` value; `None` unless it is a valid one (four fields,
-/// hex ids of the right length, neither all zeros, version not `ff`).
+/// The trace id of a `traceparent` value; `None` unless it is a valid one
+/// ([`plateau_otlp::parse_traceparent`]).
 pub fn parse_traceparent(value: &str) -> Option<TraceId> {
-    let mut parts = value.trim().split('-');
-    let version: [u8; 1] = unhex(parts.next()?)?;
-    let trace: TraceId = unhex(parts.next()?)?;
-    let parent: SpanId = unhex(parts.next()?)?;
-    let _flags: [u8; 1] = unhex(parts.next()?)?;
-    let valid = version != [0xff]
-        && trace != [0; 16]
-        && parent != [0; 8]
-        && (version != [0] || parts.next().is_none());
-    valid.then_some(trace)
+    plateau_otlp::parse_traceparent(value).map(|(trace, _)| trace)
 }
 
 /// How an endpoint's requests get their join key: plateau's own ids, unless the user's
@@ -185,39 +147,6 @@ mod tests {
         }
         assert_eq!(TraceIds::new(7).next(), TraceIds::new(7).next());
         assert_ne!(TraceIds::new(7).next().0, TraceIds::new(8).next().0);
-    }
-
-    #[test]
-    fn hex_round_trips_and_refuses_what_is_not_hex_of_the_length() {
-        let id: TraceId = [
-            0x0a, 0xf7, 0x65, 0x19, 0x16, 0xcd, 0x43, 0xdd, 0x84, 0x48, 0xeb, 0x21, 0x1c, 0x80,
-            0x31, 0x9c,
-        ];
-        assert_eq!(hex(&id), "0af7651916cd43dd8448eb211c80319c");
-        assert_eq!(unhex::<16>("0AF7651916CD43DD8448EB211C80319C"), Some(id));
-        assert_eq!(unhex::<16>("0af7651916cd43dd8448eb211c80319"), None);
-        assert_eq!(unhex::<8>("0af765191zcd43dd"), None);
-    }
-
-    #[test]
-    fn only_valid_traceparents_are_read() {
-        let good = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-        assert!(parse_traceparent(good).is_some());
-        for bad in [
-            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
-            "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
-            "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra",
-            "00-0af7651916cd43dd8448eb211c8031-b7ad6b7169203331-01",
-            "hello",
-        ] {
-            assert_eq!(parse_traceparent(bad), None, "{bad}");
-        }
-        // A later version may add fields.
-        assert!(
-            parse_traceparent("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-x")
-                .is_some()
-        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub use phases::{
     PhaseRange, PhasesConfig, PhasesMode, PhasesSpec,
 };
 pub use server_metrics::ServerMetricsConfig;
+pub use server_traces::ServerTracesConfig;
 pub use think::{MAX_THINK_S, Think};
 
 /// The whole benchmark configuration.
@@ -158,6 +159,11 @@ pub struct RunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<gpu_metrics::Written>")]
     pub gpu_metrics: Option<GpuMetricsConfig>,
+    /// Receive the servers' own spans (OTLP/HTTP) and join each request to the server's
+    /// timing of it: `{"listen": "127.0.0.1:4318"}` (see [`ServerTracesConfig`]). Absent: off
+    /// (llama.cpp's `timings` are read without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_traces: Option<ServerTracesConfig>,
     /// What `plateau check` calls a regression: per headline number, how much worse it may
     /// get, in percent of the baseline, signed the way it gets worse (`{"server_tps":
     /// "-3%", "ttft_p99": "+10%"}`). Empty: server_tps and request_rps -3%, ttft_p99 +10%,
@@ -268,6 +274,7 @@ mod open_loop;
 mod output_tokens;
 mod phases;
 mod server_metrics;
+mod server_traces;
 mod think;
 
 #[cfg(test)]

@@ -161,6 +161,22 @@ pub fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Writes `samples` as a `requests.jsonl.gz` at `path`, atomically (a temp file renamed
+/// over it).
+pub fn write_samples(path: &Path, samples: &[Sample]) -> Result<(), ResultsError> {
+    let io = |e: io::Error| ResultsError::io(path, e);
+    let tmp = temp_path(path);
+    let file = std::fs::File::create(&tmp).map_err(io)?;
+    let mut gz =
+        flate2::write::GzEncoder::new(io::BufWriter::new(file), flate2::Compression::fast());
+    for s in samples {
+        serde_json::to_writer(&mut gz, s).map_err(|e| io(e.into()))?;
+        gz.write_all(b"\n").map_err(io)?;
+    }
+    gz.finish().and_then(|mut w| w.flush()).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
 /// Reads every sample of a `requests.jsonl.gz`.
 pub fn read_samples(path: &Path) -> Result<Vec<Sample>, ResultsError> {
     read_jsonl_gz(path)

@@ -20,7 +20,9 @@ use std::fmt;
 pub use client::{REMEDY, Shortage, busy_machine, client_bottleneck, client_busy, client_shortage};
 pub use dir::{RUN, Records, check_dir, check_records};
 pub use gpu::gpu_samples_stale;
-pub use server::{server_saturated, server_timing_disagrees};
+pub use server::{
+    api_layer_dominates_ttft, server_saturated, server_spans_missing, server_timing_disagrees,
+};
 pub use verdict::{Verdict, fold_run_wide, verdict};
 
 use crate::phase::DrainSource;
@@ -215,6 +217,12 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
     }
     if let Some(message) = gpu_samples_stale(s) {
         add("gpu_samples_stale", Severity::Warn, message);
+    }
+    if let Some(message) = server_spans_missing(s) {
+        add("server_spans_missing", Severity::Warn, message);
+    }
+    if let Some(message) = api_layer_dominates_ttft(s) {
+        add("api_layer_dominates_ttft", Severity::Warn, message);
     }
     if let Some(d) = &m.ttft_ms
         && d.small_sample.iter().any(|p| p == "p99")

@@ -20,6 +20,7 @@ use tokio::time::{Instant, Sleep, sleep_until};
 
 use crate::faults::Fault;
 use crate::metrics::{Metrics, RunningGuard};
+use crate::otlp::{Exporter, Pending};
 use crate::source::{Source, next_chunk_end};
 use crate::sse::{KEEPALIVE, Writer};
 use crate::wire::Grouping;
@@ -109,6 +110,8 @@ pub(crate) struct TokenStream {
     /// TPOT histograms).
     born: Instant,
     first: Option<Instant>,
+    /// The request's span, exported when the last token is written.
+    span: Option<(Pending, Exporter)>,
 }
 
 /// A disconnect fault that had buffered chunks to write before cutting.
@@ -145,6 +148,8 @@ pub(crate) struct StreamParts {
     pub metrics: Arc<Metrics>,
     /// Counts the request as running while the stream lives (fixed profile).
     pub running: Option<RunningGuard>,
+    /// The request's span and where it goes when the stream completes (`otlp`).
+    pub span: Option<(Pending, Exporter)>,
 }
 
 impl TokenStream {
@@ -171,6 +176,7 @@ impl TokenStream {
             _running: parts.running,
             born: Instant::now(),
             first: None,
+            span: parts.span,
         }
     }
 
@@ -266,6 +272,9 @@ impl TokenStream {
             let tpot = (self.total >= 2)
                 .then(|| first.elapsed().as_secs_f64() / f64::from(self.total - 1));
             self.metrics.record_timing(ttft, tpot);
+            if let Some((p, exporter)) = self.span.take() {
+                exporter.send(p.finish(first, Instant::now(), self.total, self.stopped));
+            }
         }
         self.grouping
             .flush(self.chunks, last)

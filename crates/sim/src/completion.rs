@@ -18,6 +18,7 @@ use crate::config::Profile;
 use crate::faults::Fault;
 use crate::metrics::RunningGuard;
 use crate::openai::{self, Api, CompletionRequest, Prompt};
+use crate::otlp::{Exporter, Pending};
 use crate::prefix_cache::block_hashes;
 use crate::prompt::{bpe, render_chat, render_text};
 use crate::reply::{MAX_BODY_BYTES, error, json};
@@ -43,6 +44,7 @@ pub(crate) async fn handle(
     req: Request<Incoming>,
     arrival: Instant,
 ) -> Response<SimBody> {
+    let traced = state.exporter.as_ref().map(|_| req.headers().clone());
     let request = match parse(api, req).await {
         Ok(request) => request,
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
@@ -70,6 +72,14 @@ pub(crate) async fn handle(
         .prompt_tokens
         .fetch_add(u64::from(prompt_len), Relaxed);
     let (source, running) = token_source(state, fault, arrival, &ids, total);
+    let span = traced
+        .zip(state.exporter.clone())
+        .map(|(headers, exporter)| {
+            let queue = (config.profile == Profile::Fixed)
+                .then(|| Duration::from_secs_f64(config.fixed.queue_ms / 1000.0));
+            let pending = Pending::new(&headers, api, arrival, queue, prompt_len, &mut rng);
+            (pending, exporter)
+        });
     let usage = (request.include_usage, request.continuous_usage);
     let shape = Shape::new(api, &config.wire);
     let writer = Writer::new(api, &model, prompt_len, usage, shape, unix_now(), rng);
@@ -88,6 +98,7 @@ pub(crate) async fn handle(
             keepalive,
             metrics: Arc::clone(&state.metrics),
             running,
+            span,
         });
         let mut r = Response::new(SimBody::Stream(Box::new(stream)));
         r.headers_mut().insert(
@@ -96,7 +107,16 @@ pub(crate) async fn handle(
         );
         return r;
     }
-    whole(state, source, writer, fault, total, stopped, running).await
+    let parts = Whole {
+        source,
+        writer,
+        fault,
+        total,
+        stopped,
+        _running: running,
+        span,
+    };
+    whole(state, parts).await
 }
 
 /// The request's body, read (at most [`MAX_BODY_BYTES`]) and parsed; else why not (a 400).
@@ -172,21 +192,38 @@ fn token_source(
     }
 }
 
-/// Non-streaming: wait for every token (or the fault), then send one JSON body.
-async fn whole(
-    state: &State,
-    mut source: Source,
+/// What a non-streaming answer is made of.
+struct Whole {
+    source: Source,
     writer: Writer,
     fault: Fault,
     total: u32,
     stopped: bool,
     _running: Option<RunningGuard>,
-) -> Response<SimBody> {
+    /// The request's span and where it goes (`otlp`).
+    span: Option<(Pending, Exporter)>,
+}
+
+/// Non-streaming: wait for every token (or the fault), then send one JSON body.
+async fn whole(state: &State, parts: Whole) -> Response<SimBody> {
+    let Whole {
+        mut source,
+        writer,
+        fault,
+        total,
+        stopped,
+        span,
+        ..
+    } = parts;
     let target = match fault {
         Fault::Stall => pending().await, // until hyper drops us with the connection
         Fault::Disconnect { after } | Fault::ErrorEvent { after } => after,
         _ => total,
     };
+    if !source.reach(target.min(1)).await {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "engine stopped");
+    }
+    let first = Instant::now();
     if !source.reach(target).await {
         return error(StatusCode::INTERNAL_SERVER_ERROR, "engine stopped");
     }
@@ -208,6 +245,9 @@ async fn whole(
                 .generation_tokens
                 .fetch_add(u64::from(total), Relaxed);
             state.metrics.record_success(stopped);
+            if let Some((p, exporter)) = span {
+                exporter.send(p.finish(first, Instant::now(), total, stopped));
+            }
             json(StatusCode::OK, writer.full_body(total, stopped))
         }
     }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;
+use crate::otlp::OtlpConfig;
 use crate::wire::WireConfig;
 
 /// The names `SimConfig::from_profile` accepts.
@@ -28,7 +29,7 @@ pub enum Profile {
 ///   "profile": "realistic",
 ///   "seed": 0,
 ///   "served_models": [],
-///   "fixed": {"ttft_ms": 100.0, "itl_ms": 20.0},
+///   "fixed": {"ttft_ms": 100.0, "itl_ms": 20.0, "queue_ms": 0.0},
 ///   "engine": {"max_num_seqs": 32, "max_num_batched_tokens": 4096,
 ///              "prefill_us_per_token": 25.0, "decode_base_ms": 8.0,
 ///              "decode_per_seq_ms": 0.25, "prefill_attention_us_per_ktoken": 10.0,
@@ -80,6 +81,12 @@ pub struct SimConfig {
     pub keepalive_ms: u64,
     /// How responses are written: connection closes, write grouping, usage, delta kinds.
     pub wire: WireConfig,
+    /// Export one OpenTelemetry span per request as vLLM does, to an OTLP/HTTP endpoint
+    /// (`{"endpoint": "http://127.0.0.1:4318/v1/traces", "export_interval_ms": 100}`);
+    /// off when absent. Under `plateau run` with `server_traces`, an in-process simulator
+    /// exports to the run's receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub otlp: Option<OtlpConfig>,
 }
 
 /// Timings of the `fixed` profile.
@@ -90,6 +97,9 @@ pub struct FixedConfig {
     pub ttft_ms: f64,
     /// Time between consecutive tokens.
     pub itl_ms: f64,
+    /// Of `ttft_ms`, the time a request is reported waiting in the queue before its prefill
+    /// (its span's `gen_ai.latency.time_in_queue`; at most `ttft_ms`).
+    pub queue_ms: f64,
 }
 
 /// The continuous-batching engine model of the `realistic` profile.
@@ -151,6 +161,7 @@ impl Default for SimConfig {
             tokens_per_chunk: 1,
             keepalive_ms: 0,
             wire: WireConfig::default(),
+            otlp: None,
         }
     }
 }
@@ -160,6 +171,7 @@ impl Default for FixedConfig {
         FixedConfig {
             ttft_ms: 100.0,
             itl_ms: 20.0,
+            queue_ms: 0.0,
         }
     }
 }
@@ -245,6 +257,7 @@ impl SimConfig {
         let non_negative = [
             ("fixed.ttft_ms", self.fixed.ttft_ms),
             ("fixed.itl_ms", self.fixed.itl_ms),
+            ("fixed.queue_ms", self.fixed.queue_ms),
             (
                 "engine.prefill_us_per_token",
                 self.engine.prefill_us_per_token,
@@ -291,7 +304,31 @@ impl SimConfig {
         if sum > 1.0 + 1e-9 {
             return bad("faults", "rates must sum to at most 1");
         }
+        if self.fixed.queue_ms > self.fixed.ttft_ms {
+            return bad(
+                "fixed.queue_ms",
+                "must be at most fixed.ttft_ms (the queue is part of it)",
+            );
+        }
+        if let Some(o) = &self.otlp {
+            o.uri()?;
+        }
         self.wire.validate(self.keepalive_ms)
+    }
+
+    /// Exports spans to `url` unless an exporter endpoint of its own is set.
+    pub fn export_spans_to(&mut self, url: &str) {
+        if self.otlp.as_ref().is_none_or(|o| o.endpoint.is_empty()) {
+            let interval = self.otlp.as_ref().map(|o| o.export_interval_ms);
+            let mut o = OtlpConfig {
+                endpoint: url.to_owned(),
+                ..OtlpConfig::default()
+            };
+            if let Some(ms) = interval {
+                o.export_interval_ms = ms;
+            }
+            self.otlp = Some(o);
+        }
     }
 }
 

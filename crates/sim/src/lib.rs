@@ -16,7 +16,9 @@
 //! - `body` turns the source into SSE frames, formatted by `sse` with words from `vocab`
 //!   (each one cl100k token), inside hyper's own connection task; a dropped connection drops
 //!   the body and with it the request's place in the batch.
-//! - `metrics` keeps the counters `/metrics` exposes under vLLM's names.
+//! - `metrics` keeps the counters `/metrics` exposes under vLLM's names; `otlp` (off by
+//!   default) exports one OpenTelemetry span per request under vLLM's attribute names,
+//!   in the trace of the request's `traceparent`.
 //! - [`WireConfig`] (`SimConfig::wire`) makes the server misbehave like real ones, on
 //!   switches: connections closed after each response, several events per network write, the
 //!   whole stream in one write, a slow first token then a burst, missing or wrong `usage`,
@@ -37,6 +39,7 @@ mod faults;
 mod metrics;
 mod names;
 mod openai;
+mod otlp;
 mod prefix_cache;
 mod prompt;
 mod reply;
@@ -52,6 +55,7 @@ mod wire;
 
 pub use config::{EngineConfig, FaultConfig, FixedConfig, PROFILE_NAMES, Profile, SimConfig};
 pub use error::SimError;
+pub use otlp::OtlpConfig;
 pub use server::Server;
 pub use wire::{UsageMode, WireConfig};
 

@@ -72,11 +72,17 @@ impl Server {
             }
             Profile::Fixed => (Arc::new(Metrics::new(0)), None, None),
         };
+        let exporter = config
+            .otlp
+            .as_ref()
+            .map(|o| crate::otlp::Exporter::spawn(o, cancel.clone()))
+            .transpose()?;
         let state = Arc::new(State {
             config,
             metrics,
             engine,
             next_request: AtomicU64::new(0),
+            exporter,
         });
         let accept = tokio::spawn(accept_loop(listener, state, cancel.clone()));
         tracing::debug!(%local, "sim server listening");

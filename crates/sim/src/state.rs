@@ -22,6 +22,8 @@ pub(crate) struct State {
     pub engine: Option<EngineHandle>,
     /// Index of the next completion request (the stream of its RNG).
     pub next_request: AtomicU64,
+    /// The span exporter, when `otlp` is configured.
+    pub exporter: Option<crate::otlp::Exporter>,
 }
 
 impl State {

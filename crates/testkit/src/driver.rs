@@ -15,33 +15,33 @@ use tokio_util::sync::CancellationToken;
 pub struct Quiet;
 impl Observer for Quiet {}
 
-/// Runs `plan` (one endpoint, at `url`) with `workloads` and `counter`, continuing the
-/// results already in the plan's output directory when `resume` is set.
-pub async fn run(
+/// The context of a fresh run of `plan` (one endpoint, at `url`) with `workloads` and
+/// `counter`; a test sets what else it needs (`resume`, `spans`) before [`run`].
+pub fn context<'a>(
     plan: &Plan,
     url: &str,
-    workloads: &dyn WorkloadFactory,
+    workloads: &'a dyn WorkloadFactory,
     counter: Arc<dyn TokenCounter>,
-    resume: bool,
-) -> RunReport {
+) -> RunContext<'a> {
     let slots = plan.max_in_flight() as usize;
-    driver::run_plan(
-        plan,
-        RunContext {
-            client: Client::new(slots + 8).unwrap(),
-            targets: vec![BaseUrl::parse(url).unwrap()],
-            endpoint_infos: vec![],
-            workloads,
-            counter,
-            live: Arc::new(Live::default()),
-            interrupt: CancellationToken::new(),
-            resume,
-            redo: Vec::new(),
-            launch: Default::default(),
-            started_at: chrono::Utc::now(),
-            observer: &Quiet,
-        },
-    )
-    .await
-    .unwrap()
+    RunContext {
+        client: Client::new(slots + 8).unwrap(),
+        targets: vec![BaseUrl::parse(url).unwrap()],
+        endpoint_infos: vec![],
+        workloads,
+        counter,
+        live: Arc::new(Live::default()),
+        interrupt: CancellationToken::new(),
+        resume: false,
+        redo: Vec::new(),
+        launch: Default::default(),
+        started_at: chrono::Utc::now(),
+        observer: &Quiet,
+        spans: None,
+    }
+}
+
+/// Runs `plan` with `ctx`.
+pub async fn run(plan: &Plan, ctx: RunContext<'_>) -> RunReport {
+    driver::run_plan(plan, ctx).await.unwrap()
 }

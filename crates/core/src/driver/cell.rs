@@ -24,7 +24,7 @@ use plateau_model::results::summary::{
     CellInfo, CellStatus, CellSummary, PhaseBounds, RecordsInfo, SCHEMA_VERSION,
 };
 use plateau_model::results::{self, REQUESTS_FILE, ResultsError, SUMMARY_FILE};
-use plateau_model::server_timing::ServerTimingSummary;
+use plateau_model::server_timing::{ServerTimingSummary, engines};
 
 /// What one cell runs with, besides the plan and the run's context.
 pub(super) struct Job {
@@ -119,15 +119,43 @@ pub(super) async fn run_one(
     )
     .await;
     let ended_at = Utc::now();
+    let join = match &ctx.spans {
+        // llama.cpp's timings come in its responses; it exports no spans.
+        Some(spans) if endpoint.engine != plateau_model::config::Engine::Llamacpp => {
+            let table = engines::of(endpoint.engine);
+            Some(
+                spans
+                    .lock()
+                    .await
+                    .join(&mut out.recorded.samples, table)
+                    .await,
+            )
+        }
+        _ => None,
+    };
     let write_failure = out.recorded.write_error.take();
     let write_error = write_failure.as_ref().map(|e| e.to_string());
     if write_error.is_none() {
         std::fs::rename(&tmp, &requests_path).map_err(|e| ResultsError::io(&requests_path, e))?;
+        if join.is_some() {
+            // The recorder streamed the records before their spans came: written again,
+            // once, with the server's timings on them.
+            results::write_samples(&requests_path, &out.recorded.samples)?;
+        }
     }
     let window = Window {
         m0_us: out.bounds.m0_us,
         m1_us: out.bounds.m1_us,
         concurrency: load.concurrency(),
+    };
+    let server_timing = match &join {
+        Some(join) => Some(ServerTimingSummary::measure_spans(
+            &out.recorded.samples,
+            &window,
+            plan.request.stream,
+            join,
+        )),
+        None => ServerTimingSummary::measure(&out.recorded.samples, &window, plan.request.stream),
     };
     let metrics = metrics::summarize(
         &out.recorded.samples,
@@ -196,11 +224,7 @@ pub(super) async fn run_one(
         },
         client: out.client.clone(),
         server: None,
-        server_timing: ServerTimingSummary::measure(
-            &out.recorded.samples,
-            &window,
-            plan.request.stream,
-        ),
+        server_timing,
         cost: None,
         gpu: None,
         token_check,

@@ -121,12 +121,12 @@ impl Timings {
         };
         let cached = count(self.cache_n);
         ServerTiming {
-            source: TimingSource::Timings,
             prefill_us: self.prompt_ms.and_then(ms_to_us),
             decode_us: self.predicted_ms.and_then(ms_to_us),
             prompt_tokens: count(self.prompt_n).map(|p| p.saturating_add(cached.unwrap_or(0))),
             cached_tokens: cached,
             output_tokens: count(self.predicted_n),
+            ..ServerTiming::new(TimingSource::Timings)
         }
     }
 }

@@ -57,6 +57,17 @@ pub async fn run_at(
     out: &std::path::Path,
     resume: bool,
 ) -> RunReport {
+    run_joined(url, config, out, resume, None).await
+}
+
+/// [`run_at`] with the run's span receiver `spans` joining each cell's records.
+pub async fn run_joined(
+    url: &str,
+    config: serde_json::Value,
+    out: &std::path::Path,
+    resume: bool,
+    spans: Option<plateau_core::server_traces::Spans>,
+) -> RunReport {
     let mut config: RunConfig = serde_json::from_value(config).unwrap();
     config.output_dir = out.to_owned();
     for e in &mut config.endpoints {
@@ -64,7 +75,10 @@ pub async fn run_at(
     }
     let plan = Plan::build(&config, &|_| None).unwrap();
     let workload = FixedPrompt::new(PROMPT, None);
-    plateau_testkit::driver::run(&plan, url, &workload, Arc::new(Whitespace), resume).await
+    let mut ctx = plateau_testkit::driver::context(&plan, url, &workload, Arc::new(Whitespace));
+    ctx.resume = resume;
+    ctx.spans = spans.map(tokio::sync::Mutex::new);
+    plateau_testkit::driver::run(&plan, ctx).await
 }
 
 /// The one summary with concurrency `n`.

@@ -16,5 +16,6 @@ mod realistic;
 mod schema;
 mod server_info;
 mod server_metrics;
+mod server_spans;
 mod server_timing;
 mod wire;

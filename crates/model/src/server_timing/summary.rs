@@ -1,40 +1,88 @@
 //! Per cell: the distributions of the server's timings over the measured successful
-//! requests, how many of them carried one, and the gap between the client's TTFT and the
-//! server's prefill.
+//! requests, how many of them had one (the match rate, and why the others did not), what
+//! the span receiver saw during the cell, and the gap between the client's TTFT and the
+//! server's.
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::counts::{ReceiverCounts, SpanCounts, SpanJoin, UnmatchedReasons};
 use crate::metrics::{Distribution, Window, us_to_ms};
 use crate::sample::Sample;
 use crate::sample::server::{ServerTiming, TimingSource};
+
+/// What the gap is the client's TTFT minus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GapBasis {
+    /// The server's TTFT (spans: from the request's arrival to its first token): the gap
+    /// is the network, HTTP and whatever the server does before it stamps the arrival.
+    ServerTtft,
+    /// The server's prefill (llama.cpp: no arrival stamp): the gap also holds the wait
+    /// for a free slot and the server's API layer.
+    #[default]
+    ServerPrefill,
+}
 
 /// The server's own timings over one cell's measured successful requests.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerTimingSummary {
     /// Where the timings came from.
     pub source: TimingSource,
+    /// The span attribute table the spans were read with (`vllm`, `sglang`); absent for
+    /// llama.cpp's `timings` and when no span told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
     /// Measured successful requests (those the distributions below are over).
     pub records: u64,
     /// Of them, with a server timing.
     pub matched: u64,
     /// `matched / records`; absent without records.
     pub match_rate: Option<f64>,
+    /// Of the matched, those joined by their span's `gen_ai.request.id` (the engine did not
+    /// carry plateau's `traceparent`, but did its `X-Request-Id`).
+    #[serde(default)]
+    pub matched_by_request_id: u64,
     /// Measured successful requests without a server timing (counted, never guessed).
     pub unmatched_records: u64,
+    /// Why they have none (spans only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmatched_reasons: Option<UnmatchedReasons>,
+    /// What the span join saw (spans only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spans: Option<SpanCounts>,
+    /// What the span receiver answered during the cell (spans only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverCounts>,
+    /// Server queue (waiting for a place in the running batch), ms.
+    #[serde(default)]
+    pub queue_ms: Option<Distribution>,
+    /// Server TTFT, from the request's arrival to its first token, ms.
+    #[serde(default)]
+    pub ttft_ms: Option<Distribution>,
     /// Server prefill, ms.
     pub prefill_ms: Option<Distribution>,
     /// Server decode, ms.
     pub decode_ms: Option<Distribution>,
+    /// Server end to end, ms.
+    #[serde(default)]
+    pub e2e_ms: Option<Distribution>,
+    /// The rest of the server's TTFT, ms: TTFT minus queue minus prefill, per request that
+    /// has all three (input processing, tokenizing, the hops between the server's
+    /// processes).
+    #[serde(default)]
+    pub other_ms: Option<Distribution>,
     /// The gap, ms: the client's TTFT from the actual send (`t_first - t_sent`) minus the
-    /// server's prefill, per matched request: the wait for a free slot, the network, HTTP,
-    /// tokenizing and the server's API layer. Absent when `stream` is off (the client's
-    /// first token is then the whole answer).
+    /// server's TTFT or prefill (see `gap_basis`), per matched request. Absent when
+    /// `stream` is off (the client's first token is then the whole answer).
     pub gap_ms: Option<Distribution>,
-    /// Matched requests whose server prefill is longer than the client's TTFT from the
-    /// send (a negative gap): the server's account disagrees with plateau's.
+    /// What the gap is the client's TTFT minus.
+    #[serde(default)]
+    pub gap_basis: GapBasis,
+    /// Matched requests whose gap is negative: the server's account disagrees with
+    /// plateau's.
     pub negative_gaps: u64,
     /// Prompt tokens as the server counted them (evaluated plus reused).
     pub prompt_tokens: Option<Distribution>,
@@ -50,18 +98,32 @@ pub struct ServerTimingSummary {
 }
 
 impl ServerTimingSummary {
-    /// The summary of `samples` over `window` (`stream`: the requests streamed); `None`
-    /// when no measured successful request has a server timing.
+    /// The summary of `samples` over `window` (`stream`: the requests streamed) from the
+    /// timings the responses carried (llama.cpp); `None` when no measured successful
+    /// request has one.
     pub fn measure(samples: &[Sample], window: &Window, stream: bool) -> Option<Self> {
-        let ok: Vec<&Sample> = samples
-            .iter()
-            .filter(|s| window.measures(s) && s.outcome.is_ok())
-            .collect();
+        let ok = measured_ok(samples, window);
+        let first = ok.iter().find_map(|s| s.server.as_ref())?;
+        Some(Self::of(&ok, first.source, stream, None))
+    }
+
+    /// The summary of a cell whose records were joined to the server's spans: always
+    /// there, a match rate of 0 included, with the join's and the receiver's counts.
+    pub fn measure_spans(
+        samples: &[Sample],
+        window: &Window,
+        stream: bool,
+        join: &SpanJoin,
+    ) -> Self {
+        let ok = measured_ok(samples, window);
+        Self::of(&ok, TimingSource::Span, stream, Some(join))
+    }
+
+    fn of(ok: &[&Sample], source: TimingSource, stream: bool, join: Option<&SpanJoin>) -> Self {
         let matched: Vec<(&Sample, &ServerTiming)> = ok
             .iter()
             .filter_map(|s| s.server.as_ref().map(|t| (*s, t)))
             .collect();
-        let source = matched.first()?.1.source;
         let dist = |f: &dyn Fn(&Sample, &ServerTiming) -> Option<f64>| {
             let values: Vec<f64> = matched.iter().filter_map(|(s, t)| f(s, t)).collect();
             Distribution::from_values(&values)
@@ -71,26 +133,29 @@ impl ServerTimingSummary {
         let gaps: Vec<f64> = matched.iter().filter_map(|(s, t)| gap_us(s, t)).collect();
         let records = ok.len() as u64;
         let n = matched.len() as u64;
-        let mut unmeasured = BTreeMap::new();
-        unmeasured.insert(
-            "queue_ms".into(),
-            "llama.cpp's `timings` do not report the wait for a free slot; it is inside gap_ms"
-                .into(),
-        );
-        if !stream {
-            unmeasured.insert(
-                "gap_ms".into(),
-                "`stream` is off: the client's first token is the whole answer".into(),
-            );
-        }
-        Some(ServerTimingSummary {
+        let spans = join.is_some();
+        let summary = ServerTimingSummary {
             source,
+            table: join.and_then(|j| j.table).map(str::to_owned),
             records,
             matched: n,
             match_rate: (records > 0).then(|| n as f64 / records as f64),
+            matched_by_request_id: join.map_or(0, |j| {
+                matched
+                    .iter()
+                    .filter(|(s, _)| j.by_request_id.contains(&s.seq))
+                    .count() as u64
+            }),
             unmatched_records: records - n,
+            unmatched_reasons: spans.then(|| unmatched_reasons(ok)),
+            spans: join.map(|j| j.spans),
+            receiver: join.map(|j| j.receiver),
+            queue_ms: dist(&|_, t| ms(t.queue_us)),
+            ttft_ms: dist(&|_, t| ms(t.ttft_us)),
             prefill_ms: dist(&|_, t| ms(t.prefill_us)),
             decode_ms: dist(&|_, t| ms(t.decode_us)),
+            e2e_ms: dist(&|_, t| ms(t.e2e_us)),
+            other_ms: dist(&|_, t| other_us(t).map(us_to_ms)),
             gap_ms: stream
                 .then(|| {
                     Distribution::from_values(
@@ -98,6 +163,7 @@ impl ServerTimingSummary {
                     )
                 })
                 .flatten(),
+            gap_basis: gap_basis(source),
             negative_gaps: gaps.iter().filter(|g| **g < 0.0).count() as u64,
             prompt_tokens: dist(&|_, t| count(t.prompt_tokens)),
             cached_tokens: dist(&|_, t| count(t.cached_tokens)),
@@ -106,94 +172,98 @@ impl ServerTimingSummary {
                 .iter()
                 .filter(|(s, t)| matches!((t.output_tokens, s.n_out), (Some(a), Some(b)) if a != b))
                 .count() as u64,
-            unmeasured,
-        })
+            unmeasured: BTreeMap::new(),
+        };
+        summary.with_unmeasured(stream)
+    }
+
+    /// Names each quantity absent with its reason.
+    fn with_unmeasured(mut self, stream: bool) -> Self {
+        let mut absent = |key: &str, why: String| {
+            self.unmeasured.insert(key.into(), why);
+        };
+        if !stream {
+            absent(
+                "gap_ms",
+                "`stream` is off: the client's first token is the whole answer".into(),
+            );
+        }
+        if self.source == TimingSource::Timings {
+            absent(
+                "queue_ms",
+                "llama.cpp's `timings` do not report the wait for a free slot; it is inside gap_ms"
+                    .into(),
+            );
+            return self;
+        }
+        let engine = self.table.clone().unwrap_or_else(|| "the engine".into());
+        let none = |d: &Option<Distribution>| d.is_none();
+        let quantities = [
+            ("queue_ms", none(&self.queue_ms)),
+            ("ttft_ms", none(&self.ttft_ms)),
+            ("prefill_ms", none(&self.prefill_ms)),
+            ("cached_tokens", none(&self.cached_tokens)),
+        ];
+        let nothing = self.matched == 0;
+        for (key, missing) in quantities {
+            if nothing {
+                self.unmeasured.insert(
+                    key.into(),
+                    "no request span matched a measured record".into(),
+                );
+            } else if missing {
+                self.unmeasured.insert(
+                    key.into(),
+                    format!("{engine}'s request spans do not carry it"),
+                );
+            }
+        }
+        self
     }
 }
 
-/// The gap of one request, us: its TTFT from the actual send minus the server's prefill
-/// (negative when the server's is the longer).
+fn measured_ok<'a>(samples: &'a [Sample], window: &Window) -> Vec<&'a Sample> {
+    samples
+        .iter()
+        .filter(|s| window.measures(s) && s.outcome.is_ok())
+        .collect()
+}
+
+fn unmatched_reasons(ok: &[&Sample]) -> UnmatchedReasons {
+    let mut r = UnmatchedReasons::default();
+    for s in ok.iter().filter(|s| s.server.is_none()) {
+        if s.trace_id.is_none() {
+            r.no_trace_id += 1;
+        } else {
+            r.no_span += 1;
+        }
+    }
+    r
+}
+
+/// What the gap of a timing from `source` is the client's TTFT minus.
+pub fn gap_basis(source: TimingSource) -> GapBasis {
+    match source {
+        TimingSource::Span => GapBasis::ServerTtft,
+        TimingSource::Timings => GapBasis::ServerPrefill,
+    }
+}
+
+/// The gap of one request, us: its TTFT from the actual send minus the server's TTFT
+/// (spans) or prefill (llama.cpp); negative when the server's is the longer.
 pub fn gap_us(s: &Sample, t: &ServerTiming) -> Option<f64> {
     let client = s.t_first_us()?.checked_sub(s.t_sent_us)?;
-    Some(client as f64 - t.prefill_us? as f64)
+    let server = match gap_basis(t.source) {
+        GapBasis::ServerTtft => t.ttft_us?,
+        GapBasis::ServerPrefill => t.prefill_us?,
+    };
+    Some(client as f64 - server as f64)
+}
+
+/// The server's TTFT minus its queue and prefill, us (negative when they overlap).
+fn other_us(t: &ServerTiming) -> Option<f64> {
+    Some(t.ttft_us? as f64 - t.queue_us? as f64 - t.prefill_us? as f64)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::metrics::fixtures::{ok, sample};
-
-    fn ok_sample(seq: u64, t_sent_us: u64, chunks: &[(u64, u32)]) -> Sample {
-        let end = chunks.last().map_or(t_sent_us, |c| c.0);
-        Sample {
-            seq,
-            ..ok(sample(t_sent_us, chunks, end))
-        }
-    }
-
-    fn timed(seq: u64, prefill_us: u64, first_us: u64) -> Sample {
-        let mut s = ok_sample(
-            seq,
-            1_000_000 + seq * 10,
-            &[(first_us, 1), (first_us + 500, 1)],
-        );
-        s.server = Some(ServerTiming {
-            source: TimingSource::Timings,
-            prefill_us: Some(prefill_us),
-            decode_us: Some(400),
-            prompt_tokens: Some(100),
-            cached_tokens: Some(60),
-            output_tokens: Some(2),
-        });
-        s
-    }
-
-    fn window() -> Window {
-        Window {
-            m0_us: 1_000_000,
-            m1_us: 2_000_000,
-            concurrency: Some(2),
-        }
-    }
-
-    #[test]
-    fn the_gap_is_client_ttft_from_the_send_minus_the_servers_prefill() {
-        // Sent at 1_000_000, 1_000_010 and 1_000_020; first tokens 8 ms, 10 ms and 3 ms
-        // later; the server's prefills 6 ms, 9 ms and 4 ms: gaps 2 ms, 1 ms and -1 ms.
-        let mut samples = vec![
-            timed(0, 6_000, 1_008_000),
-            timed(1, 9_000, 1_010_010),
-            timed(2, 4_000, 1_003_020),
-        ];
-        samples.push(ok_sample(3, 1_000_030, &[(1_005_000, 2)]));
-        // Before Measure: not counted.
-        samples.push(timed(4, 1_000, 900_000));
-        samples[4].t_sent_us = 800_000;
-        let s = ServerTimingSummary::measure(&samples, &window(), true).expect("a summary");
-        assert_eq!((s.records, s.matched, s.unmatched_records), (4, 3, 1));
-        assert_eq!(s.match_rate, Some(0.75));
-        let gap = s.gap_ms.expect("gaps");
-        assert_eq!((gap.min, gap.p50, gap.max), (-1.0, 1.0, 2.0));
-        assert_eq!(s.negative_gaps, 1);
-        let prefill = s.prefill_ms.expect("prefill");
-        assert_eq!((prefill.n, prefill.min, prefill.max), (3, 4.0, 9.0));
-        assert_eq!(s.decode_ms.expect("decode").p50, 0.4);
-        assert_eq!(s.cached_tokens.expect("cache").mean, 60.0);
-        assert_eq!(s.prompt_tokens.expect("prompt").mean, 100.0);
-        assert_eq!(s.output_token_mismatches, 0);
-        assert_eq!(s.unmeasured.keys().collect::<Vec<_>>(), ["queue_ms"]);
-    }
-
-    #[test]
-    fn without_streaming_there_is_no_gap_and_without_timings_no_summary() {
-        let samples = vec![timed(0, 6_000, 1_008_000)];
-        let s = ServerTimingSummary::measure(&samples, &window(), false).expect("a summary");
-        assert_eq!(s.gap_ms, None);
-        assert!(s.unmeasured.contains_key("gap_ms"));
-        let plain = ok_sample(0, 1_000_000, &[(1_005_000, 1)]);
-        assert_eq!(
-            ServerTimingSummary::measure(&[plain], &window(), true),
-            None
-        );
-    }
-}
+mod tests;

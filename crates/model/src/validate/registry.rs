@@ -4,37 +4,9 @@
 //! check name used in the code has no entry here, or an entry names a check nothing reports.
 //! A new or renamed check adds or renames its entry here.
 
-use super::Severity;
-
-/// One check: its name as [`super::Finding::check`] carries it, and its documentation.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Entry {
-    /// The check's name (`unsteady`, `error_rate`, ...).
-    pub check: &'static str,
-    /// The severities it is reported with: one, or both where the case decides (the
-    /// meaning says when each).
-    pub severity: &'static [Severity],
-    /// Where it is reported: about one cell, or about a whole results directory.
-    pub scope: Scope,
-    /// What the finding says about the results.
-    pub meaning: &'static str,
-    /// What to do about it.
-    pub action: &'static str,
-}
-
-/// What a finding is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// One cell (`endpoint/model/scenario/cN`): `plateau run`, `plateau validate`, the report.
-    Cell,
-    /// A whole results directory (`run`, or a cell path from `run.json`): `plateau validate`
-    /// and the report.
-    Dir,
-}
-
-const FAIL: &[Severity] = &[Severity::Fail];
-const WARN: &[Severity] = &[Severity::Warn];
-const EITHER: &[Severity] = &[Severity::Warn, Severity::Fail];
+mod entry;
+use entry::{EITHER, FAIL, WARN};
+pub use entry::{Entry, Scope};
 
 /// The entry of `check`, if it is registered.
 pub fn lookup(check: &str) -> Option<&'static Entry> {
@@ -206,6 +178,31 @@ pub const REGISTRY: &[Entry] = &[
         action: "Start the DCGM exporter with `-c 250` (collect every 250 ms), or read \
                  `nvidia-smi` / `amd-smi` on the GPU host; until then read `summary.gpu` \
                  over long cells only.",
+    },
+    Entry {
+        check: "server_spans_missing",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "`server_traces` was on, but fewer than 90% of the measured successful \
+                  requests got the server's span: `server_timing` describes only the matched \
+                  ones. The message names the likely cause from the receiver's counts: an \
+                  exporter left on gRPC, a wrong path, spans dropped at `max_spans`, nothing \
+                  received, spans in traces plateau did not send, or spans later than \
+                  `wait_seconds`.",
+        action: "Do what the message says; the flags and environment for vLLM and SGLang are \
+                 in the guide's server traces page.",
+    },
+    Entry {
+        check: "api_layer_dominates_ttft",
+        severity: WARN,
+        scope: Scope::Cell,
+        meaning: "The gap between plateau's TTFT and the server's own (its p99) is at least \
+                  half of the TTFT p99, over at least 20 matched requests: most of the tail \
+                  of TTFT is spent outside the engine's queue and prefill (network, HTTP, the \
+                  server's API process, tokenizing).",
+        action: "Look at what sits between plateau and the engine (proxies, a gateway) and \
+                 at the server's API layer (its CPU, its number of API processes) before \
+                 tuning the engine.",
     },
     Entry {
         check: "small_sample",

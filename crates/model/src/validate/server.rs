@@ -49,3 +49,77 @@ pub fn server_timing_disagrees(s: &CellSummary) -> Option<String> {
         st.negative_gaps, st.matched
     ))
 }
+
+/// Why the server's spans are missing for too many of the cell's requests (a receiver ran
+/// and fewer than 90% of the measured successful requests got a span), naming the likely
+/// cause from the receiver's counts; `None` otherwise.
+pub fn server_spans_missing(s: &CellSummary) -> Option<String> {
+    let st = s.server_timing.as_ref()?;
+    let (receiver, spans) = (st.receiver?, st.spans?);
+    let rate = st.match_rate?;
+    if rate >= 0.9 {
+        return None;
+    }
+    let flags = "vLLM: `--otlp-traces-endpoint http://HOST:PORT/v1/traces` with \
+                 `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`; SGLang: `--enable-trace \
+                 --otlp-traces-endpoint http://HOST:PORT/v1/traces` with the same variable";
+    let cause = if receiver.grpc_connections > 0 {
+        format!(
+            "{} connections spoke gRPC (HTTP/2): set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \
+             in the server's environment",
+            receiver.grpc_connections
+        )
+    } else if receiver.wrong_path > 0 {
+        format!(
+            "{} exports went to another path than /v1/traces: give the exporter the full URL \
+             ending in /v1/traces",
+            receiver.wrong_path
+        )
+    } else if receiver.dropped_spans > 0 {
+        format!(
+            "{} spans were dropped at server_traces.max_spans: raise it",
+            receiver.dropped_spans
+        )
+    } else if receiver.requests == 0 {
+        format!("nothing was received; start the server with {flags}")
+    } else if spans.unmatched > 0 {
+        format!(
+            "{} spans arrived in traces plateau did not send: the server did not carry the \
+             `traceparent` (vLLM needs tracing on to read it)",
+            spans.unmatched
+        )
+    } else {
+        "spans arrived too late: raise server_traces.wait_seconds, or export sooner \
+         (OTEL_BSP_SCHEDULE_DELAY=500 for vLLM)"
+            .into()
+    };
+    Some(format!(
+        "only {} of {} measured requests ({:.0}%) got the server's span: {cause}",
+        st.matched,
+        st.records,
+        rate * 100.0
+    ))
+}
+
+/// Why the time outside the engine dominates the tail of TTFT (the gap's p99 at least half
+/// the client's TTFT p99, over at least 20 matched requests); `None` otherwise.
+pub fn api_layer_dominates_ttft(s: &CellSummary) -> Option<String> {
+    let st = s.server_timing.as_ref()?;
+    let gap = st.gap_ms.as_ref()?;
+    let ttft = s.metrics.ttft_ms.as_ref()?;
+    if st.matched < 20 || ttft.p99 <= 0.0 || gap.p99 < 0.5 * ttft.p99 {
+        return None;
+    }
+    Some(format!(
+        "the gap between plateau's TTFT and the server's {} is {:.1} ms at p99, {:.0}% of the \
+         TTFT p99 of {:.1} ms: most of the tail is spent outside the engine (network, HTTP, \
+         the server's API layer and tokenizer)",
+        match st.gap_basis {
+            crate::server_timing::GapBasis::ServerTtft => "TTFT",
+            crate::server_timing::GapBasis::ServerPrefill => "prefill",
+        },
+        gap.p99,
+        100.0 * gap.p99 / ttft.p99,
+        ttft.p99
+    ))
+}

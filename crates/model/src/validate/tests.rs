@@ -157,12 +157,8 @@ fn a_server_prefill_longer_than_the_clients_ttft_is_a_finding() {
     let timed = |t_sent_us: u64, first_us: u64, prefill_us: u64| {
         let mut x = ok(sample(t_sent_us, &[(first_us, 1)], first_us + 10));
         x.server = Some(ServerTiming {
-            source: TimingSource::Timings,
             prefill_us: Some(prefill_us),
-            decode_us: None,
-            prompt_tokens: None,
-            cached_tokens: None,
-            output_tokens: None,
+            ..ServerTiming::new(TimingSource::Timings)
         });
         x
     };
@@ -279,4 +275,74 @@ fn gpu_readings_that_barely_change_are_stale() {
             "the GPU readings changed 1 times in 40 samples over Measure's 10.0 s (fewer than one change per 2 s): the source refreshes slower than plateau reads it every 250 ms; a DCGM exporter collects every 30 s unless started with `-c 250`"
         ]
     );
+}
+
+#[test]
+fn missing_spans_and_a_dominant_api_layer_are_findings_with_their_causes() {
+    use crate::metrics::fixtures::{ok, sample};
+    use crate::metrics::{Distribution, Window};
+    use crate::sample::server::{ServerTiming, TimingSource};
+    use crate::server_timing::{ReceiverCounts, ServerTimingSummary, SpanJoin};
+    // 20 requests sent at 1 ms with their first token at 11 ms (TTFT 10 ms); the server's
+    // TTFT `server_ms`; `matched` of them joined.
+    let cell = |matched: usize, server_ms: u64, receiver: ReceiverCounts| {
+        let samples: Vec<_> = (0..20)
+            .map(|i| {
+                let mut x = ok(sample(1_000, &[(11_000, 1)], 12_000));
+                x.seq = i as u64;
+                x.trace_id = Some(format!("{i:032x}"));
+                x.server = (i < matched).then(|| ServerTiming {
+                    ttft_us: Some(server_ms * 1_000),
+                    ..ServerTiming::new(TimingSource::Span)
+                });
+                x
+            })
+            .collect();
+        let window = Window {
+            m0_us: 0,
+            m1_us: 1_000_000,
+            concurrency: Some(2),
+        };
+        let join = SpanJoin {
+            receiver,
+            ..SpanJoin::default()
+        };
+        let mut s = summary();
+        s.server_timing = Some(ServerTimingSummary::measure_spans(
+            &samples, &window, true, &join,
+        ));
+        s.metrics.ttft_ms = Distribution::from_values(&[10.0; 20]);
+        s
+    };
+    let found = |s: &CellSummary, check: &str| -> Vec<String> {
+        check_cell(s, &Thresholds::default())
+            .into_iter()
+            .filter(|f| f.check == check)
+            .map(|f| f.message)
+            .collect()
+    };
+    let grpc = ReceiverCounts {
+        grpc_connections: 2,
+        ..ReceiverCounts::default()
+    };
+    let s = cell(10, 9, grpc);
+    assert_eq!(
+        found(&s, "server_spans_missing"),
+        [
+            "only 10 of 20 measured requests (50%) got the server's span: 2 connections spoke gRPC (HTTP/2): set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf in the server's environment"
+        ]
+    );
+    let nothing = cell(0, 9, ReceiverCounts::default());
+    assert!(found(&nothing, "server_spans_missing")[0].contains("nothing was received"));
+    assert!(found(&cell(20, 9, grpc), "server_spans_missing").is_empty());
+    // Gap 1 ms of a 10 ms TTFT: no finding; gap 6 ms: one.
+    assert!(found(&cell(20, 9, grpc), "api_layer_dominates_ttft").is_empty());
+    assert_eq!(
+        found(&cell(20, 4, grpc), "api_layer_dominates_ttft"),
+        [
+            "the gap between plateau's TTFT and the server's TTFT is 6.0 ms at p99, 60% of the TTFT p99 of 10.0 ms: most of the tail is spent outside the engine (network, HTTP, the server's API layer and tokenizer)"
+        ]
+    );
+    // Fewer than 20 matched: no finding.
+    assert!(found(&cell(19, 4, grpc), "api_layer_dominates_ttft").is_empty());
 }

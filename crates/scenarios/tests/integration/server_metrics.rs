@@ -27,7 +27,11 @@ async fn hit_rate(scenario: &str) -> f64 {
     let out = temp_dir(&format!("server-metrics-{scenario}"));
     cfg.output_dir = out.path().to_path_buf();
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = plateau_testkit::driver::run(&plan, &url, &catalog, tokenizer(), false).await;
+    let report = plateau_testkit::driver::run(
+        &plan,
+        plateau_testkit::driver::context(&plan, &url, &catalog, tokenizer()),
+    )
+    .await;
     server.shutdown().await;
     let server = report.summaries[0].server.clone().expect("scraped");
     println!(

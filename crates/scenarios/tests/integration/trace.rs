@@ -67,7 +67,11 @@ pub(crate) async fn run(
     let out = temp_dir("trace-out");
     cfg.output_dir = out.path().to_path_buf();
     let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = plateau_testkit::driver::run(&plan, &url, &catalog, tokenizer(), false).await;
+    let report = plateau_testkit::driver::run(
+        &plan,
+        plateau_testkit::driver::context(&plan, &url, &catalog, tokenizer()),
+    )
+    .await;
     let metrics = scrape(server.addr());
     server.shutdown().await;
     (report, out, metrics)

@@ -6,12 +6,9 @@
 //! measuring; the server's metrics are the earliest runner's (taken once, on its clock,
 //! which is the merged timeline's).
 
-use std::io::Write;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use flate2::Compression;
-use flate2::write::GzEncoder;
 
 use super::cells::Joined;
 use super::{MergeError, ShardDir};
@@ -168,7 +165,7 @@ fn merge_cell(
     summary.describe_endpoint(&labels, hardware.as_ref());
     let dir = out.join(path);
     std::fs::create_dir_all(&dir).map_err(|e| ResultsError::io(&dir, e))?;
-    write_samples(&dir.join(REQUESTS_FILE), &samples)?;
+    results::write_samples(&dir.join(REQUESTS_FILE), &samples)?;
     let scrapes = first.dir.join(path).join(SERVER_METRICS_FILE);
     if scrapes.is_file() {
         let to = dir.join(SERVER_METRICS_FILE);
@@ -340,18 +337,4 @@ fn entry(path: &str, state: CellState, reason: Option<String>) -> CellEntry {
         reason,
         redone: None,
     }
-}
-
-/// Writes `samples` as `requests.jsonl.gz`.
-fn write_samples(path: &Path, samples: &[Sample]) -> Result<(), ResultsError> {
-    let io = |e: std::io::Error| ResultsError::io(path, e);
-    let tmp = results::temp_path(path);
-    let file = std::fs::File::create(&tmp).map_err(io)?;
-    let mut gz = GzEncoder::new(std::io::BufWriter::new(file), Compression::fast());
-    for s in samples {
-        serde_json::to_writer(&mut gz, s).map_err(|e| io(e.into()))?;
-        gz.write_all(b"\n").map_err(io)?;
-    }
-    gz.finish().and_then(|mut w| w.flush()).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
 }
