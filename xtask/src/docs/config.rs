@@ -4,7 +4,7 @@
 //! Every key's type, default and description come from the config types and their doc
 //! comments, so the page cannot drift from the code.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use anyhow::{Context, bail};
 use plateau_model::config::RunConfig;
@@ -37,7 +37,7 @@ pub fn page() -> anyhow::Result<String> {
     let mut walk = Walk {
         defs,
         queue: vec![("Top-level keys".to_owned(), String::new(), schema.clone())],
-        seen: BTreeSet::new(),
+        seen: BTreeMap::new(),
         out: INTRO.to_owned(),
     };
     while !walk.queue.is_empty() {
@@ -53,8 +53,9 @@ struct Walk {
     defs: Map<String, Value>,
     /// Sections still to write: heading, key path, schema.
     queue: Vec<(String, String, Value)>,
-    /// Definitions already given a section (a type used at two paths gets one).
-    seen: BTreeSet<String>,
+    /// Definitions already given a section, with its heading (a type used at two paths
+    /// gets one, and both link to it).
+    seen: BTreeMap<String, String>,
     out: String,
 }
 
@@ -234,11 +235,16 @@ impl Walk {
             let names: Vec<String> = values.iter().map(|(n, _)| format!("`{n}`")).collect();
             return Ok(names.join(" or "));
         }
-        let title = format!("`{key}`");
-        if self.seen.insert(name) {
-            self.queue
-                .push((title.clone(), key.to_owned(), def.clone()));
-        }
+        let title = match self.seen.get(&name) {
+            Some(title) => title.clone(),
+            None => {
+                let title = format!("`{key}`");
+                self.seen.insert(name, title.clone());
+                self.queue
+                    .push((title.clone(), key.to_owned(), def.clone()));
+                title
+            }
+        };
         let word = if named_values(&def).is_some() {
             "one of"
         } else if def.get("oneOf").is_some() || def.get("anyOf").is_some() {

@@ -3,7 +3,7 @@
 
 use super::super::Severity;
 
-/// One check: its name as [`super::Finding::check`] carries it, and its documentation.
+/// One check: its name as [`crate::validate::Finding::check`] carries it, and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Entry {
     /// The check's name (`unsteady`, `error_rate`, ...).
