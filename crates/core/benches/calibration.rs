@@ -15,17 +15,11 @@
 
 use std::sync::Arc;
 
-use plateau_core::driver::{self, Observer, RunContext};
 use plateau_core::live::Live;
-use plateau_core::plan::{BaseUrl, Plan};
+use plateau_core::plan::Plan;
 use plateau_core::tokens::Whitespace;
 use plateau_core::workload::FixedPrompt;
-use plateau_http::Client;
 use plateau_model::config::RunConfig;
-use tokio_util::sync::CancellationToken;
-
-struct Quiet;
-impl Observer for Quiet {}
 
 /// This process's user + system CPU time in seconds, from /proc (all threads).
 fn cpu_seconds() -> f64 {
@@ -86,26 +80,10 @@ fn main() {
             let workload = FixedPrompt::new("Say something about closed-loop benchmarks.", None);
             let cpu0 = cpu_seconds();
             let t0 = std::time::Instant::now();
-            let report = driver::run_plan(
-                &plan,
-                RunContext {
-                    client: Client::new(n as usize + 8).unwrap(),
-                    targets: vec![BaseUrl::parse(&url).unwrap()],
-                    endpoint_infos: vec![],
-                    workloads: &workload,
-                    counter: Arc::new(Whitespace),
-                    live: live.clone(),
-                    interrupt: CancellationToken::new(),
-                    resume: false,
-                    redo: Vec::new(),
-                    launch: Default::default(),
-                    started_at: chrono::Utc::now(),
-                    observer: &Quiet,
-                    spans: None,
-                },
-            )
-            .await
-            .unwrap();
+            let mut ctx =
+                plateau_testkit::driver::context(&plan, &url, &workload, Arc::new(Whitespace));
+            ctx.live = live.clone();
+            let report = plateau_testkit::driver::run(&plan, ctx).await;
             let cpu = cpu_seconds() - cpu0;
             let wall = t0.elapsed().as_secs_f64();
             let tokens = live.snapshot().output_tokens as f64;

@@ -9,11 +9,8 @@ pub mod energy;
 pub mod smi;
 pub mod summary;
 
-use std::io::Write as _;
 use std::path::Path;
 
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -75,19 +72,7 @@ pub struct GpuSample {
 
 /// Writes `samples` to `path` as gzipped JSON lines, atomically.
 pub fn write(path: &Path, samples: &[GpuSample]) -> Result<(), ResultsError> {
-    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
-    for s in samples {
-        let line = serde_json::to_vec(s).map_err(|e| ResultsError::Format {
-            path: path.to_owned(),
-            line: None,
-            message: e.to_string(),
-        })?;
-        gz.write_all(&line)
-            .and_then(|()| gz.write_all(b"\n"))
-            .map_err(|e| ResultsError::io(path, e))?;
-    }
-    let bytes = gz.finish().map_err(|e| ResultsError::io(path, e))?;
-    results::write_atomic(path, &bytes)
+    results::write_jsonl_gz(path, samples)
 }
 
 /// Reads a cell's GPU samples back.

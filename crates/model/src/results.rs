@@ -161,15 +161,20 @@ pub fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes `samples` as a `requests.jsonl.gz` at `path`, atomically (a temp file renamed
-/// over it).
+/// Writes `samples` as a `requests.jsonl.gz` at `path`, atomically.
 pub fn write_samples(path: &Path, samples: &[Sample]) -> Result<(), ResultsError> {
+    write_jsonl_gz(path, samples)
+}
+
+/// Writes `items` as gzipped JSON lines at `path`, atomically (a temp file renamed over
+/// it): request records, server scrapes, GPU samples.
+pub fn write_jsonl_gz<T: Serialize>(path: &Path, items: &[T]) -> Result<(), ResultsError> {
     let io = |e: io::Error| ResultsError::io(path, e);
     let tmp = temp_path(path);
     let file = std::fs::File::create(&tmp).map_err(io)?;
     let mut gz =
         flate2::write::GzEncoder::new(io::BufWriter::new(file), flate2::Compression::fast());
-    for s in samples {
+    for s in items {
         serde_json::to_writer(&mut gz, s).map_err(|e| io(e.into()))?;
         gz.write_all(b"\n").map_err(io)?;
     }

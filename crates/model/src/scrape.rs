@@ -11,11 +11,8 @@ pub mod prom;
 pub mod summary;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::Path;
 
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use serde::{Deserialize, Serialize};
 
 pub use crate::results::dir::SERVER_METRICS_FILE;
@@ -36,19 +33,7 @@ pub struct Scrape {
 
 /// Writes `scrapes` to `path` as gzipped JSON lines, atomically.
 pub fn write(path: &Path, scrapes: &[Scrape]) -> Result<(), ResultsError> {
-    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
-    for s in scrapes {
-        let line = serde_json::to_vec(s).map_err(|e| ResultsError::Format {
-            path: path.to_owned(),
-            line: None,
-            message: e.to_string(),
-        })?;
-        gz.write_all(&line)
-            .and_then(|()| gz.write_all(b"\n"))
-            .map_err(|e| ResultsError::io(path, e))?;
-    }
-    let bytes = gz.finish().map_err(|e| ResultsError::io(path, e))?;
-    results::write_atomic(path, &bytes)
+    results::write_jsonl_gz(path, scrapes)
 }
 
 /// Reads a cell's scrapes back.
