@@ -56,20 +56,17 @@ fn typed(kind: &str, len: usize) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// POSTs `body` as protobuf to `/v1/traces`; the status.
+fn post_protobuf(addr: SocketAddr, body: &[u8]) -> u16 {
+    let headers = typed("application/x-protobuf", body.len());
+    post(addr, "/v1/traces", &headers, body).0
+}
+
 #[test]
 fn both_encodings_and_gzip_are_received_and_only_the_kept_spans_held() {
     let r = receiver(Limits::default());
     let bin = fixture("vllm.bin");
-    assert_eq!(
-        post(
-            r.addr(),
-            "/v1/traces",
-            &typed("application/x-protobuf", bin.len()),
-            &bin
-        )
-        .0,
-        200
-    );
+    assert_eq!(post_protobuf(r.addr(), &bin), 200);
     let json = fixture("sglang.json");
     let (status, body) = post(
         r.addr(),
@@ -178,16 +175,7 @@ fn an_exporter_left_on_grpc_is_counted_and_closed() {
     assert_eq!((c.grpc_connections, c.requests), (1, 0));
     // An HTTP/1 exporter on the same receiver is still served.
     let bin = fixture("vllm.bin");
-    assert_eq!(
-        post(
-            r.addr(),
-            "/v1/traces",
-            &typed("application/x-protobuf", bin.len()),
-            &bin
-        )
-        .0,
-        200
-    );
+    assert_eq!(post_protobuf(r.addr(), &bin), 200);
     assert_eq!(r.counts().grpc_connections, 1);
 }
 

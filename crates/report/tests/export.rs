@@ -316,16 +316,11 @@ fn a_missing_results_dir_is_named() {
     assert!(!missing.exists(), "nothing written");
 }
 
-#[test]
-fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
-    let tmp = scratch("long");
-    let out = tmp.path().join("long.csv");
-    let written = long_csv::write(&fixtures().join("open"), &out).unwrap();
-    assert_eq!(written.files, vec![out.clone()]);
-    let mut reader = csv::Reader::from_path(&out).unwrap();
+/// A long CSV's header and its rows, each keyed by the header's names.
+fn long_rows(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(header, long_csv::HEADER);
-    let rows: Vec<BTreeMap<String, String>> = reader
+    let rows = reader
         .records()
         .map(|r| {
             header
@@ -335,6 +330,17 @@ fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
                 .collect()
         })
         .collect();
+    (header, rows)
+}
+
+#[test]
+fn long_csv_parses_back_one_row_per_cell_metric_statistic() {
+    let tmp = scratch("long");
+    let out = tmp.path().join("long.csv");
+    let written = long_csv::write(&fixtures().join("open"), &out).unwrap();
+    assert_eq!(written.files, vec![out.clone()]);
+    let (header, rows) = long_rows(&out);
+    assert_eq!(header, long_csv::HEADER);
     let key = |r: &BTreeMap<String, String>| {
         [
             "endpoint",
@@ -423,18 +429,7 @@ fn long_csv_has_the_gpu_block_with_its_units() {
     fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
     let out = tmp.path().join("long.csv");
     long_csv::write(&results, &out).unwrap();
-    let mut reader = csv::Reader::from_path(&out).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    let rows: Vec<BTreeMap<String, String>> = reader
-        .records()
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.unwrap().iter().map(String::from))
-                .collect()
-        })
-        .collect();
+    let (_, rows) = long_rows(&out);
     let find = |metric: &str, statistic: &str| {
         let r = rows
             .iter()
