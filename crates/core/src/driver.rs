@@ -289,7 +289,10 @@ async fn visit(
     };
     ctx.observer.cell_started(index, total, cell);
     ctx.live.reset();
-    // What run.json says if an error stops the run inside this cell.
+    // On disk while the cell runs (and if plateau dies in it); in memory, what run.json
+    // says if an error stops the run inside this cell.
+    info.cells[index].state = CellState::Running;
+    results::write_json(at.run_path, info)?;
     info.cells[index].state = CellState::Failed;
     let failures = Failures {
         give_up: state.watches[cell.endpoint].clone(),

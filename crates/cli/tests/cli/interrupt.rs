@@ -1,6 +1,6 @@
 //! Ctrl-C, SIGTERM and SIGHUP end the cell cleanly: its records and summary are written,
 //! marked `interrupted`, the requests cut short counted `cancelled` (not errors), run.json
-//! is closed, and plateau exits 130.
+//! is closed, and plateau exits 130. While the cell runs, run.json names it `running`.
 
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,12 @@ fn stop_mid_cell(signal: &str) {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1500));
+    // While it runs, run.json names the cell it is in.
+    let live: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results/run.json")).unwrap()).unwrap();
+    assert_eq!(live["status"], "running");
+    assert_eq!(live["cells"][0]["state"], "running", "{live}");
+    assert_eq!(live["cells"][1]["state"], "pending", "{live}");
     let status = std::process::Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()

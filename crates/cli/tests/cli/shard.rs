@@ -174,8 +174,10 @@ fn four_load_shards_merge_into_one_cell_holding_the_whole_n() {
     }
     for dir in &dirs {
         let clock = &json(&dir.join("run.json"))["shard"]["clock"];
+        // Under 1 ms on a quiet machine; 9.2 ms once with four runners, the simulator and
+        // other tests on 2 cores. The bound is the clock error the merge below accepts.
         let late = clock["start_offset_us"].as_u64().unwrap();
-        assert!(late < 5_000, "began {late} us after --start-at: {clock}");
+        assert!(late < 50_000, "began {late} us after --start-at: {clock}");
     }
     let cell = "sim/m/A1/c64";
     let shard_summaries: Vec<serde_json::Value> = dirs

@@ -170,6 +170,11 @@ impl ResultsDir {
                     CellState::Failed => {
                         ("the run stopped in the cell before writing it".into(), true)
                     }
+                    CellState::Running => (
+                        "the cell is running, or plateau died in it (run.json says `running`)"
+                            .into(),
+                        true,
+                    ),
                     CellState::Interrupted => (
                         "the cell was interrupted before it was written".into(),
                         true,

@@ -202,6 +202,9 @@ pub enum CellState {
     Skipped,
     /// Not reached.
     Pending,
+    /// Running now: `run.json` is written as each cell starts, so a reader sees which cell
+    /// a live run is in (and, after a crash, the cell it died in).
+    Running,
 }
 
 /// One runner a merged directory was joined from (`run.json`'s `merged_from`).
