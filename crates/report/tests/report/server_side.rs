@@ -13,6 +13,8 @@ use plateau_report::matrix::Matrix;
 use plateau_report::{Options, render};
 use serde_json::{Value, json};
 
+use std::path::PathBuf;
+
 use crate::common;
 
 /// Two requests' values: p50 is their mean, p99 `a + 0.99 (b - a)`.
@@ -51,9 +53,10 @@ fn edit(results: &std::path::Path, cell: &str, change: impl FnOnce(&mut CellSumm
     write_json(&path, &s).unwrap();
 }
 
-#[test]
-fn the_servers_side_gets_its_figures_with_the_summaries_numbers() {
-    let (_guard, results, figures) = common::fixture_copy("clean", "server-side");
+/// The clean fixture with the server's side added, rendered: `(guard, results, figures,
+/// output)`.
+fn rendered(test: &str) -> (tempfile::TempDir, PathBuf, PathBuf, plateau_report::Output) {
+    let (guard, results, figures) = common::fixture_copy("clean", test);
     for n in [1u32, 2, 4] {
         edit(&results, &format!("vllm/llama-8b/A1/c{n}"), |s| {
             s.server_timing = Some(serde_json::from_value(timing(f64::from(n))).unwrap());
@@ -64,6 +67,12 @@ fn the_servers_side_gets_its_figures_with_the_summaries_numbers() {
         s.gpu = Some(serde_json::from_value(gpu(15.0)).unwrap());
     });
     let out = render(&Options::new(&results, &figures)).unwrap();
+    (guard, results, figures, out)
+}
+
+#[test]
+fn the_servers_side_gets_its_figures_where_cells_have_it() {
+    let (_guard, _, figures, out) = rendered("server-side-figures");
     let names: Vec<&str> = out.figures.iter().map(|f| f.name.as_str()).collect();
     for name in ["ttft_parts_A1", "energy_A1"] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
@@ -107,7 +116,11 @@ fn the_servers_side_gets_its_figures_with_the_summaries_numbers() {
         !texts.iter().any(|t| t.starts_with("sglang")),
         "sglang has no timing"
     );
+}
 
+#[test]
+fn the_figures_data_is_the_summaries_numbers() {
+    let (_guard, results, figures, _) = rendered("server-side-data");
     let dir = ResultsDir::read(&results).unwrap();
     let m = Matrix::new(&dir);
     let vllm = m.series.iter().position(|s| s.endpoint == "vllm").unwrap();
