@@ -14,4 +14,4 @@ pub mod engines;
 mod summary;
 
 pub use counts::{ReceiverCounts, SpanCounts, SpanJoin, UnmatchedReasons};
-pub use summary::{GapBasis, ServerTimingSummary, gap_us};
+pub use summary::{GapBasis, ServerTimingSummary, client_ttft_ms, gap_us, server_basis_ms};

@@ -3,7 +3,9 @@
 //! on the threads that stamp the measured requests. Every limit is a count, never a crash:
 //! bodies past [`Limits::max_body_bytes`] are refused with 413 (from `Content-Length` before
 //! a byte is read, else when the limit is crossed), bodies that do not decode with 400,
-//! other paths, methods and media types with 404, 405 and 415; at most [`BODY_BUDGET`] bytes
+//! other paths, methods and media types with 404, 405 and 415, each refusal with a
+//! `google.rpc.Status` body in the request's encoding (the OTLP/HTTP specification's
+//! failure answer); at most [`BODY_BUDGET`] bytes
 //! of bodies are read at once (at most 4 readers); a connection that opens with the HTTP/2
 //! preface (an exporter left on gRPC) is counted and closed; spans beyond
 //! [`Limits::max_spans`] held are dropped and counted, and the exporter told so in the
@@ -11,6 +13,7 @@
 //! spans) are counted as ignored.
 
 mod serve;
+mod status;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -32,9 +32,21 @@ fn receiver(limits: Limits) -> Receiver<String> {
 
 /// One raw HTTP/1.1 POST; the status and body of the answer.
 fn post(addr: SocketAddr, path: &str, headers: &[(&str, String)], body: &[u8]) -> (u16, String) {
+    let (status, _, body) = exchange(addr, "POST", path, headers, body);
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// One raw HTTP/1.1 request: the answer's status, `Content-Type` and body bytes.
+fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let mut head = format!("POST {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n");
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -43,10 +55,26 @@ fn post(addr: SocketAddr, path: &str, headers: &[(&str, String)], body: &[u8]) -
     let _ = s.write_all(body);
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
-    (status, body)
+    let end = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&out[..end]).to_ascii_lowercase();
+    let status = head.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let kind = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-type: "))
+        .unwrap_or("")
+        .to_owned();
+    (status, kind, out[end + 4..].to_vec())
+}
+
+/// A `google.rpc.Status` in protobuf read back: `(code, message)`; fields 1 and 2 in order,
+/// lengths below 128 (one-byte varints), nothing after.
+fn status_of(body: &[u8]) -> (u8, String) {
+    match body {
+        [0x08, code, 0x12, len, message @ ..] if message.len() == usize::from(*len) => {
+            (*code, String::from_utf8(message.to_vec()).unwrap())
+        }
+        _ => panic!("not a Status: {body:?}"),
+    }
 }
 
 fn typed(kind: &str, len: usize) -> Vec<(&'static str, String)> {
@@ -129,9 +157,11 @@ fn what_is_not_an_export_request_is_refused_and_counted() {
         &garbage,
     );
     assert_eq!(status, 400);
+    let (code, message) = status_of(body.as_bytes());
+    assert_eq!(code, 3);
     assert!(
-        body.starts_with("not an OTLP trace export request in protobuf"),
-        "{body}"
+        message.starts_with("not an OTLP trace export request in protobuf"),
+        "{message}"
     );
     assert_eq!(
         post(a, "/v1/traces", &typed("application/json", 5), b"{\"a\":").0,
@@ -189,8 +219,8 @@ fn a_100_mb_body_is_refused_without_holding_it() {
     let h = typed("application/x-protobuf", 100 << 20);
     let (status, body) = post(r.addr(), "/v1/traces", &h, &[]);
     assert_eq!(
-        (status, body.as_str()),
-        (413, "body larger than 1048576 bytes")
+        (status, status_of(body.as_bytes())),
+        (413, (3, "body larger than 1048576 bytes".into()))
     );
     // Not announced (chunked): refused once the limit is crossed, 2 MiB into it.
     let mut s = TcpStream::connect(r.addr()).unwrap();
@@ -258,4 +288,53 @@ fn a_flood_of_spans_past_the_limit_is_dropped_counted_and_told() {
     // Room again once taken.
     assert_eq!(post(r.addr(), "/v1/traces", &h, &body).0, 200);
     assert_eq!(r.take().len(), 600);
+}
+
+#[test]
+fn a_refusal_answers_with_a_status_in_the_requests_encoding() {
+    let r = receiver(Limits::default());
+    let a = r.addr();
+    let no_route = "no route; traces go to /v1/traces";
+    // Protobuf asked, protobuf answered: code 5 (NOT_FOUND) and the message.
+    let (status, kind, body) = exchange(
+        a,
+        "POST",
+        "/v1/metrics",
+        &typed("application/x-protobuf", 0),
+        b"",
+    );
+    assert_eq!((status, kind.as_str()), (404, "application/x-protobuf"));
+    assert_eq!(status_of(&body), (5, no_route.into()));
+    // JSON asked, JSON answered: the same Status in proto3's JSON mapping.
+    let (status, kind, body) = exchange(
+        a,
+        "POST",
+        "/v1/traces",
+        &typed("application/json", 5),
+        b"{\"a\":",
+    );
+    assert_eq!((status, kind.as_str()), (400, "application/json"));
+    let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(json["code"], 3);
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("not an OTLP trace export request in JSON"),
+        "{json}"
+    );
+    // Neither named (a GET, a text body): protobuf, as the specification requires.
+    let (status, kind, body) = exchange(a, "GET", "/v1/traces", &[], b"");
+    assert_eq!((status, kind.as_str()), (405, "application/x-protobuf"));
+    assert_eq!(status_of(&body), (12, "traces are POSTed".into()));
+    let (status, kind, body) = exchange(a, "POST", "/v1/traces", &typed("text/plain", 3), b"abc");
+    assert_eq!((status, kind.as_str()), (415, "application/x-protobuf"));
+    assert_eq!(
+        status_of(&body),
+        (
+            3,
+            "expected application/x-protobuf or application/json".into()
+        )
+    );
+    assert_eq!(r.counts().requests, 4);
 }

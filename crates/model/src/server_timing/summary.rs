@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::counts::{ReceiverCounts, SpanCounts, SpanJoin, UnmatchedReasons};
-use crate::metrics::{Distribution, Window, us_to_ms};
+use crate::metrics::{Distribution, Metrics, Window, us_to_ms};
 use crate::sample::Sample;
 use crate::sample::server::{ServerTiming, TimingSource};
 
@@ -246,6 +246,25 @@ pub fn gap_basis(source: TimingSource) -> GapBasis {
     match source {
         TimingSource::Span => GapBasis::ServerTtft,
         TimingSource::Timings => GapBasis::ServerPrefill,
+    }
+}
+
+/// plateau's TTFT from the actual send (`t_first - t_sent`), the distribution the gap is
+/// taken from: an open loop's `load.from_send.ttft_ms` (its headline TTFT runs from the
+/// intended send), else `ttft_ms`.
+pub fn client_ttft_ms(m: &Metrics) -> Option<&Distribution> {
+    match m.load.as_ref().and_then(|l| l.from_send.as_ref()) {
+        Some(from_send) => from_send.ttft_ms.as_ref(),
+        None => m.ttft_ms.as_ref(),
+    }
+}
+
+/// The server's timing the gap is taken from (`gap_basis`): its TTFT (spans) or its
+/// prefill (llama.cpp).
+pub fn server_basis_ms(st: &ServerTimingSummary) -> Option<&Distribution> {
+    match st.gap_basis {
+        GapBasis::ServerTtft => st.ttft_ms.as_ref(),
+        GapBasis::ServerPrefill => st.prefill_ms.as_ref(),
     }
 }
 

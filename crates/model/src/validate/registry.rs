@@ -157,14 +157,20 @@ pub const REGISTRY: &[Entry] = &[
         check: "server_timing_disagrees",
         severity: WARN,
         scope: Scope::Cell,
-        meaning: "On some measured requests the server's own timing (llama.cpp's `prompt_ms`) \
-                  is longer than plateau's TTFT from the send: the server cannot have evaluated \
-                  the prompt for longer than the client waited for its first token, so the two \
-                  do not measure the same events (a proxy answering in its place, a server \
-                  that times something else, a clock that jumped).",
-        action: "Look at the requests with a negative gap in `requests.jsonl.gz` (`server`, \
-                 `trace_id`) and at what sits between plateau and the engine; until it is \
-                 explained, do not read `server_timing` beside the client's numbers.",
+        meaning: "The server's own TTFT (llama.cpp: its prefill) and plateau's TTFT from the \
+                  send disagree by more than the measured gap explains. Per matched request \
+                  plateau's TTFT is the server's plus the gap, so at any percentile \
+                  `server + gap_min <= plateau <= server + gap_max` over the same requests; \
+                  the finding fires when, at p50 or p99, plateau's TTFT lies outside those \
+                  bounds by more than 1 ms and more than 1% of it, or when the smallest gap \
+                  is below minus that margin (a request the server timed longer than the \
+                  client waited). The unmatched requests then differ from the matched ones, \
+                  or the two do not time the same events (a proxy answering in the engine's \
+                  place, a server that times something else, a clock that jumped).",
+        action: "Look at the match rate and at the requests with a negative gap in \
+                 `requests.jsonl.gz` (`server`, `trace_id`), and at what sits between \
+                 plateau and the engine; until it is explained, do not read `server_timing` \
+                 beside the client's numbers.",
     },
     Entry {
         check: "gpu_samples_stale",

@@ -1,10 +1,11 @@
 //! Checks on what the server says of itself. `server_saturated`: its own waiting queue
 //! (scraped from its `/metrics`) was non-empty through most of Measure, so the N plateau
-//! held exceeds what the server runs at once. `server_timing_disagrees`: its own timing of
-//! some requests is longer than plateau's TTFT. Findings about the server, not failed
-//! measurements: warn.
+//! held exceeds what the server runs at once. `server_timing_disagrees`: its own TTFT (or
+//! prefill) disagrees with plateau's by more than the measured gap explains. Findings about
+//! the server, not failed measurements: warn.
 
 use crate::results::summary::CellSummary;
+use crate::server_timing::{GapBasis, client_ttft_ms, server_basis_ms};
 
 /// Why the server was saturated at this cell's load, with its numbers; `None` when it was
 /// not, or when its metrics could not say.
@@ -32,21 +33,76 @@ pub fn server_saturated(s: &CellSummary) -> Option<String> {
     ))
 }
 
-/// Why the server's own timings disagree with plateau's clock (some prefill longer than the
-/// client's TTFT from the send); `None` when they agree or there are none.
+/// How far beyond its bound a percentile must be to be a disagreement: more than 1 ms and
+/// more than 1% of plateau's TTFT at that percentile (`client_ms`).
+pub fn disagreement_margin_ms(client_ms: f64) -> f64 {
+    (0.01 * client_ms).max(1.0)
+}
+
+/// Why the server's own TTFT (prefill, for llama.cpp) disagrees with plateau's TTFT from
+/// the send by more than the measured gap explains; `None` when they agree or there is
+/// nothing to compare.
+///
+/// Per matched request plateau's TTFT is the server's plus the gap, so over the same
+/// requests, at any percentile q: `server_q + gap_min <= client_q <= server_q + gap_max`
+/// (percentiles of the parts do not add up, but these bounds hold on any set of requests).
+/// The finding names each bound broken at p50 or p99 by more than
+/// [`disagreement_margin_ms`], and a gap below minus that margin at p50 (a request whose
+/// server timing is longer than the client's whole wait). Without `stream` there is no
+/// gap: only the server's percentile above plateau's is checked.
 pub fn server_timing_disagrees(s: &CellSummary) -> Option<String> {
     let st = s.server_timing.as_ref()?;
-    if st.negative_gaps == 0 {
+    let client = client_ttft_ms(&s.metrics)?;
+    let server = server_basis_ms(st)?;
+    let what = match st.gap_basis {
+        GapBasis::ServerTtft => "TTFT",
+        GapBasis::ServerPrefill => "prefill",
+    };
+    let gap = st.gap_ms.as_ref();
+    let mut broken = Vec::new();
+    if let Some(g) = gap
+        && g.min < -disagreement_margin_ms(client.p50)
+    {
+        broken.push(format!(
+            "on {} of {} matched requests the server's {what} is longer than plateau's TTFT \
+             (by up to {:.1} ms)",
+            st.negative_gaps, st.matched, -g.min
+        ));
+    }
+    let quantiles = [
+        ("p50", client.p50, server.p50),
+        ("p99", client.p99, server.p99),
+    ];
+    for (q, c, sv) in quantiles {
+        let margin = disagreement_margin_ms(c);
+        let least = gap.map_or(0.0, |g| g.min);
+        if sv + least - c > margin {
+            broken.push(format!(
+                "plateau's TTFT {q} ({c:.1} ms) is {:.1} ms below the server's {what} {q} \
+                 ({sv:.1} ms) plus the smallest gap ({least:.1} ms)",
+                sv + least - c
+            ));
+        }
+        if let Some(g) = gap
+            && c - sv - g.max > margin
+        {
+            broken.push(format!(
+                "plateau's TTFT {q} ({c:.1} ms) is {:.1} ms above the server's {what} {q} \
+                 ({sv:.1} ms) plus the largest gap ({:.1} ms)",
+                c - sv - g.max,
+                g.max
+            ));
+        }
+    }
+    if broken.is_empty() {
         return None;
     }
-    let worst = st
-        .gap_ms
-        .as_ref()
-        .map(|g| format!(" (by up to {:.1} ms)", -g.min))
-        .unwrap_or_default();
     Some(format!(
-        "on {} of {} measured requests the server's prefill is longer than plateau's TTFT{worst}: the two do not time the same events",
-        st.negative_gaps, st.matched
+        "{}: the server's timings and plateau's do not describe the same requests ({} of \
+         {} measured requests matched) or do not time the same events",
+        broken.join("; "),
+        st.matched,
+        st.records
     ))
 }
 
@@ -106,7 +162,7 @@ pub fn server_spans_missing(s: &CellSummary) -> Option<String> {
 pub fn api_layer_dominates_ttft(s: &CellSummary) -> Option<String> {
     let st = s.server_timing.as_ref()?;
     let gap = st.gap_ms.as_ref()?;
-    let ttft = s.metrics.ttft_ms.as_ref()?;
+    let ttft = client_ttft_ms(&s.metrics)?;
     if st.matched < 20 || ttft.p99 <= 0.0 || gap.p99 < 0.5 * ttft.p99 {
         return None;
     }
@@ -115,11 +171,14 @@ pub fn api_layer_dominates_ttft(s: &CellSummary) -> Option<String> {
          TTFT p99 of {:.1} ms: most of the tail is spent outside the engine (network, HTTP, \
          the server's API layer and tokenizer)",
         match st.gap_basis {
-            crate::server_timing::GapBasis::ServerTtft => "TTFT",
-            crate::server_timing::GapBasis::ServerPrefill => "prefill",
+            GapBasis::ServerTtft => "TTFT",
+            GapBasis::ServerPrefill => "prefill",
         },
         gap.p99,
         100.0 * gap.p99 / ttft.p99,
         ttft.p99
     ))
 }
+
+#[cfg(test)]
+mod tests;

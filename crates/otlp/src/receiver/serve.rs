@@ -1,5 +1,6 @@
 //! Serving the receiver's connections: the accept loop (at most
-//! [`super::Limits::max_connections`] at once) and one export request from head to answer.
+//! [`super::Limits::max_connections`] at once) and one export request from head to answer
+//! (a refusal's body is a `google.rpc.Status`: [`super::status`]).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{Shared, bump};
+use super::{Shared, bump, status};
 use crate::TRACES_PATH;
 use crate::decode::{self, Encoding};
 
@@ -104,6 +105,13 @@ async fn opens_http2(stream: &tokio::net::TcpStream) -> bool {
 async fn answer<T>(shared: &Shared<T>, req: Request<Incoming>) -> Response<Full<Bytes>> {
     let c = &shared.counters;
     bump(&c.requests, 1);
+    // A refusal answers in the request's encoding, protobuf when it named none.
+    let asked = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(Encoding::of_content_type)
+        .unwrap_or(Encoding::Protobuf);
     let (status, body, encoding) = match handle(shared, req).await {
         Ok((encoding, dropped)) => {
             bump(&c.accepted, 1);
@@ -117,15 +125,14 @@ async fn answer<T>(shared: &Shared<T>, req: Request<Incoming>) -> Response<Full<
                 _ => &c.unsupported,
             };
             bump(counter, 1);
-            (status, Bytes::from(message), Encoding::Json)
+            (status, status::body(status, &message, asked), asked)
         }
     };
     let mut r = Response::new(Full::new(body));
     *r.status_mut() = status;
-    let kind = match (status, encoding) {
-        (StatusCode::OK, Encoding::Protobuf) => "application/x-protobuf",
-        (StatusCode::OK, Encoding::Json) => "application/json",
-        _ => "text/plain; charset=utf-8",
+    let kind = match encoding {
+        Encoding::Protobuf => "application/x-protobuf",
+        Encoding::Json => "application/json",
     };
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(kind));

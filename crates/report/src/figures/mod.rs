@@ -13,15 +13,21 @@
 //! - [`timeline`]: one cell over its whole life, phases shaded, failed requests marked;
 //! - [`cdf`]: TTFT and ITL distributions, one line per load, from the cells' requests
 //!   ([`requests`]);
-//! - [`prompt`]: TTFT against prompt length in multi-turn scenarios.
+//! - [`prompt`]: TTFT against prompt length in multi-turn scenarios;
+//! - [`ttft_parts`]: per scenario, TTFT taken apart by load (the server's queue, prefill,
+//!   the rest of its TTFT, the gap) at p50 and p99, for cells with the server's timing;
+//! - [`energy`]: per scenario, output tokens per joule vs the load, for cells with GPU
+//!   energy.
 //!
-//! The open-loop figures are drawn only when the run has open-loop cells. [`frame`],
+//! The open-loop figures are drawn only when the run has open-loop cells; the server's
+//! side (`ttft_parts`, `energy`) only when some cell has the server's timing or GPU energy. [`frame`],
 //! [`axes`], [`marks`], [`rate`] and [`steps`] hold what figures share: title, subtitle,
 //! legend, panel grid, axes, point markers, the rate axis, levels drawn as steps.
 
 pub mod axes;
 pub mod cdf;
 pub mod compare;
+pub mod energy;
 pub mod frame;
 pub mod heatmap;
 pub mod latency_vs_rate;
@@ -34,6 +40,7 @@ pub mod requests_vs_rate;
 pub mod scaling;
 pub mod steps;
 pub mod timeline;
+pub mod ttft_parts;
 
 use std::path::{Path, PathBuf};
 
@@ -67,6 +74,10 @@ pub enum Plot<'a> {
     Cdf(cdf::CdfPlot<'a>),
     /// TTFT against prompt length.
     Prompt(prompt::PromptTtft<'a>),
+    /// TTFT taken apart by load, one scenario.
+    TtftParts(ttft_parts::TtftParts<'a>),
+    /// Tokens per joule vs load, one scenario.
+    Energy(energy::Energy<'a>),
 }
 
 impl Plot<'_> {
@@ -82,6 +93,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.name(),
             Plot::Cdf(p) => p.spec.name.into(),
             Plot::Prompt(_) => prompt::PromptTtft::NAME.into(),
+            Plot::TtftParts(p) => p.name(),
+            Plot::Energy(p) => p.name(),
         }
     }
 
@@ -97,6 +110,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.title(),
             Plot::Cdf(p) => p.spec.title.into(),
             Plot::Prompt(_) => prompt::PromptTtft::TITLE.into(),
+            Plot::TtftParts(p) => p.title(),
+            Plot::Energy(p) => p.title(),
         }
     }
 
@@ -126,7 +141,9 @@ impl Plot<'_> {
             | Plot::RequestsVsRate(_)
             | Plot::Timeline(_)
             | Plot::Cdf(_)
-            | Plot::Prompt(_) => false,
+            | Plot::Prompt(_)
+            | Plot::TtftParts(_)
+            | Plot::Energy(_) => false,
         }
     }
 
@@ -141,6 +158,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.size(),
             Plot::Cdf(p) => p.size(),
             Plot::Prompt(p) => p.size(),
+            Plot::TtftParts(p) => p.size(),
+            Plot::Energy(p) => p.size(),
         }
     }
 
@@ -155,6 +174,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.draw(root),
             Plot::Cdf(p) => p.draw(root),
             Plot::Prompt(p) => p.draw(root),
+            Plot::TtftParts(p) => p.draw(root),
+            Plot::Energy(p) => p.draw(root),
         }
     }
 }
@@ -218,7 +239,8 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
 /// closed-loop figures when there are closed-loop cells, the engine comparison at
 /// `compare_at` (see [`comparison_concurrency`]), then the open-loop figures when there are
 /// open-loop cells (SLO and capacity lines from `capacity`; goodput only when some cell has
-/// one).
+/// one), then the server's side per scenario: TTFT taken apart where cells have the
+/// server's timing, tokens per joule where they have GPU energy.
 pub fn overview<'a>(
     m: &'a Matrix<'a>,
     compare_at: Option<u32>,
@@ -239,9 +261,20 @@ pub fn overview<'a>(
     if !m.cells.is_empty() {
         plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
     }
-    if m.open.is_empty() {
-        return plots;
+    if !m.open.is_empty() {
+        open_loop(m, capacity, &mut plots);
     }
+    plots.extend(ttft_parts::all(m).into_iter().map(Plot::TtftParts));
+    plots.extend(energy::all(m).into_iter().map(Plot::Energy));
+    plots
+}
+
+/// The open-loop figures, after the others.
+fn open_loop<'a>(
+    m: &'a Matrix<'a>,
+    capacity: Option<&'a CapacityReport>,
+    plots: &mut Vec<Plot<'a>>,
+) {
     plots.extend(
         latency_vs_rate::SPECS
             .iter()
@@ -253,7 +286,6 @@ pub fn overview<'a>(
         plots.push(rates(&requests_vs_rate::GOODPUT));
     }
     plots.extend(pareto::with_open(m).map(Plot::Pareto));
-    plots
 }
 
 /// The figures drawn from the cells' requests (`requests`: the cells whose records were

@@ -129,6 +129,17 @@ pub fn draw_points<DB: DrawingBackend>(
     dashed: bool,
     points: &[Point],
 ) -> Result<(), DrawError> {
+    draw_marked(chart, color, dashed, points, Shape::Square)
+}
+
+/// [`draw_points`] with markers of `shape` (a circle for closed-loop cells).
+pub fn draw_marked<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, impl CoordTranslate<From = (f64, f64)>>,
+    color: RGBColor,
+    dashed: bool,
+    points: &[Point],
+    shape: Shape,
+) -> Result<(), DrawError> {
     let xy = points.iter().map(|p| (p.x, p.y));
     let stroke = color.stroke_width(3);
     if dashed {
@@ -138,7 +149,7 @@ pub fn draw_points<DB: DrawingBackend>(
     }
     for p in points {
         let mark = Mark {
-            shape: Shape::Square,
+            shape,
             color,
             face: p.face(),
         };

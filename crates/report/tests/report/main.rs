@@ -3,8 +3,8 @@
 //! frontiers, distributions, log-coloured heatmaps, stepped gauges) and its legend names
 //! only what it draws, the headline and report.html and summary.csv show the fixtures'
 //! values, a default-size report stays small and opens on the answer, several results
-//! directories show each run's capacity and repeats, bad input is named, and report.html
-//! opens in headless Chromium.
+//! directories show each run's capacity and repeats, the server's timing and GPU energy get
+//! their figures, bad input is named, and report.html opens in headless Chromium.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -22,5 +22,6 @@ mod legends;
 mod marks;
 mod page;
 mod scale;
+mod server_side;
 mod several;
 mod values;
