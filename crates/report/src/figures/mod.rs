@@ -13,7 +13,9 @@
 //! - [`timeline`]: one cell over its whole life, phases shaded, failed requests marked;
 //! - [`cdf`]: TTFT and ITL distributions, one line per load, from the cells' requests
 //!   ([`requests`]);
-//! - [`prompt`]: TTFT against prompt length in multi-turn scenarios.
+//! - [`prompt`]: TTFT against prompt length in multi-turn scenarios;
+//! - [`sessions`]: per session scenario, TTFT and the prefix cache (observed vs ideal) by
+//!   turn, one line per N; [`session_rate`]: sessions per minute vs N.
 //!
 //! The open-loop figures are drawn only when the run has open-loop cells. [`frame`],
 //! [`axes`], [`marks`], [`rate`] and [`steps`] hold what figures share: title, subtitle,
@@ -32,6 +34,8 @@ pub mod rate;
 pub mod requests;
 pub mod requests_vs_rate;
 pub mod scaling;
+pub mod session_rate;
+pub mod sessions;
 pub mod steps;
 pub mod timeline;
 
@@ -67,6 +71,10 @@ pub enum Plot<'a> {
     Cdf(cdf::CdfPlot<'a>),
     /// TTFT against prompt length.
     Prompt(prompt::PromptTtft<'a>),
+    /// TTFT or the prefix cache by turn, in a session scenario.
+    SessionTurns(sessions::SessionTurns<'a>),
+    /// Sessions per minute vs N, in a session scenario.
+    SessionRate(session_rate::SessionRate<'a>),
 }
 
 impl Plot<'_> {
@@ -82,6 +90,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.name(),
             Plot::Cdf(p) => p.spec.name.into(),
             Plot::Prompt(_) => prompt::PromptTtft::NAME.into(),
+            Plot::SessionTurns(p) => p.name(),
+            Plot::SessionRate(p) => p.name(),
         }
     }
 
@@ -97,6 +107,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.title(),
             Plot::Cdf(p) => p.spec.title.into(),
             Plot::Prompt(_) => prompt::PromptTtft::TITLE.into(),
+            Plot::SessionTurns(p) => p.title(),
+            Plot::SessionRate(p) => p.title(),
         }
     }
 
@@ -126,7 +138,9 @@ impl Plot<'_> {
             | Plot::RequestsVsRate(_)
             | Plot::Timeline(_)
             | Plot::Cdf(_)
-            | Plot::Prompt(_) => false,
+            | Plot::Prompt(_)
+            | Plot::SessionTurns(_)
+            | Plot::SessionRate(_) => false,
         }
     }
 
@@ -141,6 +155,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.size(),
             Plot::Cdf(p) => p.size(),
             Plot::Prompt(p) => p.size(),
+            Plot::SessionTurns(p) => p.size(),
+            Plot::SessionRate(p) => p.size(),
         }
     }
 
@@ -155,6 +171,8 @@ impl Plot<'_> {
             Plot::Timeline(p) => p.draw(root),
             Plot::Cdf(p) => p.draw(root),
             Plot::Prompt(p) => p.draw(root),
+            Plot::SessionTurns(p) => p.draw(root),
+            Plot::SessionRate(p) => p.draw(root),
         }
     }
 }
@@ -215,7 +233,8 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
 }
 
 /// The figures over the whole matrix (all but the timelines), in the report's order: the
-/// closed-loop figures when there are closed-loop cells, the engine comparison at
+/// closed-loop figures when there are closed-loop cells (with each session scenario's
+/// figures when its cells ran sessions, [`session_figures`]), the engine comparison at
 /// `compare_at` (see [`comparison_concurrency`]), then the open-loop figures when there are
 /// open-loop cells (SLO and capacity lines from `capacity`; goodput only when some cell has
 /// one).
@@ -238,6 +257,7 @@ pub fn overview<'a>(
     }
     if !m.cells.is_empty() {
         plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
+        plots.extend(session_figures(m));
     }
     if m.open.is_empty() {
         return plots;
@@ -272,6 +292,26 @@ pub fn distributions<'a>(
     let prompt = prompt::PromptTtft { m, requests };
     if !prompt.is_empty() {
         plots.push(Plot::Prompt(prompt));
+    }
+    plots
+}
+
+/// The session figures of each scenario whose closed-loop cells ran sessions: TTFT by turn,
+/// the prefix cache by turn, sessions per minute vs N; each only when it has something to
+/// draw.
+pub fn session_figures<'a>(m: &'a Matrix<'a>) -> Vec<Plot<'a>> {
+    let mut plots = Vec::new();
+    for scenario in 0..m.scenarios.len() {
+        for kind in [sessions::Kind::Ttft, sessions::Kind::Cache] {
+            let p = sessions::SessionTurns { m, scenario, kind };
+            if !p.is_empty() {
+                plots.push(Plot::SessionTurns(p));
+            }
+        }
+        let p = session_rate::SessionRate { m, scenario };
+        if !p.is_empty() {
+            plots.push(Plot::SessionRate(p));
+        }
     }
     plots
 }

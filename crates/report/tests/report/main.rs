@@ -22,5 +22,6 @@ mod legends;
 mod marks;
 mod page;
 mod scale;
+mod sessions;
 mod several;
 mod values;
