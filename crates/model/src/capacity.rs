@@ -17,8 +17,8 @@ use crate::metrics::{Distribution, shortfall};
 use crate::results::capacity::{CapacitySearch, Check, Probe, SearchStatus, StartRate};
 use crate::results::summary::{CellStatus, CellSummary};
 pub use answer::instance_plan;
-pub use sessions::session_capacity;
 use answer::{confidence, first_failed};
+pub use sessions::session_capacity;
 pub use window::{QUEUE_Z, probe_seconds};
 
 /// No search probes below this rate: a server that misses the SLO at 0.01 req/s has no

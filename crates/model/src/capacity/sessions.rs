@@ -6,9 +6,7 @@
 use super::answer::{instances, widest_failure};
 use super::slo_checks;
 use crate::config::CapacityConfig;
-use crate::results::capacity::{
-    Check, SessionCapacity, SessionCell, SessionPlan, SessionStatus,
-};
+use crate::results::capacity::{Check, SessionCapacity, SessionCell, SessionPlan, SessionStatus};
 use crate::results::summary::{CellStatus, CellSummary};
 
 /// The answer in sessions for `who` (endpoint, model, scenario) from its cells

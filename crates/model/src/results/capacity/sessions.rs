@@ -115,8 +115,7 @@ impl SessionCapacity {
         } else {
             ""
         };
-        let mut line =
-            format!("{who}: {at_least}{max} concurrent sessions within the SLO, steady");
+        let mut line = format!("{who}: {at_least}{max} concurrent sessions within the SLO, steady");
         if let Some(fail) = self.failing_sessions {
             line += &format!(
                 "; N = {fail} fails on {}",
