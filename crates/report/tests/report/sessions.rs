@@ -152,85 +152,28 @@ fn session_figures_draw_the_fixtures_numbers() {
 
     let dir = ResultsDir::read(&results).unwrap();
     let m = Matrix::new(&dir);
-    let a1 = m.scenarios.iter().position(|s| s.id == "A1").unwrap();
     let b2 = m.scenarios.iter().position(|s| s.id == "B2").unwrap();
     for (e, label) in ["vllm", "sglang"].iter().enumerate() {
         let s = m.series.iter().position(|x| x.endpoint == *label).unwrap();
-        let ttft = SessionTurns {
-            m: &m,
-            scenario: a1,
-            kind: Kind::Ttft,
-        };
-        assert_eq!(ttft.buckets(), ["1", "2-4", "5-9"]);
-        let want: Vec<TurnLine> = NS
-            .iter()
-            .flat_map(|&n| {
-                [false, true].map(|dashed| TurnLine {
-                    n,
-                    dashed,
-                    points: (0..3)
-                        .map(|b| {
-                            let p50 = ttft_p50(e, n, b);
-                            if dashed {
-                                (b, 3.0 * p50, b == 2)
-                            } else {
-                                (b, p50, false)
-                            }
-                        })
-                        .collect(),
-                })
-            })
-            .collect();
-        assert_eq!(ttft.lines(s), want, "{label} TTFT");
-        let cache = SessionTurns {
-            m: &m,
-            scenario: a1,
-            kind: Kind::Cache,
-        };
-        let want: Vec<TurnLine> = NS
-            .iter()
-            .flat_map(|&n| {
-                [
-                    TurnLine {
-                        n,
-                        dashed: false,
-                        points: (1..3)
-                            .map(|b| (b, shares(n, b).0.unwrap(), false))
-                            .collect(),
-                    },
-                    TurnLine {
-                        n,
-                        dashed: true,
-                        points: (0..3).map(|b| (b, shares(n, b).1, false)).collect(),
-                    },
-                ]
-            })
-            .collect();
-        assert_eq!(cache.lines(s), want, "{label} cache");
-        let rate = SessionRate {
-            m: &m,
-            scenario: a1,
-        };
-        let want: Vec<(u32, f64)> = NS.iter().map(|&n| (n, per_minute(e, n))).collect();
-        assert_eq!(rate.points(s), want, "{label} sessions per minute");
-        for kind in [Kind::Ttft, Kind::Cache] {
-            assert!(
-                SessionTurns {
-                    m: &m,
-                    scenario: b2,
-                    kind
-                }
-                .is_empty()
-            );
-        }
+        check_series(&m, s, e, label);
+    }
+    for kind in [Kind::Ttft, Kind::Cache] {
         assert!(
-            SessionRate {
+            SessionTurns {
                 m: &m,
-                scenario: b2
+                scenario: b2,
+                kind
             }
             .is_empty()
         );
     }
+    assert!(
+        SessionRate {
+            m: &m,
+            scenario: b2
+        }
+        .is_empty()
+    );
     // The sessions-per-minute line of each series: three points (beside its legend
     // swatch's two), the higher rate (vllm) higher on the page at every N.
     let svg = common::svg(&figures, "sessions_per_minute_A1");
@@ -300,4 +243,64 @@ fn the_answer_in_sessions_is_in_the_report() {
         "{md}"
     );
     assert!(md.contains("- instance plan: 9 sessions target: 9 instances, 11 with 20% headroom"));
+}
+
+/// The lines and points series `s` (endpoint `e`, `label`) draws in A1 are the numbers
+/// [`sessions`] gave its cells.
+fn check_series(m: &Matrix, s: usize, e: usize, label: &str) {
+    let a1 = m.scenarios.iter().position(|x| x.id == "A1").unwrap();
+    let ttft = SessionTurns {
+        m,
+        scenario: a1,
+        kind: Kind::Ttft,
+    };
+    assert_eq!(ttft.buckets(), ["1", "2-4", "5-9"]);
+    let want: Vec<TurnLine> = NS
+        .iter()
+        .flat_map(|&n| {
+            [false, true].map(|dashed| TurnLine {
+                n,
+                dashed,
+                points: (0..3)
+                    .map(|b| {
+                        let p50 = ttft_p50(e, n, b);
+                        if dashed {
+                            (b, 3.0 * p50, b == 2)
+                        } else {
+                            (b, p50, false)
+                        }
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    assert_eq!(ttft.lines(s), want, "{label} TTFT");
+    let cache = SessionTurns {
+        m,
+        scenario: a1,
+        kind: Kind::Cache,
+    };
+    let want: Vec<TurnLine> = NS
+        .iter()
+        .flat_map(|&n| {
+            [
+                TurnLine {
+                    n,
+                    dashed: false,
+                    points: (1..3)
+                        .map(|b| (b, shares(n, b).0.unwrap(), false))
+                        .collect(),
+                },
+                TurnLine {
+                    n,
+                    dashed: true,
+                    points: (0..3).map(|b| (b, shares(n, b).1, false)).collect(),
+                },
+            ]
+        })
+        .collect();
+    assert_eq!(cache.lines(s), want, "{label} cache");
+    let rate = SessionRate { m, scenario: a1 };
+    let want: Vec<(u32, f64)> = NS.iter().map(|&n| (n, per_minute(e, n))).collect();
+    assert_eq!(rate.points(s), want, "{label} sessions per minute");
 }
