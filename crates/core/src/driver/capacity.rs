@@ -11,7 +11,7 @@ use crate::driver::DriverError;
 use crate::plan::{Cell, Plan};
 use plateau_model::capacity::{Search, judge, session_capacity, start_rate};
 use plateau_model::config::CapacityConfig;
-use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
+use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport, SessionCapacity};
 use plateau_model::results::run_info::{CellEntry, CellState, RunInfo};
 use plateau_model::results::summary::CellSummary;
 use plateau_model::results::{self};
@@ -55,12 +55,7 @@ pub(super) async fn search_all(
                     plan.models[model].id.as_str(),
                     scenario.as_str(),
                 ];
-                let dirs: Vec<(String, &CellSummary)> =
-                    closed.iter().map(|s| (s.rel_path(), *s)).collect();
-                if let Some(answer) = session_capacity(who, &dirs, config) {
-                    tracing::info!("capacity in sessions {}", answer.answer());
-                    report.sessions.push(answer);
-                }
+                report.sessions.extend(in_sessions(who, &closed, config));
                 let (start, source) = start_rate(&closed, config);
                 let mut search = Search::new(
                     start,
@@ -118,6 +113,19 @@ pub(super) async fn search_all(
         }
     }
     Ok(report)
+}
+
+/// The answer in sessions of `who` from its closed-loop cells (`closed`), logged; `None`
+/// when they ran no sessions.
+fn in_sessions(
+    who: [&str; 3],
+    closed: &[&CellSummary],
+    config: &CapacityConfig,
+) -> Option<SessionCapacity> {
+    let dirs: Vec<(String, &CellSummary)> = closed.iter().map(|s| (s.rel_path(), *s)).collect();
+    let answer = session_capacity(who, &dirs, config)?;
+    tracing::info!("capacity in sessions {}", answer.answer());
+    Some(answer)
 }
 
 /// The summary of `cell` if this run already has it with a Measure of at least `seconds`
