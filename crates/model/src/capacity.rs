@@ -3,10 +3,12 @@
 //! or halving from the start, then bisect to the resolution, never at or above the
 //! saturation throughput a probe measured: `window.rs` derives each probe's Measure from
 //! the rate and the request lifetime), and state the answer with its confidence and the
-//! instance plan (`answer.rs`). The driver runs the probes; everything here is a function
-//! of their summaries.
+//! instance plan (`answer.rs`); for session scenarios, the answer in concurrent sessions
+//! from the closed-loop cells ([`sessions`]). The driver runs the probes; everything here
+//! is a function of their summaries.
 
 mod answer;
+pub mod sessions;
 mod window;
 
 use crate::config::{CapacityConfig, CapacitySlo};
@@ -16,6 +18,7 @@ use crate::results::capacity::{CapacitySearch, Check, Probe, SearchStatus, Start
 use crate::results::summary::{CellStatus, CellSummary};
 pub use answer::instance_plan;
 use answer::{confidence, first_failed};
+pub use sessions::session_capacity;
 pub use window::{QUEUE_Z, probe_seconds};
 
 /// No search probes below this rate: a server that misses the SLO at 0.01 req/s has no

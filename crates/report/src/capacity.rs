@@ -1,18 +1,20 @@
 //! What the capacity section of report.html and summary.md says, from `capacity.json`:
 //! the SLO, each search's answer as labelled facts (max req/s, output tok/s, the bracket,
 //! the first bound to fail, confidence, status, instance plan) and its probes as a table of
-//! text. Writers lay them out; every number is read from the file (measurements with three
+//! text, and the answers in concurrent sessions ([`sessions`]). Writers lay them out; every number is read from the file (measurements with three
 //! significant digits, configured limits as given).
 
 use plateau_model::config::CapacitySlo;
 use plateau_model::load::format_rps;
 use plateau_model::results::capacity::{
-    CapacityReport, CapacitySearch, Check, Confidence, Probe, SearchStatus, StartRate,
+    CapacityReport, CapacitySearch, Check, Confidence, SearchStatus, StartRate,
 };
 use plateau_model::results::summary::CellStatus;
 
 use crate::per_run::{PerRun, uniform};
 use crate::style::{number, tick};
+
+pub mod sessions;
 
 /// `TTFT p99 ≤ 500 ms, error rate ≤ 0.01`: the bounds every probe was judged by.
 pub fn slo(slo: &CapacitySlo) -> String {
@@ -162,7 +164,7 @@ pub fn probes(s: &CapacitySearch) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|p| {
             let mut row = vec![
                 format_rps(p.rps),
-                cell_status(p).into(),
+                cell_status(p.status).into(),
                 if p.passed { "yes" } else { "NO" }.into(),
             ];
             row.extend(bounds.iter().map(|b| {
@@ -183,16 +185,20 @@ pub fn probes(s: &CapacitySearch) -> (Vec<String>, Vec<Vec<String>>) {
     (head, rows)
 }
 
-fn cell_status(p: &Probe) -> &'static str {
-    match p.status {
+fn cell_status(status: CellStatus) -> &'static str {
+    match status {
         CellStatus::Complete => "complete",
         CellStatus::Interrupted => "interrupted",
         CellStatus::Failed => "failed",
     }
 }
 
-/// One check: `412 ≤ 500`, `612 > 500`, `overloaded` / `no`, `kept up` / `fell short`.
+/// One check: `412 ≤ 500`, `612 > 500`, `overloaded` / `no`, `kept up` / `fell short`,
+/// `steady` / `unsteady`.
 fn check(c: &Check) -> String {
+    if c.bound == "steady" {
+        return if c.passed { "steady" } else { "unsteady" }.into();
+    }
     if c.bound == "overloaded" {
         return if c.passed { "no" } else { "overloaded" }.into();
     }

@@ -13,11 +13,12 @@ use plateau_model::results::repeats::RepeatsReport;
 use plateau_model::results::run_info::RunInfo;
 use plateau_model::validate::{Finding, Severity, Thresholds};
 
+use crate::capacity::{self, sessions};
 use crate::figures::Rendered;
 use crate::headline::Card;
 use crate::matrix::Matrix;
 use crate::per_run::PerRun;
-use crate::{capacity, repeats, tables};
+use crate::{repeats, tables};
 
 /// Findings listed at most (failures first); `plateau validate` lists every one.
 pub const FINDINGS_SHOWN: usize = 100;
@@ -306,14 +307,32 @@ fn capacity_section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
             let _ = writeln!(out, "- {label}: {}", cell(&text));
         }
         let (head, rows) = capacity::probes(s);
-        let _ = writeln!(out, "\n| {} |", head.join(" | "));
-        let _ = writeln!(out, "|{}|", vec!["--:"; head.len()].join("|"));
-        for row in rows {
-            let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
-        out.push('\n');
+        verdicts(out, &head, &rows);
     }
+    for (report, s) in sessions::answers(runs) {
+        let _ = writeln!(
+            out,
+            "### {} in concurrent sessions: {}\n",
+            cell(&sessions::title(s)),
+            cell(&sessions::headline(s))
+        );
+        for (label, text) in sessions::facts(report, s) {
+            let _ = writeln!(out, "- {label}: {}", cell(&text));
+        }
+        let (head, rows) = sessions::cells(s);
+        verdicts(out, &head, &rows);
+    }
+}
+
+/// A table of judged loads (probes, or session cells), right-aligned.
+fn verdicts(out: &mut String, head: &[String], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "\n| {} |", head.join(" | "));
+    let _ = writeln!(out, "|{}|", vec!["--:"; head.len()].join("|"));
+    for row in rows {
+        let row: Vec<String> = row.iter().map(|t| cell(t)).collect();
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
 }
 
 /// Each headline number's spread across the runs of each cell, run by run.

@@ -34,6 +34,12 @@ impl Relabel for CapacityReport {
                 p.dir = format!("{run}/{}", p.dir);
             }
         }
+        for s in &mut self.sessions {
+            s.endpoint = format!("{run}/{}", s.endpoint);
+            for c in &mut s.cells {
+                c.dir = format!("{run}/{}", c.dir);
+            }
+        }
     }
 }
 

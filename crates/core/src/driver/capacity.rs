@@ -2,15 +2,16 @@
 //! rates ([`plateau_model::capacity::Search`]) as full phased cells with their own directories
 //! (`r<rate>/`) and the Measure the search derives for each, starting from the scenario's
 //! closed-loop cells where the run has them (Little's law), and write `capacity.json`
-//! after every search. A listed rate's cell stands in for a probe when its window is long
+//! after every search. A session scenario's closed-loop cells also give the answer in
+//! concurrent sessions ([`session_capacity`]), written beside its search. A listed rate's cell stands in for a probe when its window is long
 //! enough; otherwise the search probes beside it, so no cell is overwritten.
 
 use super::{Place, State, visit};
 use crate::driver::DriverError;
 use crate::plan::{Cell, Plan};
-use plateau_model::capacity::{Search, judge, start_rate};
+use plateau_model::capacity::{Search, judge, session_capacity, start_rate};
 use plateau_model::config::CapacityConfig;
-use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport};
+use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport, SessionCapacity};
 use plateau_model::results::run_info::{CellEntry, CellState, RunInfo};
 use plateau_model::results::summary::CellSummary;
 use plateau_model::results::{self};
@@ -29,6 +30,8 @@ pub(super) async fn search_all(
         target_rps: config.target_rps,
         headroom: config.headroom,
         searches: Vec::new(),
+        target_sessions: config.target_sessions,
+        sessions: Vec::new(),
     };
     let path = plan.output_dir.join(CAPACITY_FILE);
     for endpoint in 0..plan.endpoints.len() {
@@ -47,6 +50,12 @@ pub(super) async fn search_all(
                             && s.cell.load.concurrency.is_some()
                     })
                     .collect();
+                let who = [
+                    plan.endpoints[endpoint].name.as_str(),
+                    plan.models[model].id.as_str(),
+                    scenario.as_str(),
+                ];
+                report.sessions.extend(in_sessions(who, &closed, config));
                 let (start, source) = start_rate(&closed, config);
                 let mut search = Search::new(
                     start,
@@ -96,11 +105,6 @@ pub(super) async fn search_all(
                         search.stop();
                     }
                 }
-                let who = [
-                    plan.endpoints[endpoint].name.as_str(),
-                    plan.models[model].id.as_str(),
-                    scenario.as_str(),
-                ];
                 let answer = search.finish(who, source, config);
                 tracing::info!("capacity {}", answer.answer());
                 report.searches.push(answer);
@@ -109,6 +113,19 @@ pub(super) async fn search_all(
         }
     }
     Ok(report)
+}
+
+/// The answer in sessions of `who` from its closed-loop cells (`closed`), logged; `None`
+/// when they ran no sessions.
+fn in_sessions(
+    who: [&str; 3],
+    closed: &[&CellSummary],
+    config: &CapacityConfig,
+) -> Option<SessionCapacity> {
+    let dirs: Vec<(String, &CellSummary)> = closed.iter().map(|s| (s.rel_path(), *s)).collect();
+    let answer = session_capacity(who, &dirs, config)?;
+    tracing::info!("capacity in sessions {}", answer.answer());
+    Some(answer)
 }
 
 /// The summary of `cell` if this run already has it with a Measure of at least `seconds`

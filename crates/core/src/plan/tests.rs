@@ -285,6 +285,11 @@ fn each_invalid_field_is_named() {
             "capacity.slo.max_error_rate: got 1, expected a fraction from 0 up to (not including) 1",
         ),
         (
+            "/capacity",
+            serde_json::json!({"slo": {"ttft_p99_ms": 5}, "target_sessions": 0}),
+            "capacity.target_sessions: got 0, expected at least 1 concurrent session, or no key for no plan",
+        ),
+        (
             "/slo",
             serde_json::json!({}),
             "slo: expected at least one of ttft_ms, tpot_ms, e2e_ms",

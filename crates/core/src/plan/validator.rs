@@ -234,6 +234,12 @@ impl Validator {
                 self.problem(field.into(), format!("got {v}, expected a number above 0"));
             }
         }
+        if c.target_sessions == Some(0) {
+            self.problem(
+                "capacity.target_sessions".into(),
+                "got 0, expected at least 1 concurrent session, or no key for no plan",
+            );
+        }
         if let Some(e) = s.max_error_rate
             && !(0.0..1.0).contains(&e)
         {

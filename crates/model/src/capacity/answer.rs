@@ -1,20 +1,25 @@
 //! The search's answer in words and numbers: which bound failed first, how sure the answer
 //! is (do the 95% intervals at the bracket's ends clear their limits?), and the instances a
-//! target load needs.
+//! target load needs (in req/s or in concurrent sessions).
 
 use crate::results::capacity::Check;
 use crate::results::capacity::{Confidence, InstancePlan, Probe};
 
 /// The bound of `probe` that failed by the widest margin (value over limit).
 pub(super) fn first_failed(probe: &Probe) -> Option<String> {
+    widest_failure(&probe.checks)
+}
+
+/// The failed check of `checks` with the widest margin (value over limit; `overloaded`
+/// and `steady` count as 1, a bound without a value as infinite).
+pub(super) fn widest_failure(checks: &[Check]) -> Option<String> {
     let margin = |c: &Check| match c.value {
-        _ if c.bound == "overloaded" => 1.0,
+        _ if c.bound == "overloaded" || c.bound == "steady" => 1.0,
         Some(v) if c.bound == "achieved_rps" => c.limit / v.max(f64::MIN_POSITIVE),
         Some(v) if c.limit > 0.0 => v / c.limit,
         _ => f64::INFINITY,
     };
-    probe
-        .checks
+    checks
         .iter()
         .filter(|c| !c.passed)
         .max_by(|a, b| margin(a).total_cmp(&margin(b)))
@@ -84,11 +89,17 @@ pub(super) fn confidence(
 
 /// Instances for `target` req/s at `per_instance` req/s each, bare and with `headroom`.
 pub fn instance_plan(target: f64, per_instance: f64, headroom: f64) -> InstancePlan {
-    let need = |load: f64| (load / per_instance - 1e-9).ceil().max(1.0) as u32;
+    let need = |load: f64| instances(load, per_instance);
     InstancePlan {
         target_rps: target,
         instances: need(target),
         headroom,
         instances_with_headroom: need(target * (1.0 + headroom)),
     }
+}
+
+/// Instances that carry `load` at `per_instance` each: `ceil(load / per_instance)`, at
+/// least 1 (a hair over a whole number, from float error, does not add one).
+pub(super) fn instances(load: f64, per_instance: f64) -> u32 {
+    (load / per_instance - 1e-9).ceil().max(1.0) as u32
 }

@@ -48,7 +48,12 @@ pub struct CapacityConfig {
     /// Load to plan for, req/s: the result says how many instances it needs.
     #[serde(default)]
     pub target_rps: Option<f64>,
-    /// Spare capacity the plan keeps: instances for `target_rps x (1 + headroom)`.
+    /// Concurrent sessions (users) to plan for in session scenarios: the answer in
+    /// sessions (from the closed-loop sweep over N) says how many instances they need.
+    #[serde(default)]
+    pub target_sessions: Option<u32>,
+    /// Spare capacity the plans keep: instances for `target_rps x (1 + headroom)` (and
+    /// `target_sessions x (1 + headroom)`).
     #[serde(default = "default_headroom")]
     pub headroom: f64,
     /// Stop when the bracket `[passing, failing]` is narrower than this fraction of the

@@ -76,6 +76,12 @@ const BUCKETS: [(&str, u32, u32); 4] = [
     ("10+", 9, u32::MAX),
 ];
 
+/// The turn buckets' names in order (`1`, `2-4`, `5-9`, `10+`): what [`TurnBucket::turns`]
+/// holds.
+pub fn turn_buckets() -> [&'static str; 4] {
+    BUCKETS.map(|b| b.0)
+}
+
 /// The session results of `samples` (all of the cell's requests), `ok` its measured
 /// successful ones; `None` when no request is a session turn.
 pub(crate) fn measure(

@@ -1,6 +1,7 @@
 //! `capacity.json`: the answer of each capacity search (the highest request rate within
 //! the SLO), how it was found (every probe, each a full open-loop cell with its own
-//! directory), which bound failed first, how sure the answer is, and the instance plan.
+//! directory), which bound failed first, how sure the answer is, and the instance plan;
+//! for session scenarios also the answer in concurrent sessions ([`sessions`]).
 //! Its JSON Schema is checked in at `schemas/capacity.schema.json`.
 
 use schemars::JsonSchema;
@@ -9,6 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::config::CapacitySlo;
 use crate::load::format_rps;
 use crate::results::summary::CellStatus;
+
+pub mod sessions;
+
+pub use sessions::{SessionCapacity, SessionCell, SessionPlan, SessionStatus};
 
 /// File name, at the top of the results directory.
 pub const CAPACITY_FILE: &str = "capacity.json";
@@ -27,6 +32,13 @@ pub struct CapacityReport {
     pub headroom: f64,
     /// One search per endpoint x model x scenario, in run order.
     pub searches: Vec<CapacitySearch>,
+    /// Concurrent sessions the instance plans in sessions are for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_sessions: Option<u32>,
+    /// The answer in concurrent sessions of each session scenario with closed-loop cells,
+    /// in run order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<SessionCapacity>,
 }
 
 /// How a search ended.
@@ -65,11 +77,11 @@ pub enum StartRate {
 /// One bound checked on one probe.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Check {
-    /// `ttft_p99_ms`, `tpot_p99_ms`, `e2e_p99_ms`, `error_rate`, `overloaded` or
+    /// `ttft_p99_ms`, `tpot_p99_ms`, `e2e_p99_ms`, `error_rate`, `overloaded`,
     /// `achieved_rps` (completions fell short of arrivals: the server did not carry the
-    /// rate).
+    /// rate) or, judging a closed-loop cell in sessions, `steady` (value 1 when steady).
     pub bound: String,
-    /// The limit (0 for `overloaded`; the offered rate for `achieved_rps`).
+    /// The limit (0 for `overloaded`, 1 for `steady`; the offered rate for `achieved_rps`).
     pub limit: f64,
     /// The probe's value; absent when not measured (no successful request).
     #[serde(default, skip_serializing_if = "Option::is_none")]

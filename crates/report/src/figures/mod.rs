@@ -18,6 +18,8 @@
 //!   the rest of its TTFT, the gap) at p50 and p99, for cells with the server's timing;
 //! - [`energy`]: per scenario, output tokens per joule vs the load, for cells with GPU
 //!   energy.
+//! - [`sessions`]: per session scenario, TTFT and the prefix cache (observed vs ideal) by
+//!   turn, one line per N; [`session_rate`]: sessions per minute vs N.
 //!
 //! The open-loop figures are drawn only when the run has open-loop cells; the server's
 //! side (`ttft_parts`, `energy`) only when some cell has the server's timing or GPU energy. [`frame`],
@@ -38,6 +40,8 @@ pub mod rate;
 pub mod requests;
 pub mod requests_vs_rate;
 pub mod scaling;
+pub mod session_rate;
+pub mod sessions;
 pub mod steps;
 pub mod timeline;
 pub mod ttft_parts;
@@ -78,6 +82,10 @@ pub enum Plot<'a> {
     TtftParts(ttft_parts::TtftParts<'a>),
     /// Tokens per joule vs load, one scenario.
     Energy(energy::Energy<'a>),
+    /// TTFT or the prefix cache by turn, in a session scenario.
+    SessionTurns(sessions::SessionTurns<'a>),
+    /// Sessions per minute vs N, in a session scenario.
+    SessionRate(session_rate::SessionRate<'a>),
 }
 
 impl Plot<'_> {
@@ -95,6 +103,8 @@ impl Plot<'_> {
             Plot::Prompt(_) => prompt::PromptTtft::NAME.into(),
             Plot::TtftParts(p) => p.name(),
             Plot::Energy(p) => p.name(),
+            Plot::SessionTurns(p) => p.name(),
+            Plot::SessionRate(p) => p.name(),
         }
     }
 
@@ -112,6 +122,8 @@ impl Plot<'_> {
             Plot::Prompt(_) => prompt::PromptTtft::TITLE.into(),
             Plot::TtftParts(p) => p.title(),
             Plot::Energy(p) => p.title(),
+            Plot::SessionTurns(p) => p.title(),
+            Plot::SessionRate(p) => p.title(),
         }
     }
 
@@ -143,7 +155,9 @@ impl Plot<'_> {
             | Plot::Cdf(_)
             | Plot::Prompt(_)
             | Plot::TtftParts(_)
-            | Plot::Energy(_) => false,
+            | Plot::Energy(_)
+            | Plot::SessionTurns(_)
+            | Plot::SessionRate(_) => false,
         }
     }
 
@@ -160,6 +174,8 @@ impl Plot<'_> {
             Plot::Prompt(p) => p.size(),
             Plot::TtftParts(p) => p.size(),
             Plot::Energy(p) => p.size(),
+            Plot::SessionTurns(p) => p.size(),
+            Plot::SessionRate(p) => p.size(),
         }
     }
 
@@ -176,6 +192,8 @@ impl Plot<'_> {
             Plot::Prompt(p) => p.draw(root),
             Plot::TtftParts(p) => p.draw(root),
             Plot::Energy(p) => p.draw(root),
+            Plot::SessionTurns(p) => p.draw(root),
+            Plot::SessionRate(p) => p.draw(root),
         }
     }
 }
@@ -236,7 +254,8 @@ pub fn save(plot: &Plot, dir: &Path) -> Result<Rendered, ReportError> {
 }
 
 /// The figures over the whole matrix (all but the timelines), in the report's order: the
-/// closed-loop figures when there are closed-loop cells, the engine comparison at
+/// closed-loop figures when there are closed-loop cells (with each session scenario's
+/// figures when its cells ran sessions, [`session_figures`]), the engine comparison at
 /// `compare_at` (see [`comparison_concurrency`]), then the open-loop figures when there are
 /// open-loop cells (SLO and capacity lines from `capacity`; goodput only when some cell has
 /// one), then the server's side per scenario: TTFT taken apart where cells have the
@@ -260,6 +279,7 @@ pub fn overview<'a>(
     }
     if !m.cells.is_empty() {
         plots.extend(pareto::all(m).into_iter().map(Plot::Pareto));
+        plots.extend(session_figures(m));
     }
     if !m.open.is_empty() {
         open_loop(m, capacity, &mut plots);
@@ -304,6 +324,26 @@ pub fn distributions<'a>(
     let prompt = prompt::PromptTtft { m, requests };
     if !prompt.is_empty() {
         plots.push(Plot::Prompt(prompt));
+    }
+    plots
+}
+
+/// The session figures of each scenario whose closed-loop cells ran sessions: TTFT by turn,
+/// the prefix cache by turn, sessions per minute vs N; each only when it has something to
+/// draw.
+pub fn session_figures<'a>(m: &'a Matrix<'a>) -> Vec<Plot<'a>> {
+    let mut plots = Vec::new();
+    for scenario in 0..m.scenarios.len() {
+        for kind in [sessions::Kind::Ttft, sessions::Kind::Cache] {
+            let p = sessions::SessionTurns { m, scenario, kind };
+            if !p.is_empty() {
+                plots.push(Plot::SessionTurns(p));
+            }
+        }
+        let p = session_rate::SessionRate { m, scenario };
+        if !p.is_empty() {
+            plots.push(Plot::SessionRate(p));
+        }
     }
     plots
 }

@@ -1,13 +1,14 @@
 //! The "Capacity" section that opens report.html when a run searched for capacity
 //! (`capacity.json`, of each run in a report over several): the SLO, a card per search with
-//! its answer, and its probes table. The words are [`crate::capacity`]'s.
+//! its answer, and its probes table, then a card per session scenario with its answer in
+//! concurrent sessions and its cells table. The words are [`crate::capacity`]'s.
 
 use std::fmt::Write;
 
 use plateau_model::results::capacity::CapacityReport;
 
 use super::{escape, table};
-use crate::capacity;
+use crate::capacity::{self, sessions};
 use crate::per_run::PerRun;
 
 /// Writes the section of `runs` (at least one).
@@ -32,15 +33,45 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         }
         out.push_str("</table>\n");
         let (head, rows) = capacity::probes(s);
-        let last = head.len() - 1;
-        // Failures red, passes green; the status and the cell path are words.
-        table::write(out, Some("probes"), &head, &rows, |_, j, text| match text {
-            "NO" | "overloaded" => Some("text NO"),
-            _ if j == 0 => None,
-            "yes" => Some("text yes"),
-            _ if j == last || j == 1 => Some("text"),
-            _ => None,
-        });
+        verdicts(out, "probes", &head, &rows);
         out.push_str("</div>\n");
     }
+    if sessions::answers(runs).next().is_none() {
+        return;
+    }
+    out.push_str(
+        "<h3 id=\"capacity-sessions\">In concurrent sessions</h3>\n<p class=\"note\">For \
+         each session scenario, the most concurrent sessions of the closed-loop sweep whose \
+         turns met the SLO (p99 over the measured turns) in a steady, complete cell, below \
+         every N that failed.</p>\n",
+    );
+    for (report, s) in sessions::answers(runs) {
+        let _ = writeln!(
+            out,
+            "<div class=\"card\" data-sessions=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
+            escape(&sessions::title(s)),
+            escape(&sessions::title(s)),
+            escape(&sessions::headline(s))
+        );
+        for (label, text) in sessions::facts(report, s) {
+            let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
+        }
+        out.push_str("</table>\n");
+        let (head, rows) = sessions::cells(s);
+        verdicts(out, "session-cells", &head, &rows);
+        out.push_str("</div>\n");
+    }
+}
+
+/// A table of judged loads (probes, or session cells): failures red, passes green; the
+/// status and the cell path are words.
+fn verdicts(out: &mut String, class: &str, head: &[String], rows: &[Vec<String>]) {
+    let last = head.len() - 1;
+    table::write(out, Some(class), head, rows, |_, j, text| match text {
+        "NO" | "overloaded" | "unsteady" => Some("text NO"),
+        _ if j == 0 => None,
+        "yes" => Some("text yes"),
+        _ if j == last || j == 1 => Some("text"),
+        _ => None,
+    });
 }

@@ -23,5 +23,6 @@ mod marks;
 mod page;
 mod scale;
 mod server_side;
+mod sessions;
 mod several;
 mod values;

@@ -1,0 +1,130 @@
+//! Capacity in sessions: from a session scenario's closed-loop sweep over N (each N a cell
+//! of N concurrent sessions), the most concurrent sessions whose turns met the SLO (the
+//! p99s over the measured turns, each turn one request) in a steady, complete cell, below
+//! every N that failed, and the instances a target number of users needs.
+
+use super::answer::{instances, widest_failure};
+use super::slo_checks;
+use crate::config::CapacityConfig;
+use crate::results::capacity::{Check, SessionCapacity, SessionCell, SessionPlan, SessionStatus};
+use crate::results::summary::{CellStatus, CellSummary};
+
+/// The answer in sessions for `who` (endpoint, model, scenario) from its cells
+/// (`(directory, summary)`, any order): the first run (repeat 1) of each closed-loop cell
+/// that ran sessions is judged; `None` when there is none.
+pub fn session_capacity(
+    who: [&str; 3],
+    cells: &[(String, &CellSummary)],
+    config: &CapacityConfig,
+) -> Option<SessionCapacity> {
+    let mut judged: Vec<SessionCell> = cells
+        .iter()
+        .filter(|(_, s)| s.cell.repeat == 1 && s.metrics.sessions.is_some())
+        .filter_map(|(dir, s)| Some(judge(s.cell.load.concurrency?, dir, s, config)))
+        .collect();
+    if judged.is_empty() {
+        return None;
+    }
+    judged.sort_by_key(|c| c.sessions);
+    let ran = |c: &&SessionCell| c.status != CellStatus::Interrupted;
+    let fail = judged
+        .iter()
+        .filter(ran)
+        .filter(|c| !c.passed)
+        .min_by_key(|c| c.sessions);
+    let below = |c: &&SessionCell| fail.is_none_or(|f| c.sessions < f.sessions);
+    let pass = judged
+        .iter()
+        .filter(|c| c.passed)
+        .filter(below)
+        .max_by_key(|c| c.sessions);
+    let status = match (judged.iter().any(|c| ran(&c)), pass, fail) {
+        (false, _, _) => SessionStatus::Stopped,
+        (true, None, _) => SessionStatus::NonePassed,
+        (true, Some(_), Some(_)) => SessionStatus::Found,
+        (true, Some(_), None) => SessionStatus::AtLeast,
+    };
+    let max = pass.map(|p| p.sessions);
+    let plan = config.target_sessions.zip(max).map(|(target, max)| {
+        let per = f64::from(max);
+        SessionPlan {
+            target_sessions: target,
+            instances: instances(f64::from(target), per),
+            headroom: config.headroom,
+            instances_with_headroom: instances(f64::from(target) * (1.0 + config.headroom), per),
+        }
+    });
+    Some(SessionCapacity {
+        endpoint: who[0].into(),
+        model: who[1].into(),
+        scenario: who[2].into(),
+        status,
+        max_sessions: max,
+        failing_sessions: fail.map(|f| f.sessions),
+        first_failed: fail.and_then(|f| widest_failure(&f.checks)),
+        sessions_per_minute: pass.and_then(|p| p.sessions_per_minute),
+        requests_in_flight_mean: pass.map(|p| p.requests_in_flight_mean),
+        plan,
+        notes: notes(&judged, status, pass, fail),
+        cells: judged,
+    })
+}
+
+/// The cell `s` of `n` concurrent sessions (directory `dir`) against the SLO, and steady.
+fn judge(n: u32, dir: &str, s: &CellSummary, config: &CapacityConfig) -> SessionCell {
+    let m = &s.metrics;
+    let mut checks = slo_checks(s, &config.slo);
+    let steady = m.steady.steady;
+    checks.push(Check {
+        bound: "steady".into(),
+        limit: 1.0,
+        value: Some(f64::from(u8::from(steady))),
+        upper_ci: None,
+        lower_ci: None,
+        passed: steady,
+    });
+    let sessions = m.sessions.as_ref();
+    SessionCell {
+        sessions: n,
+        dir: dir.to_owned(),
+        status: s.status,
+        passed: s.status == CellStatus::Complete && checks.iter().all(|c| c.passed),
+        checks,
+        sessions_per_minute: sessions.and_then(|x| x.sessions_per_minute),
+        requests_in_flight_mean: sessions.map_or(0.0, |x| x.requests_in_flight_mean),
+    }
+}
+
+/// What the reader should know of the answer: cells not judged, passes above a failure
+/// (left out), a capacity above the largest N run.
+fn notes(
+    cells: &[SessionCell],
+    status: SessionStatus,
+    pass: Option<&SessionCell>,
+    fail: Option<&SessionCell>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in cells.iter().filter(|c| c.status == CellStatus::Interrupted) {
+        out.push(format!("N = {} was interrupted: not judged", c.sessions));
+    }
+    if let Some(f) = fail {
+        for c in cells.iter().filter(|c| c.passed && c.sessions > f.sessions) {
+            out.push(format!(
+                "N = {} met the SLO, steady, but N = {} below it did not: left out",
+                c.sessions, f.sessions
+            ));
+        }
+    }
+    if let (SessionStatus::AtLeast, Some(p)) = (status, pass) {
+        out.push(format!(
+            "N = {}, the largest run, met the SLO: the capacity is at least {} sessions \
+             (run larger N to find it; an instance plan from it may count more instances \
+             than needed)",
+            p.sessions, p.sessions
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
