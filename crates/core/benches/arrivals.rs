@@ -53,6 +53,7 @@ async fn run_rate(rps: f64, fill: Duration, measure: Duration) -> CellOutput {
         rps,
         arrival: Arrival::Poisson,
         max_concurrency: None,
+        unit: Default::default(),
     });
     let input = CellInput {
         transport: Arc::new(Fake {

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use plateau_model::config::{
-    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, RunConfig, SloConfig,
-    SteadyConfig,
+    AdaptivePhases, Api, Arrival, CapacityConfig, Engine, HardwareConfig, RateUnit, RunConfig,
+    SloConfig, SteadyConfig,
 };
 use plateau_model::phase::DrainLimit;
 use plateau_model::results::run_info::EndpointInfo;
@@ -181,6 +181,8 @@ pub struct Plan {
     pub arrival: Arrival,
     /// Open loop: most requests in flight before arrivals queue client-side.
     pub max_concurrency: Option<u32>,
+    /// Open loop: what each arrival starts (a request, or a session run to its end).
+    pub rate_unit: RateUnit,
     /// The capacity search, when configured.
     pub capacity: Option<CapacityConfig>,
     /// Phase lengths.
@@ -348,6 +350,7 @@ impl Plan {
             request_rates: config.request_rates.clone(),
             arrival: config.arrival,
             max_concurrency: config.max_concurrency,
+            rate_unit: config.rate_unit,
             capacity: config.capacity.clone(),
             phases,
             request: RequestOptions {

@@ -13,7 +13,7 @@ pub use endpoint::{
     Api, EndpointConfig, Engine, HardwareConfig, HeaderConfig, ModelConfig, ProxyConfig, TlsConfig,
 };
 pub use gpu_metrics::GpuMetricsConfig;
-pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival};
+pub use open_loop::{Arrival, CapacityConfig, CapacitySlo, GammaArrival, RateUnit};
 pub use output_tokens::{LengthDist, MAX_OUTPUT_TOKENS, OutputTokens};
 pub use phases::{
     AdaptivePhases, DEFAULT_ADAPTIVE_MEASURE, DEFAULT_ADAPTIVE_STABILIZE, DEFAULT_PRECISION,
@@ -50,6 +50,12 @@ pub struct RunConfig {
     /// (their queue time counts in latencies from the intended send). Absent: no cap.
     #[serde(default)]
     pub max_concurrency: Option<u32>,
+    /// What each open-loop arrival starts: `"requests"` (default) or `"sessions"` (each
+    /// arrival starts a session of a session scenario, which runs its turns with their think
+    /// times on its own; `request_rates` are then session starts per second and
+    /// `max_concurrency` caps sessions active).
+    #[serde(default)]
+    pub rate_unit: RateUnit,
     /// Search the highest request rate within an SLO for every endpoint/model/scenario.
     #[serde(default)]
     pub capacity: Option<CapacityConfig>,

@@ -1,13 +1,13 @@
 //! The load axis of a cell: a closed loop at N in flight, or an open loop at a request
-//! rate. One type from the plan through the cell directory (`c<N>`, `r<rate>`) to the
-//! summary.
+//! rate (or a rate of session starts). One type from the plan through the cell directory
+//! (`c<N>`, `r<rate>`, `s<rate>`) to the summary.
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::Arrival;
+use crate::config::{Arrival, RateUnit};
 
 /// Sessions an open-loop cell's workload is built for when `max_concurrency` does not
 /// bound it: each arrival takes an idle session (a user; a conversation in multi-turn
@@ -26,19 +26,24 @@ pub enum Load {
 /// An open-loop load.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate {
-    /// Target arrivals per second (at most three decimals).
+    /// Target arrivals per second (at most three decimals): requests, or session starts
+    /// under [`RateUnit::Sessions`].
     pub rps: f64,
     /// How arrivals are spaced.
     pub arrival: Arrival,
-    /// At most this many requests in flight; later arrivals queue client-side.
+    /// At most this many requests in flight (sessions active under
+    /// [`RateUnit::Sessions`]); later arrivals queue client-side.
     pub max_concurrency: Option<u32>,
+    /// What each arrival starts: a request, or a session run to its end.
+    pub unit: RateUnit,
 }
 
 impl Load {
-    /// The cell directory's name: `c8`, `r20`, `r2.5`.
+    /// The cell directory's name: `c8`, `r20`, `r2.5`, or `s0.5` for session starts.
     pub fn dir_name(&self) -> String {
         match self {
             Load::Concurrency(n) => format!("c{n}"),
+            Load::Rate(r) if r.unit == RateUnit::Sessions => format!("s{}", format_rps(r.rps)),
             Load::Rate(r) => format!("r{}", format_rps(r.rps)),
         }
     }
@@ -79,11 +84,11 @@ impl Load {
 }
 
 impl fmt::Display for Load {
-    /// `N=8` or `20 req/s`.
+    /// `N=8`, `20 req/s` or `0.5 sessions/s`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Load::Concurrency(n) => write!(f, "N={n}"),
-            Load::Rate(r) => write!(f, "{} req/s", format_rps(r.rps)),
+            Load::Rate(r) => write!(f, "{} {}", format_rps(r.rps), r.unit.per_second()),
         }
     }
 }
@@ -101,9 +106,14 @@ pub struct LoadInfo {
     /// Open loop: how arrivals were spaced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrival: Option<Arrival>,
-    /// Open loop: the cap on requests in flight, if any.
+    /// Open loop: the cap on requests in flight (sessions active when `rate_unit` is
+    /// `sessions`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrency: Option<u32>,
+    /// Open loop of sessions: `sessions` (`request_rate` counts session starts per second);
+    /// absent: requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_unit: Option<RateUnit>,
 }
 
 impl From<&Load> for LoadInfo {
@@ -118,6 +128,7 @@ impl From<&Load> for LoadInfo {
                 request_rate: Some(r.rps),
                 arrival: Some(r.arrival),
                 max_concurrency: r.max_concurrency,
+                rate_unit: (r.unit == RateUnit::Sessions).then_some(r.unit),
             },
         }
     }
@@ -132,6 +143,7 @@ impl LoadInfo {
                 rps,
                 arrival: self.arrival.unwrap_or_default(),
                 max_concurrency: self.max_concurrency,
+                unit: self.rate_unit.unwrap_or_default(),
             })),
             _ => None,
         }
@@ -174,6 +186,13 @@ mod tests {
                 rps,
                 arrival: Arrival::Poisson,
                 max_concurrency: None,
+                unit: RateUnit::Requests,
+            })
+        };
+        let sessions = |rps| {
+            Load::Rate(Rate {
+                unit: RateUnit::Sessions,
+                ..*rate(rps).rate().unwrap()
             })
         };
         // (load, directory, label)
@@ -183,6 +202,7 @@ mod tests {
             (rate(2.5), "r2.5", "2.5 req/s"),
             (rate(0.125), "r0.125", "0.125 req/s"),
             (rate(1000.0), "r1000", "1000 req/s"),
+            (sessions(0.5), "s0.5", "0.5 sessions/s"),
         ];
         for (load, dir, label) in rows {
             assert_eq!(load.dir_name(), dir);
@@ -190,6 +210,15 @@ mod tests {
         }
         assert_ne!(rate(8.0).seed_key(), Load::Concurrency(8).seed_key());
         assert_eq!(rate(8.0).sessions(), OPEN_LOOP_SESSIONS);
+        // The unit survives the result files' fields; a request rate writes none.
+        for load in [rate(2.5), sessions(2.5)] {
+            assert_eq!(LoadInfo::from(&load).load(), Some(load));
+        }
+        assert_eq!(LoadInfo::from(&rate(2.5)).rate_unit, None);
+        assert_eq!(
+            LoadInfo::from(&sessions(2.5)).rate_unit,
+            Some(RateUnit::Sessions)
+        );
     }
 
     #[test]

@@ -129,6 +129,7 @@ impl Shard {
                 rps: r.rps / f64::from(self.count),
                 arrival: r.arrival,
                 max_concurrency: r.max_concurrency.map(|m| self.share(m)),
+                unit: r.unit,
             }),
         }
     }
@@ -316,6 +317,7 @@ mod tests {
             rps: 10.0,
             arrival: Arrival::Poisson,
             max_concurrency: Some(10),
+            unit: Default::default(),
         });
         let Load::Rate(part) = load.part(&rate) else {
             panic!("a rate stays a rate")

@@ -98,6 +98,7 @@ impl Plan {
             rps,
             arrival: self.arrival,
             max_concurrency: self.max_concurrency,
+            unit: self.rate_unit,
         })
     }
 

@@ -265,6 +265,12 @@ fn each_invalid_field_is_named() {
             "max_concurrency: expected at least 1, or no key for no cap",
         ),
         (
+            "/rate_unit",
+            serde_json::json!("sessions"),
+            "rate_unit: got \"sessions\" with no request_rates; expected session starts per \
+             second in request_rates (or no rate_unit)",
+        ),
+        (
             "/capacity",
             serde_json::json!({"slo": {"max_error_rate": 0.01}}),
             "capacity.slo: expected at least one latency bound: ttft_p99_ms, tpot_p99_ms or e2e_p99_ms",
@@ -608,8 +614,25 @@ fn rates_sit_beside_concurrencies_in_the_matrix() {
     let mut v = base();
     set(&mut v, "/batch_sizes", serde_json::json!([]));
     set(&mut v, "/request_rates", serde_json::json!([3]));
-    let config: RunConfig = serde_json::from_value(v).unwrap();
+    let config: RunConfig = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(Plan::build(&config, &|_| None).unwrap().cells().len(), 1);
+    // Session starts: their own directories and unit; not beside a capacity search.
+    set(&mut v, "/rate_unit", serde_json::json!("sessions"));
+    let config: RunConfig = serde_json::from_value(v.clone()).unwrap();
+    let plan = Plan::build(&config, &|_| None).unwrap();
+    assert_eq!(plan.cells()[0].load.dir_name(), "s3");
+    assert_eq!(plan.cells()[0].load.to_string(), "3 sessions/s");
+    set(
+        &mut v,
+        "/capacity",
+        serde_json::json!({"slo": {"ttft_p99_ms": 500}}),
+    );
+    let config: RunConfig = serde_json::from_value(v).unwrap();
+    let err = Plan::build(&config, &|_| None).unwrap_err().to_string();
+    assert!(
+        err.contains("rate_unit: got \"sessions\" beside a capacity search"),
+        "{err}"
+    );
 }
 
 #[test]

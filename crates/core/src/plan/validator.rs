@@ -4,8 +4,8 @@
 use super::credentials::Credentials;
 use super::{BaseUrl, Endpoint, Problem, Target};
 use plateau_model::config::{
-    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RunConfig,
-    ServerMetricsConfig, SloConfig, SteadyConfig,
+    Arrival, CapacityConfig, EndpointConfig, Engine, HardwareConfig, ProxyConfig, RateUnit,
+    RunConfig, ServerMetricsConfig, SloConfig, SteadyConfig,
 };
 use plateau_model::secret::MASK;
 use plateau_model::secret::forms::is_credential_name;
@@ -213,6 +213,22 @@ impl Validator {
                 "max_concurrency".into(),
                 "expected at least 1, or no key for no cap",
             );
+        }
+        if config.rate_unit == RateUnit::Sessions {
+            if config.request_rates.is_empty() {
+                self.problem(
+                    "rate_unit".into(),
+                    "got \"sessions\" with no request_rates; expected session starts per second \
+                     in request_rates (or no rate_unit)",
+                );
+            }
+            if config.capacity.is_some() {
+                self.problem(
+                    "rate_unit".into(),
+                    "got \"sessions\" beside a capacity search, which probes request rates; \
+                     expected \"requests\" (or no rate_unit) with capacity",
+                );
+            }
         }
         if let Some(c) = &config.capacity {
             self.capacity(c);

@@ -6,14 +6,17 @@
 //! of its latency from the intended send. Each arrival takes an idle session (a user; a
 //! conversation in multi-turn scenarios) and gives it back when its request ends. A trace
 //! replay ([`Replay`]) supplies the instants and each arrival's prompt in place of the
-//! drawn process and the session's next prompt.
+//! drawn process and the session's next prompt. Under `rate_unit: sessions` each arrival
+//! instead starts a whole session on its own task ([`sessions`]).
+
+mod sessions;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::Semaphore;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
 use super::Shared;
@@ -26,6 +29,7 @@ use crate::recorder::Record;
 use crate::transport::Transport;
 use crate::workload::{Prompt, Replay, Session, Workload};
 use plateau_http::clock::micros;
+use plateau_model::config::RateUnit;
 use plateau_model::phase::Phase;
 
 /// Idle sessions (id and session), oldest first, and how many were made.
@@ -64,7 +68,10 @@ pub(super) async fn run<T: Transport>(
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    let replay = workload.replay();
+    // A session's turns follow its think times, not a trace's instants.
+    let replay = workload
+        .replay()
+        .filter(|_| rate.unit == RateUnit::Requests);
     let pacer = match &replay {
         Some(r) => Pacer::replay(r.instants()),
         None => Pacer::new(rate.rps, rate.arrival, shared.schedule.fill, seed),
@@ -99,13 +106,19 @@ pub(super) async fn run<T: Transport>(
             t_intended_us: micros(intended),
             replayed: replay.clone().map(|r| (r, k)),
         };
-        requests.spawn(arrive(
-            shared.clone(),
-            sessions.clone(),
-            places.clone(),
-            arrival,
-            records.clone(),
-        ));
+        let (shared, pool, places) = (shared.clone(), sessions.clone(), places.clone());
+        match rate.unit {
+            RateUnit::Requests => {
+                requests.spawn(arrive(shared, pool, places, arrival, records.clone()))
+            }
+            RateUnit::Sessions => requests.spawn(sessions::run(
+                shared,
+                pool,
+                places,
+                arrival,
+                records.clone(),
+            )),
+        };
     }
     while requests.join_next().await.is_some() {}
 }
@@ -133,24 +146,15 @@ async fn arrive<T: Transport>(
         replayed,
     } = arrival;
     let (id, mut session) = sessions.take();
-    let mut queue_us = None;
-    let _place = match places {
-        None => None,
-        Some(places) => {
-            let queued_at = shared.clock.now_us();
-            tokio::select! {
-                place = places.acquire_owned() => {
-                    queue_us = Some(shared.clock.now_us().saturating_sub(queued_at));
-                    place.ok()
-                }
-                _ = shared.cancel.cancelled() => {
-                    let queued = Queued { id, phase, t_intended_us, queued_at };
-                    never_sent(&shared, queued, &records);
-                    sessions.give_back(id, session);
-                    return;
-                }
-            }
-        }
+    let queued = Queued {
+        id,
+        phase,
+        t_intended_us,
+        queued_at: shared.clock.now_us(),
+    };
+    let Some((_place, queue_us)) = place(&shared, places, queued, &records).await else {
+        sessions.give_back(id, session);
+        return;
     };
     let prompt = match replayed {
         Some((replay, k)) => replay.prompt(k),
@@ -165,6 +169,29 @@ async fn arrive<T: Transport>(
     };
     send(&shared, start, prompt, session.as_mut(), None, &records).await;
     sessions.give_back(id, session);
+}
+
+/// A place under `max_concurrency` (none without a cap) and the time queued for it, us;
+/// `None` when the cell ended first (the arrival is then recorded as never sent).
+async fn place<T>(
+    shared: &Shared<T>,
+    places: Option<Arc<Semaphore>>,
+    queued: Queued,
+    records: &UnboundedSender<Record>,
+) -> Option<(Option<OwnedSemaphorePermit>, Option<u64>)> {
+    let Some(places) = places else {
+        return Some((None, None));
+    };
+    tokio::select! {
+        place = places.acquire_owned() => {
+            let queue_us = shared.clock.now_us().saturating_sub(queued.queued_at);
+            Some((place.ok(), Some(queue_us)))
+        }
+        _ = shared.cancel.cancelled() => {
+            never_sent(shared, queued, records);
+            None
+        }
+    }
 }
 
 /// An arrival waiting client-side for a place: its session, phase, intended send and

@@ -28,8 +28,9 @@ pub(super) struct Start {
     pub t_intended_us: Option<u64>,
     /// Open loop with a cap: time queued for a place, us.
     pub queue_us: Option<u64>,
-    /// Whether the sender waits the session's think time after the reply (closed loop);
-    /// the open loop's next turn goes out at its arrival instead.
+    /// Whether the sender waits the session's think time after the reply (closed loop,
+    /// open loop of sessions); the open loop of requests sends the next turn at its
+    /// arrival instead.
     pub thinks: bool,
 }
 
@@ -41,7 +42,8 @@ pub(super) struct Wait {
     pub backoff: Option<Duration>,
     /// The session's user thinking before the next turn.
     pub think: Option<Duration>,
-    /// The session ended with this request.
+    /// The session ended with this request (a workload without sessions: every request
+    /// is a session of one).
     pub end: bool,
 }
 
@@ -119,6 +121,6 @@ pub(super) async fn send<T: Transport>(
     Wait {
         backoff: wait,
         think,
-        end: after == After::End,
+        end: matches!(after, After::End | After::Now),
     }
 }

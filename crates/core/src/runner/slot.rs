@@ -6,6 +6,7 @@
 //! is a session active, not a request in flight. A turn that spawns sub-agents
 //! ([`Session::children`]) has them run at once as requests of the same slot, each to its
 //! end, while the parent thinks; the parent's next turn goes after the last child ends.
+//! The open loop of sessions runs each session to its end the same way ([`to_end`]).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -22,44 +23,108 @@ use crate::transport::Transport;
 use crate::workload::Session;
 use plateau_model::phase::Phase;
 
+/// Who sends a session's turns: its slot (the open loop's session id), its backoff, and
+/// how many sub-agents it has spawned (each seeds its own backoff).
+pub(super) struct Sender {
+    slot: u32,
+    pub backoff: Backoff,
+    spawned: u64,
+}
+
+impl Sender {
+    /// The sender of slot `slot`, its backoff jitter seeded by `seed`.
+    pub(super) fn new(slot: u32, seed: u64) -> Sender {
+        Sender {
+            slot,
+            backoff: Backoff::new(seed),
+            spawned: 0,
+        }
+    }
+
+    /// The sender of slot `slot` as the cell's failures seed it.
+    pub(super) fn of_slot<T>(shared: &Shared<T>, slot: u32) -> Sender {
+        Sender::new(slot, shared.failures.seed ^ (u64::from(slot) << 32))
+    }
+}
+
 pub(super) async fn run<T: Transport>(
     slot: u32,
     mut session: Box<dyn Session>,
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    let mut backoff = Backoff::new(shared.failures.seed ^ (u64::from(slot) << 32));
+    let mut sender = Sender::of_slot(&shared, slot);
     let start = shared.clock.at(shared.schedule.slot_start(slot));
     tokio::select! {
         _ = shared.cancel.cancelled() => return,
         _ = sleep_until(start) => {}
     }
-    let mut spawned: u64 = 0;
     while running(&shared) {
-        let wait = turn(&shared, slot, session.as_mut(), &mut backoff, &records).await;
-        let mut children = JoinSet::new();
-        for child in session.children() {
-            spawned += 1;
-            let seed = shared.failures.seed ^ (u64::from(slot) << 32) ^ (spawned << 8);
-            children.spawn(run_child(
-                slot,
-                child,
-                seed,
-                shared.clone(),
-                records.clone(),
-            ));
-        }
-        let cancelled = !pause(&shared, &wait).await;
-        // Join: a child only ends after its last turn, or at the cell's end (its request
-        // then cancelled and recorded like any other).
-        while children.join_next().await.is_some() {}
-        if cancelled {
+        let wait = turn(&shared, &mut sender, session.as_mut(), &records).await;
+        if !follow(&shared, &mut sender, session.as_mut(), wait, &records).await {
             return;
         }
     }
 }
 
-/// A sub-agent: its turns one after another, from the first to its end.
+/// After a turn that left `first`: the session's next turns, one after another, to its
+/// end (or the cell's), each followed by its sub-agents, think time and join ([`follow`]).
+pub(super) async fn to_end<T: Transport>(
+    shared: &Arc<Shared<T>>,
+    sender: &mut Sender,
+    session: &mut dyn Session,
+    first: Wait,
+    records: &UnboundedSender<Record>,
+) {
+    let mut wait = first;
+    loop {
+        let end = wait.end;
+        if end {
+            // No backoff after the last turn: nothing follows it.
+            wait = Wait {
+                end,
+                ..Wait::default()
+            };
+        }
+        if !follow(shared, sender, session, wait, records).await || end || !running(shared) {
+            return;
+        }
+        wait = turn(shared, sender, session, records).await;
+    }
+}
+
+/// What follows a turn that left `wait`: the sub-agents it spawned start at once, the
+/// session waits its backoff or think time, then the children's ends (join). False when
+/// the cell was cancelled meanwhile.
+async fn follow<T: Transport>(
+    shared: &Arc<Shared<T>>,
+    sender: &mut Sender,
+    session: &mut dyn Session,
+    wait: Wait,
+    records: &UnboundedSender<Record>,
+) -> bool {
+    let mut children = JoinSet::new();
+    for child in session.children() {
+        sender.spawned += 1;
+        let seed = shared.failures.seed ^ (u64::from(sender.slot) << 32) ^ (sender.spawned << 8);
+        children.spawn(run_child(
+            sender.slot,
+            child,
+            seed,
+            shared.clone(),
+            records.clone(),
+        ));
+    }
+    let cancelled = !pause(shared, &wait).await;
+    // Join: a child only ends after its last turn, or at the cell's end (its request
+    // then cancelled and recorded like any other).
+    while children.join_next().await.is_some() {}
+    !cancelled
+}
+
+/// A sub-agent: its turns one after another, from the first to its end. (Its own
+/// children are not run: a sub-agent spawning sub-agents would make this future contain
+/// itself.)
 async fn run_child<T: Transport>(
     slot: u32,
     mut session: Box<dyn Session>,
@@ -67,25 +132,25 @@ async fn run_child<T: Transport>(
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    let mut backoff = Backoff::new(seed);
+    let mut sender = Sender::new(slot, seed);
     while running(&shared) {
-        let wait = turn(&shared, slot, session.as_mut(), &mut backoff, &records).await;
+        let wait = turn(&shared, &mut sender, session.as_mut(), &records).await;
         if wait.end || !pause(&shared, &wait).await {
             return;
         }
     }
 }
 
-fn running<T: Transport>(shared: &Shared<T>) -> bool {
+pub(super) fn running<T: Transport>(shared: &Shared<T>) -> bool {
     !shared.stop.load(Ordering::SeqCst) && !shared.cancel.is_cancelled()
 }
 
-/// Sends the session's next prompt as a request of slot `slot`.
+/// Sends the session's next prompt as a request of the sender's slot, measured by its
+/// send.
 async fn turn<T: Transport>(
     shared: &Shared<T>,
-    slot: u32,
+    sender: &mut Sender,
     session: &mut dyn Session,
-    backoff: &mut Backoff,
     records: &UnboundedSender<Record>,
 ) -> Wait {
     let prompt = session.next();
@@ -97,13 +162,14 @@ async fn turn<T: Transport>(
         shared.measured_ended();
     }
     let start = Start {
-        id: slot,
+        id: sender.slot,
         phase,
         t_intended_us: None,
         queue_us: None,
         thinks: true,
     };
-    send(shared, start, prompt, session, Some(backoff), records).await
+    let backoff = Some(&mut sender.backoff);
+    send(shared, start, prompt, session, backoff, records).await
 }
 
 /// Waits the backoff or think time after a request; false when the cell was cancelled

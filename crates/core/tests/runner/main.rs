@@ -10,3 +10,4 @@ mod adaptive;
 mod closed;
 mod failures;
 mod open;
+mod open_sessions;

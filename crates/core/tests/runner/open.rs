@@ -41,6 +41,7 @@ fn constant(rps: f64, max_concurrency: Option<u32>) -> Rate {
         rps,
         arrival: Arrival::Constant,
         max_concurrency,
+        unit: Default::default(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The open-loop and capacity keys of `benchmark_config.json`: how requests arrive at a
-//! request rate ([`Arrival`]) and what the capacity search looks for ([`CapacityConfig`]).
+//! request rate ([`Arrival`]), what each arrival starts ([`RateUnit`]) and what the
+//! capacity search looks for ([`CapacityConfig`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,29 @@ pub enum Arrival {
     /// Gamma-distributed gaps with mean `1 / rate` and shape `burstiness`, as in
     /// `vllm bench serve --burstiness`: 1 is Poisson, below 1 burstier, above 1 more even.
     Gamma(GammaArrival),
+}
+
+/// What each open-loop arrival starts, and so what `request_rates` count: `"requests"`
+/// (default: one request per arrival) or `"sessions"` (each arrival starts a session that
+/// runs all its turns with their think times; the rates are session starts per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RateUnit {
+    /// One request per arrival (an idle session's next turn in session scenarios).
+    #[default]
+    Requests,
+    /// One new session per arrival, run to its last turn on its own.
+    Sessions,
+}
+
+impl RateUnit {
+    /// The unit of a rate in labels: `req/s` or `sessions/s`.
+    pub fn per_second(self) -> &'static str {
+        match self {
+            RateUnit::Requests => "req/s",
+            RateUnit::Sessions => "sessions/s",
+        }
+    }
 }
 
 /// The shape of gamma-distributed gaps.
@@ -149,6 +173,17 @@ mod tests {
             Arrival::Gamma(GammaArrival { burstiness: 2.0 }).label(),
             "gamma(k=2)"
         );
+    }
+
+    #[test]
+    fn rate_units_parse_and_label() {
+        let parse = |s: &str| serde_json::from_str::<RateUnit>(s);
+        assert_eq!(parse(r#""requests""#).unwrap(), RateUnit::Requests);
+        assert_eq!(parse(r#""sessions""#).unwrap(), RateUnit::Sessions);
+        let err = parse(r#""session""#).unwrap_err().to_string();
+        assert!(err.contains("unknown variant `session`"), "{err}");
+        assert_eq!(RateUnit::default().per_second(), "req/s");
+        assert_eq!(RateUnit::Sessions.per_second(), "sessions/s");
     }
 
     #[test]

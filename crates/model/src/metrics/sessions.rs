@@ -1,7 +1,8 @@
 //! Session results ([`SessionMetrics`]): for a cell whose requests are turns of sessions,
 //! sessions active against requests in flight (a slot thinking between turns holds a
 //! session, not a request), sessions completed and their turns, duration and rate, the
-//! think time waited, and per turn bucket (1, 2-4, 5-9, 10+) TTFT, TPOT and the prefix
+//! think time waited, in an open loop the session starts offered against those sent, and
+//! per turn bucket (1, 2-4, 5-9, 10+) TTFT, TPOT and the prefix
 //! cache: the share of prompt tokens the server says it reused against the ideal share
 //! (the earlier turns' tokens over the prompt's), and the gap between them.
 
@@ -34,6 +35,15 @@ pub struct SessionMetrics {
     pub sessions_failed: u64,
     /// Completed sessions per minute of Measure.
     pub sessions_per_minute: Option<f64>,
+    /// Open loop: sessions whose first turn's intended send (its arrival) fell inside
+    /// Measure, per minute: the session starts the schedule offered (absent where no first
+    /// turn has an intended send: a closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_starts_offered_per_minute: Option<f64>,
+    /// Open loop: sessions started by an arrival whose first turn was sent inside Measure,
+    /// per minute: below the offered when a `max_concurrency` cap holds starts back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_starts_per_minute: Option<f64>,
     /// Turns of each completed session.
     pub turns_per_session: Option<Distribution>,
     /// Each completed session's first send to its last turn's end, s.
@@ -107,6 +117,8 @@ pub(crate) fn measure(
     }));
     let ends = Ends::count(&turns, window);
     let minutes = (m1.saturating_sub(m0)) as f64 / 60e6;
+    let (offered, started) = starts(&turns, window);
+    let per_minute = |n: Option<u64>| n.filter(|_| minutes > 0.0).map(|n| n as f64 / minutes);
     let measured_turns: Vec<&Sample> = turns
         .iter()
         .copied()
@@ -136,6 +148,8 @@ pub(crate) fn measure(
         sessions_completed: ends.completed.len() as u64,
         sessions_failed: ends.failed,
         sessions_per_minute: (minutes > 0.0).then(|| ends.completed.len() as f64 / minutes),
+        session_starts_offered_per_minute: per_minute(offered),
+        session_starts_per_minute: per_minute(started),
         turns_per_session: Distribution::from_values(
             &ends
                 .completed
@@ -154,6 +168,34 @@ pub(crate) fn measure(
         by_turn,
         unmeasured,
     })
+}
+
+/// Of the sessions whose first turn has an intended send (started by an open-loop
+/// arrival): how many were due inside Measure, and how many were sent inside it; `None`
+/// for both when no session has such a first turn.
+fn starts(turns: &[&Sample], window: &Window) -> (Option<u64>, Option<u64>) {
+    let mut first: HashMap<&str, &Sample> = HashMap::new();
+    for s in turns {
+        if let Some(id) = s.session_id.as_deref() {
+            let e = first.entry(id).or_insert(s);
+            if (s.t_start_us(), s.seq) < (e.t_start_us(), e.seq) {
+                *e = s;
+            }
+        }
+    }
+    let arrivals: Vec<&Sample> = first
+        .into_values()
+        .filter(|s| s.t_intended_us.is_some())
+        .collect();
+    if arrivals.is_empty() {
+        return (None, None);
+    }
+    let inside = |t: u64| (window.m0_us..window.m1_us).contains(&t);
+    let count = |t: fn(&Sample) -> u64| arrivals.iter().filter(|s| inside(t(s))).count() as u64;
+    (
+        Some(count(Sample::t_start_us)),
+        Some(count(|s| s.t_sent_us)),
+    )
 }
 
 /// One completed session.

@@ -61,6 +61,39 @@ fn sessions_active_in_flight_and_thinking_are_time_weighted() {
     assert_eq!(m.session_duration_s.expect("duration").mean, 6.0);
     let think = m.think_ms.expect("think");
     assert_eq!((think.n, think.mean), (2, 2000.0));
+    // A closed loop's sessions are not started by arrivals.
+    assert_eq!(m.session_starts_offered_per_minute, None);
+    assert_eq!(m.session_starts_per_minute, None);
+}
+
+#[test]
+fn open_loop_session_starts_offered_against_sent() {
+    // Window [10 s, 70 s]: one minute. Each session's first turn is its arrival's.
+    let arrival = |session: &str, intended: u64, sent: u64| {
+        let mut s = turn(session, 0, sent, sent + 1, Some(1));
+        s.t_intended_us = Some(intended * S);
+        s
+    };
+    let samples = vec![
+        // Due and sent before Measure; its later turn inside is no start.
+        arrival("a", 5, 5),
+        turn("a", 1, 20, 21, None),
+        // Due and sent inside.
+        arrival("b", 20, 20),
+        // Its sub-agent starts inside, from its parent, not from an arrival.
+        turn("b/0", 0, 30, 31, None),
+        // Due inside, queued past the end (a cap): offered, not sent inside.
+        arrival("c", 69, 71),
+    ];
+    let window = Window {
+        m0_us: 10 * S,
+        m1_us: 70 * S,
+        concurrency: None,
+    };
+    let m = measure(&samples, &[], &window).expect("sessions");
+    assert_eq!(m.sessions_target, None);
+    assert_eq!(m.session_starts_offered_per_minute, Some(2.0));
+    assert_eq!(m.session_starts_per_minute, Some(1.0));
 }
 
 #[test]

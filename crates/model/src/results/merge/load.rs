@@ -286,6 +286,7 @@ fn total_load(parts: &[Part<'_>]) -> LoadInfo {
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
         };
         total.arrival = total.arrival.or(held.arrival);
+        total.rate_unit = total.rate_unit.or(held.rate_unit);
     }
     if let Some(r) = &mut total.request_rate {
         *r = (*r * 1000.0).round() / 1000.0;

@@ -1,0 +1,60 @@
+//! The open loop of sessions (`rate_unit: sessions`): each arrival starts a session on its
+//! own task, which sends its first turn at the arrival (latency from the intended send, as
+//! any open-loop request) and then its later turns after their think times, sub-agents
+//! joined, exactly as a closed-loop slot runs a session ([`slot::to_end`]), until its last
+//! turn. Under `max_concurrency` a session waits for a place before its first turn and
+//! holds it to its end: the cap bounds sessions active. Each turn is measured by its own
+//! start (the first by its intended send, the later ones by their send), so Drain waits for
+//! every measured turn while the sessions around them go on.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::{Arrival, Queued, Sessions, place};
+use crate::recorder::Record;
+use crate::runner::Shared;
+use crate::runner::request::{Start, send};
+use crate::runner::slot::{self, Sender};
+use crate::transport::Transport;
+
+/// One arrival: take a session source, wait for a place (if capped), then run one whole
+/// session from it and give it back.
+pub(super) async fn run<T: Transport>(
+    shared: Arc<Shared<T>>,
+    sessions: Arc<Sessions>,
+    places: Option<Arc<Semaphore>>,
+    arrival: Arrival,
+    records: UnboundedSender<Record>,
+) {
+    let Arrival {
+        phase,
+        t_intended_us,
+        ..
+    } = arrival;
+    let (id, mut session) = sessions.take();
+    let queued = Queued {
+        id,
+        phase,
+        t_intended_us,
+        queued_at: shared.clock.now_us(),
+    };
+    let Some((_place, queue_us)) = place(&shared, places, queued, &records).await else {
+        sessions.give_back(id, session);
+        return;
+    };
+    let mut sender = Sender::of_slot(&shared, id);
+    let start = Start {
+        id,
+        phase,
+        t_intended_us: Some(t_intended_us),
+        queue_us,
+        thinks: true,
+    };
+    let prompt = session.next();
+    let backoff = Some(&mut sender.backoff);
+    let first = send(&shared, start, prompt, session.as_mut(), backoff, &records).await;
+    slot::to_end(&shared, &mut sender, session.as_mut(), first, &records).await;
+    sessions.give_back(id, session);
+}
