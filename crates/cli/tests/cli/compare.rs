@@ -36,6 +36,17 @@ fn bench(dir: &Path, name: &str, endpoint: &str, decode_base_ms: f64) {
     );
 }
 
+/// The baseline, its twin and the slower candidate, at once: each holds at most 4 requests
+/// on its own simulator, so they wait far more than they compute, and the baseline and its
+/// twin see the same machine.
+fn three_runs(dir: &Path) {
+    std::thread::scope(|s| {
+        s.spawn(|| bench(dir, "base", "sim", 8.0));
+        s.spawn(|| bench(dir, "same", "sim", 8.0));
+        s.spawn(|| bench(dir, "slow", "slow-sim", 12.0));
+    });
+}
+
 /// compare.csv as one map per row.
 fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
     let mut lines = csv.lines();
@@ -55,13 +66,7 @@ fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
 fn compare_finds_the_slower_decode_and_no_difference_between_equal_runs() {
     let tmp = temp("compare");
     let dir = tmp.path();
-    // The three runs at once: each holds at most 4 requests on its own simulator, so they
-    // wait far more than they compute, and the baseline and its twin see the same machine.
-    std::thread::scope(|s| {
-        s.spawn(|| bench(dir, "base", "sim", 8.0));
-        s.spawn(|| bench(dir, "same", "sim", 8.0));
-        s.spawn(|| bench(dir, "slow", "slow-sim", 12.0));
-    });
+    three_runs(dir);
     let (code, stdout, stderr) = run(plateau(&[
         "compare",
         dir.join("base").to_str().unwrap(),

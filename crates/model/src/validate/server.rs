@@ -46,9 +46,9 @@ pub fn disagreement_margin_ms(client_ms: f64) -> f64 {
 /// Per matched request plateau's TTFT is the server's plus the gap, so over the same
 /// requests, at any percentile q: `server_q + gap_min <= client_q <= server_q + gap_max`
 /// (percentiles of the parts do not add up, but these bounds hold on any set of requests).
-/// The finding names each bound broken at p50 or p99 by more than
-/// [`disagreement_margin_ms`], and a gap below minus that margin at p50 (a request whose
-/// server timing is longer than the client's whole wait). Without `stream` there is no
+/// The finding names each bound broken at p50 or p99 by more than the margin (the larger
+/// of 1 ms and 1% of plateau's TTFT at that percentile), and a gap below minus that margin
+/// at p50 (a request whose server timing is longer than the client's whole wait). Without `stream` there is no
 /// gap: only the server's percentile above plateau's is checked.
 pub fn server_timing_disagrees(s: &CellSummary) -> Option<String> {
     let st = s.server_timing.as_ref()?;

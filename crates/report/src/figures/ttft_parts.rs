@@ -82,9 +82,11 @@ impl Part {
     }
 }
 
+/// Reads one percentile of a distribution.
+pub type Percentile = fn(&Distribution) -> f64;
+
 /// The two percentiles drawn, one panel each.
-pub const PERCENTILES: [(&str, fn(&Distribution) -> f64); 2] =
-    [("p50", |d| d.p50), ("p99", |d| d.p99)];
+pub const PERCENTILES: [(&str, Percentile); 2] = [("p50", |d| d.p50), ("p99", |d| d.p99)];
 
 /// One stacked bar: a cell at one percentile.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,7 +163,7 @@ impl TtftParts<'_> {
     }
 
     /// The bars of `series` at the percentile `at` reads, by load.
-    pub fn bars(&self, series: usize, at: fn(&Distribution) -> f64) -> Vec<Bar> {
+    pub fn bars(&self, series: usize, at: Percentile) -> Vec<Bar> {
         self.m
             .all()
             .filter(|c| c.scenario == self.scenario && c.series == series)

@@ -78,6 +78,8 @@ fn sessions(e: usize, n: u32) -> SessionMetrics {
         sessions_completed: 3,
         sessions_failed: 0,
         sessions_per_minute: Some(per_minute(e, n)),
+        session_starts_offered_per_minute: None,
+        session_starts_per_minute: None,
         turns_per_session: None,
         session_duration_s: None,
         think_ms: None,

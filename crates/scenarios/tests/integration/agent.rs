@@ -14,9 +14,9 @@ use crate::common::temp_dir;
 use crate::trace::{counter, run, samples};
 use crate::trace_sessions::only_the_end_is_cut;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
-    let dir = temp_dir("agent");
+/// Scenario T: agent sessions of 3 turns, the first fanning out to 2 sub-agents of 2 turns
+/// each, 50 ms of think time.
+fn write_agents(dir: &std::path::Path) {
     let def = json!({
         "id": "T", "name": "Agents", "description": "small agent sessions", "kind": "agent",
         "agent": {"system_tokens": 600, "task_tokens": 40, "turns": 3,
@@ -24,7 +24,13 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
             "fan_out_turn": 0, "child_turns": 2, "child_task_tokens": 30},
         "think": {"dist": "fixed", "seconds": 0.05},
     });
-    std::fs::write(dir.path().join("T.json"), def.to_string()).unwrap();
+    std::fs::write(dir.join("T.json"), def.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
+    let dir = temp_dir("agent");
+    write_agents(dir.path());
     let (_report, out, metrics) = run(
         SimConfig::default(),
         dir.path(),
@@ -97,6 +103,46 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
         (observed - ideal).abs() < 0.05,
         "observed {observed} vs ideal {ideal}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_loop_of_agent_sessions_joins_its_sub_agents() {
+    let dir = temp_dir("agent-open");
+    write_agents(dir.path());
+    let extra = json!({"batch_sizes": [], "request_rates": [2], "rate_unit": "sessions"});
+    let (_report, out, _) = run(SimConfig::default(), dir.path(), extra).await;
+    let sent = samples(out.path(), "s2");
+    only_the_end_is_cut(&sent);
+    let mut sessions: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
+    for s in &sent {
+        sessions
+            .entry(s.session_id.clone().unwrap())
+            .or_default()
+            .push(s);
+    }
+    let mut complete = 0;
+    for (id, parent) in sessions.iter().filter(|(id, _)| !id.contains('/')) {
+        let children: Vec<&Vec<&Sample>> = (0..2)
+            .filter_map(|j| sessions.get(&format!("{id}/{j}")))
+            .collect();
+        assert!(
+            parent[0].t_intended_us.is_some(),
+            "{id} starts at an arrival"
+        );
+        let slot = parent[0].slot;
+        assert!(
+            parent
+                .iter()
+                .chain(children.iter().copied().flatten())
+                .all(|s| s.slot == slot),
+            "session {id} and its sub-agents: one sender"
+        );
+        if parent.len() >= 2 {
+            joined(id, parent, &children);
+            complete += 1;
+        }
+    }
+    assert!(complete >= 3, "{complete} sessions reached the join");
 }
 
 /// Checks session `id`'s two sub-agents against its parent (each from the parent's prompt,

@@ -13,6 +13,7 @@ mod fetch_resume;
 mod hub;
 mod hub_tokenizer;
 mod lengths;
+mod open_sessions;
 mod properties;
 mod server_metrics;
 mod token_check;

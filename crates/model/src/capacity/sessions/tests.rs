@@ -35,6 +35,8 @@ fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
         sessions_completed: 0,
         sessions_failed: 0,
         sessions_per_minute: Some(f64::from(n) / 2.0),
+        session_starts_offered_per_minute: None,
+        session_starts_per_minute: None,
         turns_per_session: None,
         session_duration_s: None,
         think_ms: None,
