@@ -135,6 +135,22 @@ impl From<&Load> for LoadInfo {
 }
 
 impl LoadInfo {
+    /// The units of the open-loop rates among `loads`, for labels: `req/s`, `sessions/s`,
+    /// or `req/s or sessions/s` when both are there (closed-loop loads are passed over).
+    pub fn rate_units<'a>(loads: impl IntoIterator<Item = &'a LoadInfo>) -> String {
+        let mut units: Vec<&str> = loads
+            .into_iter()
+            .filter(|l| l.request_rate.is_some())
+            .map(|l| l.rate_unit.unwrap_or_default().per_second())
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        if units.is_empty() {
+            units.push(RateUnit::Requests.per_second());
+        }
+        units.join(" or ")
+    }
+
     /// The load these fields describe; `None` when they name neither N nor a rate.
     pub fn load(&self) -> Option<Load> {
         match (self.concurrency, self.request_rate) {
@@ -239,5 +255,23 @@ mod tests {
                 round_rps(raw)
             );
         }
+    }
+
+    #[test]
+    fn rate_units_name_what_the_open_loop_rates_count() {
+        let load = |rps: Option<f64>, unit: Option<RateUnit>| LoadInfo {
+            concurrency: rps.is_none().then_some(4),
+            request_rate: rps,
+            rate_unit: unit,
+            ..LoadInfo::default()
+        };
+        let requests = load(Some(2.0), None);
+        let sessions = load(Some(0.5), Some(RateUnit::Sessions));
+        let closed = load(None, None);
+        let units = |ls: &[&LoadInfo]| LoadInfo::rate_units(ls.iter().copied());
+        assert_eq!(units(&[&closed, &requests]), "req/s");
+        assert_eq!(units(&[&closed, &sessions, &sessions]), "sessions/s");
+        assert_eq!(units(&[&sessions, &requests]), "req/s or sessions/s");
+        assert_eq!(units(&[&closed]), "req/s");
     }
 }

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use plateau_model::load::LoadInfo;
 use plateau_model::metrics::{Distribution, TtftBasis};
 use plateau_model::quantity::{self as q, Quantity};
 use plateau_model::results::summary::CellSummary;
@@ -87,7 +88,11 @@ pub fn text(summaries: &[CellSummary]) -> String {
     }
     if !open.is_empty() {
         out.push_str(&columns(&with(OPEN_COLUMNS, &open), &open));
-        out.push_str("open loop: rates in req/s; TTFT from the intended send; lag = schedule lag; overloaded = arrivals outpaced the server\n");
+        let units = LoadInfo::rate_units(open.iter().map(|s| &s.cell.load));
+        let _ = writeln!(
+            out,
+            "open loop: rates in {units}; TTFT from the intended send; lag = schedule lag; overloaded = arrivals outpaced the server"
+        );
     }
     if summaries.iter().any(|s| s.cost.is_some()) {
         out.push_str("t/s/GPU = server output tok/s per GPU; $/M out = USD per million output tokens at the endpoint's cost_per_hour\n");

@@ -140,22 +140,20 @@ async fn arrive<T: Transport>(
     arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
+    let Some(Admitted {
+        id,
+        mut session,
+        place: _place,
+        queue_us,
+    }) = admit(&shared, &sessions, places, &arrival, &records).await
+    else {
+        return;
+    };
     let Arrival {
         phase,
         t_intended_us,
         replayed,
     } = arrival;
-    let (id, mut session) = sessions.take();
-    let queued = Queued {
-        id,
-        phase,
-        t_intended_us,
-        queued_at: shared.clock.now_us(),
-    };
-    let Some((_place, queue_us)) = place(&shared, places, queued, &records).await else {
-        sessions.give_back(id, session);
-        return;
-    };
     let prompt = match replayed {
         Some((replay, k)) => replay.prompt(k),
         None => session.next(),
@@ -171,24 +169,50 @@ async fn arrive<T: Transport>(
     sessions.give_back(id, session);
 }
 
-/// A place under `max_concurrency` (none without a cap) and the time queued for it, us;
-/// `None` when the cell ended first (the arrival is then recorded as never sent).
-async fn place<T>(
+/// An arrival let in: its session (a user) and id, its place under `max_concurrency`
+/// (none without a cap, held until dropped) and the time it queued for it, us.
+struct Admitted {
+    id: u32,
+    session: Box<dyn Session>,
+    place: Option<OwnedSemaphorePermit>,
+    queue_us: Option<u64>,
+}
+
+/// Takes an idle session for `arrival` and waits for a place; `None` when the cell ended
+/// first (the session is given back and the arrival recorded as never sent).
+async fn admit<T>(
     shared: &Shared<T>,
+    sessions: &Sessions,
     places: Option<Arc<Semaphore>>,
-    queued: Queued,
+    arrival: &Arrival,
     records: &UnboundedSender<Record>,
-) -> Option<(Option<OwnedSemaphorePermit>, Option<u64>)> {
+) -> Option<Admitted> {
+    let (id, session) = sessions.take();
     let Some(places) = places else {
-        return Some((None, None));
+        return Some(Admitted {
+            id,
+            session,
+            place: None,
+            queue_us: None,
+        });
     };
+    let queued_at = shared.clock.now_us();
     tokio::select! {
-        place = places.acquire_owned() => {
-            let queue_us = shared.clock.now_us().saturating_sub(queued.queued_at);
-            Some((place.ok(), Some(queue_us)))
-        }
+        place = places.acquire_owned() => Some(Admitted {
+            id,
+            session,
+            place: place.ok(),
+            queue_us: Some(shared.clock.now_us().saturating_sub(queued_at)),
+        }),
         _ = shared.cancel.cancelled() => {
+            let queued = Queued {
+                id,
+                phase: arrival.phase,
+                t_intended_us: arrival.t_intended_us,
+                queued_at,
+            };
             never_sent(shared, queued, records);
+            sessions.give_back(id, session);
             None
         }
     }

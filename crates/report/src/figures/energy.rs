@@ -158,7 +158,7 @@ impl Energy<'_> {
                     let x = Ticks::linear(rate::x_range(self.m, self.scenario, std::iter::empty()));
                     let caption = format!("{scenario} · open loop");
                     let mut chart = axes::chart(panel, &caption, x, y)?;
-                    axes::mesh(&mut chart, rate::RATE_DESC, &y_desc, None, None)?;
+                    axes::mesh(&mut chart, &rate::rate_desc(self.m), &y_desc, None, None)?;
                     for (s, points) in lines.iter().enumerate() {
                         rate::draw_points(&mut chart, style::series_color(s), false, points)?;
                     }

@@ -184,7 +184,7 @@ impl LatencyVsRate<'_> {
             )?;
             axes::mesh(
                 &mut chart,
-                rate::RATE_DESC,
+                &rate::rate_desc(self.m),
                 &y_desc,
                 None,
                 log.then_some(&axes::log_label as &dyn Fn(&f64) -> String),

@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use plateau_model::load::LoadInfo;
 use plateau_model::results::capacity::{CapacityReport, CapacitySearch};
 use plateau_model::results::summary::CellSummary;
 use plotters::element::DashedPathElement;
@@ -16,8 +17,12 @@ use crate::matrix::Matrix;
 use crate::quantity::Reading;
 use crate::style;
 
-/// What the rate axis says.
-pub const RATE_DESC: &str = "target request rate (req/s, open loop)";
+/// What the rate axis says: the target rate in the unit of `m`'s open-loop cells (session
+/// starts per second under `rate_unit: sessions`).
+pub fn rate_desc(m: &Matrix) -> String {
+    let units = LoadInfo::rate_units(m.open.iter().map(|c| &c.summary.cell.load));
+    format!("target rate ({units}, open loop)")
+}
 
 /// One open-loop cell on a figure.
 #[derive(Clone, Copy, Debug)]

@@ -138,7 +138,13 @@ impl RequestsVsRate<'_> {
                 Ticks::linear(x.clone()),
                 Ticks::linear(y.clone()),
             )?;
-            axes::mesh(&mut chart, rate::RATE_DESC, "requests/s", None, None)?;
+            axes::mesh(
+                &mut chart,
+                &rate::rate_desc(self.m),
+                "requests/s",
+                None,
+                None,
+            )?;
             rate::rule(&mut chart, (0.0, 0.0), (x.end, x.end), style::REFERENCE)?;
             for &(s, at) in &caps {
                 rate::rule(&mut chart, (at, 0.0), (at, y.end), style::series_color(s))?;

@@ -112,7 +112,12 @@ pub fn section(out: &mut String, run: &Result<&RunInfo, String>) {
                 "–".into()
             } else {
                 let rates: Vec<String> = c.request_rates.iter().map(|&r| format_rps(r)).collect();
-                format!("{} req/s, {} arrivals", rates.join(", "), c.arrival.label())
+                format!(
+                    "{} {}, {} arrivals",
+                    rates.join(", "),
+                    c.rate_unit.per_second(),
+                    c.arrival.label()
+                )
             },
         ),
         (

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{Arrival, Queued, Sessions, place};
+use super::{Admitted, Arrival, Sessions, admit};
 use crate::recorder::Record;
 use crate::runner::Shared;
 use crate::runner::request::{Start, send};
@@ -28,22 +28,20 @@ pub(super) async fn run<T: Transport>(
     arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
+    let Some(Admitted {
+        id,
+        mut session,
+        place: _place,
+        queue_us,
+    }) = admit(&shared, &sessions, places, &arrival, &records).await
+    else {
+        return;
+    };
     let Arrival {
         phase,
         t_intended_us,
         ..
     } = arrival;
-    let (id, mut session) = sessions.take();
-    let queued = Queued {
-        id,
-        phase,
-        t_intended_us,
-        queued_at: shared.clock.now_us(),
-    };
-    let Some((_place, queue_us)) = place(&shared, places, queued, &records).await else {
-        sessions.give_back(id, session);
-        return;
-    };
     let mut sender = Sender::of_slot(&shared, id);
     let start = Start {
         id,
