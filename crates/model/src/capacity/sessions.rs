@@ -6,6 +6,7 @@
 use super::answer::{instances, widest_failure};
 use super::slo_checks;
 use crate::config::CapacityConfig;
+use crate::metrics::SessionMetrics;
 use crate::results::capacity::{Check, SessionCapacity, SessionCell, SessionPlan, SessionStatus};
 use crate::results::summary::{CellStatus, CellSummary};
 
@@ -19,8 +20,11 @@ pub fn session_capacity(
 ) -> Option<SessionCapacity> {
     let mut judged: Vec<SessionCell> = cells
         .iter()
-        .filter(|(_, s)| s.cell.repeat == 1 && s.metrics.sessions.is_some())
-        .filter_map(|(dir, s)| Some(judge(s.cell.load.concurrency?, dir, s, config)))
+        .filter(|(_, s)| s.cell.repeat == 1)
+        .filter_map(|(dir, s)| {
+            let (n, sessions) = (s.cell.load.concurrency?, s.metrics.sessions.as_ref()?);
+            Some(judge(n, dir, s, sessions, config))
+        })
         .collect();
     if judged.is_empty() {
         return None;
@@ -70,8 +74,15 @@ pub fn session_capacity(
     })
 }
 
-/// The cell `s` of `n` concurrent sessions (directory `dir`) against the SLO, and steady.
-fn judge(n: u32, dir: &str, s: &CellSummary, config: &CapacityConfig) -> SessionCell {
+/// The cell `s` of `n` concurrent sessions (directory `dir`, its `sessions` block) against
+/// the SLO, and steady.
+fn judge(
+    n: u32,
+    dir: &str,
+    s: &CellSummary,
+    sessions: &SessionMetrics,
+    config: &CapacityConfig,
+) -> SessionCell {
     let m = &s.metrics;
     let mut checks = slo_checks(s, &config.slo);
     let steady = m.steady.steady;
@@ -83,15 +94,14 @@ fn judge(n: u32, dir: &str, s: &CellSummary, config: &CapacityConfig) -> Session
         lower_ci: None,
         passed: steady,
     });
-    let sessions = m.sessions.as_ref();
     SessionCell {
         sessions: n,
         dir: dir.to_owned(),
         status: s.status,
         passed: s.status == CellStatus::Complete && checks.iter().all(|c| c.passed),
         checks,
-        sessions_per_minute: sessions.and_then(|x| x.sessions_per_minute),
-        requests_in_flight_mean: sessions.map_or(0.0, |x| x.requests_in_flight_mean),
+        sessions_per_minute: sessions.sessions_per_minute,
+        requests_in_flight_mean: sessions.requests_in_flight_mean,
     }
 }
 
