@@ -285,7 +285,7 @@ def ensure_files(directory):
     return model, tok
 
 
-def serve(model, port, parallel, ctx_per_slot, threads):
+def serve(model, port, parallel, ctx_per_slot, threads, cache_ram_mib):
     import xllamacpp as xlc
 
     p = xlc.CommonParams()
@@ -297,6 +297,8 @@ def serve(model, port, parallel, ctx_per_slot, threads):
     p.n_ctx = parallel * ctx_per_slot
     p.cont_batching = True
     p.cache_prompt = True
+    if cache_ram_mib is not None:
+        p.cache_ram_mib = cache_ram_mib
     p.fit_params = False
     p.warmup = False
     p.endpoint_metrics = True
@@ -314,6 +316,13 @@ def main():
     ap.add_argument(
         "--threads", type=int, default=1, help="CPU threads (1: no spinning against the client)"
     )
+    ap.add_argument(
+        "--cache-ram-mib",
+        type=int,
+        default=None,
+        help="llama-server's host-memory prompt cache (--cache-ram); 0 turns it off "
+        "(default: the server's own, 8192)",
+    )
     ap.add_argument("--write-only", action="store_true", help="write the files and exit")
     ap.add_argument(
         "--exit-on-stdin-eof",
@@ -328,7 +337,9 @@ def main():
     print(f"plateau-llamacpp files {model} {tok} ({t1 - t0:.2f} s)", flush=True)
     if args.write_only:
         return
-    server = serve(model, args.port, args.parallel, args.ctx_per_slot, args.threads)
+    server = serve(
+        model, args.port, args.parallel, args.ctx_per_slot, args.threads, args.cache_ram_mib
+    )
     print(
         f"plateau-llamacpp ready {server.listening_address} ({time.monotonic() - t1:.2f} s)",
         flush=True,

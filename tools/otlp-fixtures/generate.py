@@ -7,10 +7,12 @@ The spans are built the way each engine builds them, from its source:
   span `llm_request`, kind SERVER, started at the request's arrival, in the trace of the
   request's `traceparent`, with the `gen_ai.*` attributes of vllm/tracing SpanAttributes.
 - SGLang (sgl-project/sglang b8e5a7c, python/sglang/srt/observability/trace.py and
-  req_time_stats.py): a root span `Req <rid[:8]>` in the trace of the request's
-  `traceparent` carrying `rid`, `module` and, at the end, the `gen_ai.*` attributes of
-  `make_span_attrs`; under it a thread span and the stage spans (`prefill_waiting`,
-  `prefill_forward`, `decode_loop`).
+  req_time_stats.py): a root span `f"{role} Req {rid[:8]}"` (`role` empty on a unified
+  server, so the name starts with a space) in the trace of the request's `traceparent`
+  carrying `rid`, `module` and, at the end, the `gen_ai.*` attributes of `make_span_attrs`;
+  under it a thread span (`trace_set_thread_info`'s label and ranks) and the stage spans
+  (`RequestStage`: `prefill_waiting`, `prefill_forward`, `decode_loop`), each linked to the
+  stage before it as `trace_slice_start` links a first-level slice.
 
 Each engine's file holds two requests with the trace ids and timings the Rust tests assert.
 Run: python3 generate.py OUT_DIR
@@ -25,7 +27,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 S = 1_000_000_000  # ns per second
@@ -87,8 +89,9 @@ def sglang(requests):
     tracer = p.get_tracer("sglang server")
     for r in requests:
         start = r["start"]
+        role = ""  # unified: neither the prefill nor the decode side of a PD pair
         root = tracer.start_span(
-            f"Req {r['rid'][:8]}",
+            f"{role} Req {r['rid'][:8]}",
             context=context(r["trace"], r["parent"]),
             start_time=start,
             attributes={"rid": r["rid"], "module": "sglang::request"},
@@ -105,12 +108,15 @@ def sglang(requests):
         )
         in_thread = trace.set_span_in_context(thread)
         t = start + int(r["dispatch"] * S)
+        before = None
         for name, seconds in [("prefill_waiting", r["queue"]),
                               ("prefill_forward", r["forward"]),
                               ("decode_loop", r["decode"])]:
-            s = tracer.start_span(name, context=in_thread, start_time=t)
+            links = [Link(before.get_span_context())] if before else []
+            s = tracer.start_span(name, context=in_thread, start_time=t, links=links)
             t += int(seconds * S)
             s.end(end_time=t)
+            before = s
         thread.end(end_time=t)
         root.set_attributes({
             "gen_ai.usage.completion_tokens": r["completion"],

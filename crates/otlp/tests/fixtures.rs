@@ -67,7 +67,7 @@ fn sglang_sends_a_root_span_with_the_timings_and_stage_spans_under_it() {
             "prefill_forward",
             "decode_loop",
             "Scheduler [TP 0] (host:0a1b2c3d | pid:4242)",
-            "Req 9f86d081"
+            " Req 9f86d081"
         ]
     );
     assert!(

@@ -114,7 +114,7 @@ fn both_encodings_and_gzip_are_received_and_only_the_kept_spans_held() {
         [
             "llm_request",
             "llm_request",
-            "Req 9f86d081",
+            " Req 9f86d081",
             "llm_request",
             "llm_request"
         ]

@@ -6,7 +6,7 @@
 //!
 //! | quantity | vLLM | SGLang |
 //! |---|---|---|
-//! | span | `llm_request` (kind SERVER), one per request | root span `Req <rid>`, with thread and stage spans under it |
+//! | span | `llm_request` (kind SERVER), one per request | root span `"{role} Req {rid[:8]}"` (`" Req <rid>"` on a unified server), with thread and stage spans under it |
 //! | queue | `gen_ai.latency.time_in_queue` | the `prefill_waiting` stage span's duration |
 //! | TTFT | `gen_ai.latency.time_to_first_token` | same |
 //! | prefill | `gen_ai.latency.time_in_model_prefill` (scheduled to first token) | same attribute, but from the dispatch to the scheduler: the queue is taken off |

@@ -188,3 +188,78 @@ fn parts_are_read_from_the_fixture_names() {
     );
     assert_eq!(part(span("decode_loop", vec![])), None);
 }
+
+/// The spans of an upstream fixture (`tools/otlp-fixtures/generate.py`, written the way each
+/// engine builds its spans), decoded from protobuf and held as the receiver holds them.
+fn upstream(name: &str) -> Vec<Part> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../otlp/tests/fixtures")
+        .join(format!("{name}.bin"));
+    let body = std::fs::read(&path).expect("the fixture");
+    let spans = plateau_otlp::decode(&body, plateau_otlp::Encoding::Protobuf).expect("decodes");
+    spans.into_iter().filter_map(part).collect()
+}
+
+fn trace(hex: &str) -> TraceId {
+    let mut id = [0; 16];
+    for (i, byte) in id.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    id
+}
+
+#[tokio::test]
+async fn the_upstream_fixtures_join_with_exact_server_timings() {
+    let timings = |samples: &[Sample]| -> Vec<[Option<u64>; 8]> {
+        samples
+            .iter()
+            .map(|s| {
+                let t = s.server.as_ref().expect("matched");
+                let n = |v: Option<u32>| v.map(u64::from);
+                [
+                    t.queue_us,
+                    t.ttft_us,
+                    t.prefill_us,
+                    t.decode_us,
+                    t.e2e_us,
+                    n(t.prompt_tokens),
+                    n(t.cached_tokens),
+                    n(t.output_tokens),
+                ]
+            })
+            .collect()
+    };
+    let mut s = spans();
+    s.held.extend(upstream("vllm"));
+    let mut samples = vec![
+        record(0, Some(trace("0af7651916cd43dd8448eb211c80319c")), true),
+        record(1, Some(trace("4bf92f3577b34da6a3ce929d0e0e4736")), true),
+    ];
+    let join = s.join(&mut samples, None).await;
+    assert_eq!((join.table, join.spans.kept), (Some("vllm"), 2));
+    assert_eq!(
+        timings(&samples),
+        [
+            [12_000, 58_100, 45_000, 900_000, 960_100, 2500, 0, 128].map(Some),
+            [250_000, 753_200, 500_000, 1_250_000, 2_004_400, 50, 0, 64].map(Some),
+        ]
+        .map(|mut t| {
+            t[6] = None; // vLLM sends no cached tokens
+            t
+        })
+    );
+    // SGLang: the root span " Req 9f86d081" holds the timings, its queue is the
+    // prefill_waiting stage span (20 ms), taken off its prefill (dispatch to first token).
+    s.held.extend(upstream("sglang"));
+    let mut samples = vec![record(
+        2,
+        Some(trace("5b8aa5a2d2c872e8321cf37308d69df2")),
+        true,
+    )];
+    let join = s.join(&mut samples, None).await;
+    assert_eq!((join.table, join.spans.kept), (Some("sglang"), 1));
+    assert_eq!(
+        timings(&samples),
+        [[20_000, 104_000, 80_000, 600_000, 704_000, 2048, 2032, 100].map(Some)]
+    );
+}
