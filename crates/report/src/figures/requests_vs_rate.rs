@@ -65,13 +65,7 @@ pub struct RequestsVsRate<'a> {
 
 impl RequestsVsRate<'_> {
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
-            .collect();
+        let mut legend = frame::series_legend(self.m, Swatch::Block);
         let [(_, solid), (_, dashed)] = &self.spec.lines;
         legend.push((Swatch::Line(style::MUTED), (*solid).into()));
         legend.push((Swatch::Dashed(style::MUTED), (*dashed).into()));
@@ -79,15 +73,14 @@ impl RequestsVsRate<'_> {
             Swatch::Dashed(style::REFERENCE),
             "y = x: the target rate".into(),
         ));
-        let overloaded = self
+        let drawn: Vec<Point> = self
             .m
             .open_scenarios()
             .into_iter()
             .flat_map(|k| self.lines(k))
-            .any(|l| l.2.iter().any(|p| p.overloaded));
-        if overloaded {
-            legend.push(rate::overloaded_swatch());
-        }
+            .flat_map(|l| l.2)
+            .collect();
+        legend.extend(rate::faces_legend(&drawn));
         if rate::any_capacity(self.capacity, self.m) {
             legend.push(rate::capacity_swatch());
         }
@@ -100,30 +93,19 @@ impl RequestsVsRate<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.m.open_scenarios().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.m.open_scenarios().len())
     }
 
     /// Every line of scenario `k`: series, dashed, points.
     fn lines(&self, k: usize) -> Vec<(usize, bool, Vec<Point>)> {
-        (0..self.m.series.len())
-            .flat_map(|s| {
-                self.spec.lines.iter().enumerate().map(move |(i, (l, _))| {
-                    let points = rate::points(self.m, s, k, l.read);
-                    (s, i == 1, points)
-                })
-            })
-            .collect()
+        rate::lines(self.m, k, &self.spec.lines.map(|(l, _)| l.read))
     }
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let scenarios = self.m.open_scenarios();
-        for (panel, &k) in frame::panels(&body, scenarios.len()).iter().zip(&scenarios) {
+        let panels = self.frame().panels(root, scenarios.len())?;
+        for (panel, &k) in panels.iter().zip(&scenarios) {
             let lines = self.lines(k);
             let caps = rate::capacities(self.capacity, self.m, k);
             let x = rate::x_range(self.m, k, caps.iter().map(|c| c.1));
