@@ -3,7 +3,7 @@
 //! failed request, a triangle for one the server turned away). A cell's marker has a
 //! [`Face`]: solid, hollow when its percentile rests on too few samples (indicative), or
 //! hollow with a cross when the cell was overloaded (arrivals outpaced the server, so its
-//! latency percentiles say only how long the window was). [`line`] draws the line through
+//! latency percentiles say only how long the window was). [`line()`] draws the line through
 //! a figure's markers.
 
 use plotters::coord::CoordTranslate;
