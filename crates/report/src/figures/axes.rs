@@ -37,6 +37,15 @@ pub fn chart<'a, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
         .build_cartesian_2d(x, y)?)
 }
 
+/// An axis description, with ` (log scale)` after it when the axis is `log`.
+pub fn log_desc(desc: &str, log: bool) -> String {
+    if log {
+        format!("{desc} (log scale)")
+    } else {
+        desc.to_owned()
+    }
+}
+
 /// Draws the mesh of `chart` in the figures' style: axis descriptions, grid lines at the
 /// ticks only, tick labels by `x_fmt` and `y_fmt` (default [`style::tick`]).
 pub fn mesh<DB, X, Y>(

@@ -8,7 +8,7 @@ use plateau_model::load::Load;
 use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
-use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::frame::{Area, DrawError, Frame, Swatch};
 use super::requests::{Cdf, CellRequests};
 use super::scaling::LOG_SPAN;
 use crate::matrix::{Cell, Matrix};
@@ -88,12 +88,7 @@ pub fn legend(m: &Matrix, colors: &[(Load, RGBColor)]) -> Vec<(Swatch, String)> 
         .collect();
     if m.series.len() > 1 {
         for (s, series) in m.series.iter().enumerate() {
-            let swatch = if s == 0 {
-                Swatch::Line(style::MUTED)
-            } else {
-                Swatch::Dashed(style::MUTED)
-            };
-            legend.push((swatch, series.label.clone()));
+            legend.push((Swatch::stroke(style::MUTED, s > 0), series.label.clone()));
         }
     }
     legend
@@ -144,31 +139,27 @@ impl CdfPlot<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.scenarios().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.scenarios().len())
     }
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let colors = load_colors(self.m);
         let scenarios = self.scenarios();
-        for (panel, &k) in frame::panels(&body, scenarios.len()).iter().zip(&scenarios) {
+        let panels = self.frame().panels(root, scenarios.len())?;
+        for (panel, &k) in panels.iter().zip(&scenarios) {
             let (lo, hi) = self
                 .lines(k)
                 .flat_map(|(_, cdf)| cdf.at.iter().copied())
                 .filter(|&v| v > 0.0)
                 .fold((f64::INFINITY, 0.0f64), |a, v| (a.0.min(v), a.1.max(v)));
             let log = lo.is_finite() && hi / lo > LOG_SPAN;
-            let (x, x_desc) = if log {
-                let desc = format!("{} (log scale)", self.spec.x_desc);
-                (axes::log_axis(lo / 1.2, hi * 1.2), desc)
+            let x = if log {
+                axes::log_axis(lo / 1.2, hi * 1.2)
             } else {
-                (Ticks::linear(axes::up_to(hi)), self.spec.x_desc.to_owned())
+                Ticks::linear(axes::up_to(hi))
             };
+            let x_desc = axes::log_desc(self.spec.x_desc, log);
             let mut chart = axes::chart(
                 panel,
                 &self.m.scenarios[k].title(),

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axes;
-use super::frame::{Area, DrawError, Frame, Swatch};
+use super::frame::{self, Area, DrawError, Frame, Swatch};
 use crate::matrix::Matrix;
 use crate::quantity::{self as q, Quantity};
 use crate::style;
@@ -78,13 +78,7 @@ impl Compare<'_> {
     }
 
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
-            .collect();
+        let mut legend = frame::series_legend(self.m, Swatch::Block);
         let whiskers = PANELS
             .iter()
             .any(|q| self.bars(q).iter().any(|b| b.3.is_some()));

@@ -85,19 +85,11 @@ impl Energy<'_> {
     }
 
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
-            .collect();
-        let overloaded = (0..self.m.series.len())
+        let mut legend = frame::series_legend(self.m, Swatch::Block);
+        let drawn: Vec<Point> = (0..self.m.series.len())
             .flat_map(|s| self.points(s, Axis::Rate))
-            .any(|p| p.overloaded);
-        if overloaded {
-            legend.push(rate::overloaded_swatch());
-        }
+            .collect();
+        legend.extend(rate::faces_legend(&drawn));
         Frame {
             title: self.title(),
             subtitle: format!(
@@ -110,22 +102,15 @@ impl Energy<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.axes().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.axes().len())
     }
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let axes_drawn = self.axes();
+        let panels = self.frame().panels(root, axes_drawn.len())?;
         let y_desc = GPU_TOKENS_PER_JOULE.axis_label();
-        for (panel, &axis) in frame::panels(&body, axes_drawn.len())
-            .iter()
-            .zip(&axes_drawn)
-        {
+        for (panel, &axis) in panels.iter().zip(&axes_drawn) {
             let mut lines: Vec<Vec<Point>> = (0..self.m.series.len())
                 .map(|s| self.points(s, axis))
                 .collect();

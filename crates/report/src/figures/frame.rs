@@ -1,11 +1,13 @@
-//! The frame every figure shares: title, subtitle, one legend for all panels, and the
-//! grid of panels under them. Axes are in [`super::axes`].
+//! The frame every figure shares: title, subtitle, one legend for all panels (with the
+//! series' and line styles' entries most figures start it with), and the grid of panels
+//! under them. Axes are in [`super::axes`].
 
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::marks::{self, Mark};
+use crate::matrix::Matrix;
 use crate::style;
 
 /// A drawing area in pixels.
@@ -40,6 +42,28 @@ pub enum Swatch {
     Mark(Mark),
 }
 
+impl Swatch {
+    /// A line in `color`: dashed, or solid with a dot.
+    pub fn stroke(color: RGBColor, dashed: bool) -> Swatch {
+        if dashed {
+            Swatch::Dashed(color)
+        } else {
+            Swatch::Line(color)
+        }
+    }
+}
+
+/// One legend entry per series of `m`, in its colour ([`style::series_color`]), drawn as
+/// `swatch` (a [`Swatch::Block`] where colour tells series apart, a [`Swatch::Line`] where
+/// each series is one line).
+pub fn series_legend(m: &Matrix, swatch: fn(RGBColor) -> Swatch) -> Vec<(Swatch, String)> {
+    m.series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (swatch(style::series_color(i)), s.label.clone()))
+        .collect()
+}
+
 /// Title, subtitle and legend of a figure.
 #[derive(Clone, Debug)]
 pub struct Frame {
@@ -63,6 +87,22 @@ impl Frame {
         let title = text_width(&self.title, &style::title());
         let subtitle = text_width(&self.subtitle, &style::subtitle());
         (title.max(subtitle) + 2 * LEFT).max(0) as u32
+    }
+
+    /// Size of the figure over `n` panels of the usual size ([`style::PANEL_W`] x
+    /// [`style::PANEL_H`]), see [`size`].
+    pub fn size(&self, n: usize) -> (u32, u32) {
+        size(self, n, (style::PANEL_W, style::PANEL_H))
+    }
+
+    /// Draws the frame on `root` ([`Frame::draw`]) and returns the first `n` panels of the
+    /// grid below it ([`panels`]).
+    pub fn panels<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        n: usize,
+    ) -> Result<Vec<Area<DB>>, DrawError> {
+        Ok(panels(&self.draw(root)?, n))
     }
 
     /// Height of the title, subtitle and legend at `width`.

@@ -10,7 +10,6 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
-use super::marks::{self, Face, Shape};
 use super::rate::{self, Point};
 use super::scaling::LOG_SPAN;
 use crate::matrix::Matrix;
@@ -69,13 +68,7 @@ impl LatencyVsRate<'_> {
     }
 
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
-            .collect();
+        let mut legend = frame::series_legend(self.m, Swatch::Block);
         legend.push((Swatch::Line(style::MUTED), "p50".into()));
         legend.push((Swatch::Dashed(style::MUTED), "p99".into()));
         let scenarios = self.m.open_scenarios();
@@ -84,12 +77,7 @@ impl LatencyVsRate<'_> {
             .flat_map(|&k| self.lines(k))
             .flat_map(|l| l.2)
             .collect();
-        if drawn.iter().any(|p| p.overloaded) {
-            legend.push(rate::overloaded_swatch());
-        }
-        if drawn.iter().any(|p| p.face() == Face::Hollow) {
-            legend.push(marks::small_sample_swatch(Shape::Square));
-        }
+        legend.extend(rate::faces_legend(&drawn));
         if let Some(limit) = self.slo() {
             legend.push((
                 Swatch::Dashed(style::ALERT),
@@ -108,23 +96,12 @@ impl LatencyVsRate<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.m.open_scenarios().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.m.open_scenarios().len())
     }
 
     /// Every line of scenario `k`: series, dashed (p99), points.
     fn lines(&self, k: usize) -> Vec<(usize, bool, Vec<Point>)> {
-        (0..self.m.series.len())
-            .flat_map(|s| {
-                self.spec.lines.iter().enumerate().map(move |(i, l)| {
-                    let points = rate::points(self.m, s, k, l.read);
-                    (s, i == 1, points)
-                })
-            })
-            .collect()
+        rate::lines(self.m, k, &self.spec.lines.map(|l| l.read))
     }
 
     /// Whether the y axis is log10: some panel spans more than [`LOG_SPAN`] (overloaded
@@ -141,16 +118,12 @@ impl LatencyVsRate<'_> {
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let scenarios = self.m.open_scenarios();
+        let panels = self.frame().panels(root, scenarios.len())?;
         let log = self.log_y();
         let slo = self.slo();
-        let y_desc = if log {
-            format!("{} (log scale)", self.spec.y_desc)
-        } else {
-            self.spec.y_desc.to_owned()
-        };
-        for (panel, &k) in frame::panels(&body, scenarios.len()).iter().zip(&scenarios) {
+        let y_desc = axes::log_desc(self.spec.y_desc, log);
+        for (panel, &k) in panels.iter().zip(&scenarios) {
             let mut lines = self.lines(k);
             if log {
                 for (_, _, points) in &mut lines {

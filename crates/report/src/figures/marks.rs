@@ -3,7 +3,8 @@
 //! failed request, a triangle for one the server turned away). A cell's marker has a
 //! [`Face`]: solid, hollow when its percentile rests on too few samples (indicative), or
 //! hollow with a cross when the cell was overloaded (arrivals outpaced the server, so its
-//! latency percentiles say only how long the window was).
+//! latency percentiles say only how long the window was). [`line()`] draws the line through
+//! a figure's markers.
 
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
@@ -117,4 +118,22 @@ pub fn small_sample_swatch(shape: Shape) -> (Swatch, String) {
         }),
         "hollow: too few samples for this percentile (indicative)".into(),
     )
+}
+
+/// A 3 px line through `xy` in `color` on `chart`: solid, or dashed (10 px dashes, 6 px
+/// gaps).
+pub fn line<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, impl CoordTranslate<From = (f64, f64)>>,
+    xy: impl IntoIterator<Item = (f64, f64)>,
+    color: RGBColor,
+    dashed: bool,
+) -> Result<(), DrawError> {
+    let stroke = color.stroke_width(3);
+    if dashed {
+        let xy: Vec<(f64, f64)> = xy.into_iter().collect();
+        chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
+    } else {
+        chart.draw_series(LineSeries::new(xy, stroke))?;
+    }
+    Ok(())
 }

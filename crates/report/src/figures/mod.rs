@@ -116,7 +116,7 @@ impl Plot<'_> {
             Plot::Compare(p) => p.title(),
             Plot::Pareto(p) => p.title.into(),
             Plot::LatencyVsRate(p) => p.spec.title.into(),
-            Plot::RequestsVsRate(p) => p.spec.title.into(),
+            Plot::RequestsVsRate(p) => p.title(),
             Plot::Timeline(p) => p.title(),
             Plot::Cdf(p) => p.spec.title.into(),
             Plot::Prompt(_) => prompt::PromptTtft::TITLE.into(),

@@ -116,13 +116,7 @@ pub fn with_open<'a>(m: &'a Matrix<'a>) -> Option<Pareto<'a>> {
 
 impl Pareto<'_> {
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Line(style::series_color(i)), s.label.clone()))
-            .collect();
+        let mut legend = frame::series_legend(self.m, Swatch::Line);
         legend.push((
             Swatch::Dot(style::MUTED),
             "each point is one concurrency N (labelled)".into(),
@@ -166,11 +160,7 @@ impl Pareto<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.m.scenarios.len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.m.scenarios.len())
     }
 
     /// The closed-loop points of one series in one scenario, by concurrency, then (when
@@ -201,11 +191,8 @@ impl Pareto<'_> {
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
-        for (k, panel) in frame::panels(&body, self.m.scenarios.len())
-            .iter()
-            .enumerate()
-        {
+        let panels = self.frame().panels(root, self.m.scenarios.len())?;
+        for (k, panel) in panels.iter().enumerate() {
             let lines: Vec<_> = (0..self.m.series.len())
                 .map(|s| self.points(s, k))
                 .collect();
@@ -226,7 +213,7 @@ impl Pareto<'_> {
             )?;
             axes::mesh(
                 &mut chart,
-                &format!("{} (log scale)", self.latency.axis_label()),
+                &axes::log_desc(&self.latency.axis_label(), true),
                 "server throughput (output tokens/s)",
                 Some(&axes::log_label),
                 None,
@@ -239,12 +226,7 @@ impl Pareto<'_> {
                     }
                     let xy: Vec<(f64, f64)> = points.iter().map(|p| (p.x.log10(), p.y)).collect();
                     let line = kept_up(points).into_iter().map(|i| xy[i]);
-                    let stroke = color.stroke_width(3);
-                    if shape == Shape::Square {
-                        chart.draw_series(DashedLineSeries::new(line, 10, 6, stroke))?;
-                    } else {
-                        chart.draw_series(LineSeries::new(line, stroke))?;
-                    }
+                    marks::line(&mut chart, line, color, shape == Shape::Square)?;
                     for (p, &at) in points.iter().zip(&xy) {
                         let mark = Mark {
                             shape,

@@ -8,10 +8,9 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::cdf::{color_of, load_colors};
-use super::frame::{self, Area, DrawError, Frame, Swatch};
+use super::frame::{Area, DrawError, Frame, Swatch};
 use super::requests::{CellRequests, MAX_POINTS};
 use crate::matrix::{Cell, Matrix};
-use crate::style;
 
 /// Dot radius, px.
 const R: i32 = 3;
@@ -80,19 +79,15 @@ impl PromptTtft<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.panels().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.panels().len())
     }
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let colors = load_colors(self.m);
         let panels = self.panels();
-        for (panel, &(s, k)) in frame::panels(&body, panels.len()).iter().zip(&panels) {
+        let areas = self.frame().panels(root, panels.len())?;
+        for (panel, &(s, k)) in areas.iter().zip(&panels) {
             let cells: Vec<&(Cell, CellRequests)> = self
                 .requests
                 .iter()

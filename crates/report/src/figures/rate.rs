@@ -58,6 +58,22 @@ pub fn points(
         .collect()
 }
 
+/// The lines of scenario `k`: for each series, one per reading of `reads` (the second
+/// and later dashed), as `(series, dashed, points)`.
+pub fn lines<R>(m: &Matrix, k: usize, reads: &[R]) -> Vec<(usize, bool, Vec<Point>)>
+where
+    R: Fn(&CellSummary) -> Option<Reading>,
+{
+    (0..m.series.len())
+        .flat_map(|s| {
+            reads
+                .iter()
+                .enumerate()
+                .map(move |(i, read)| (s, i > 0, points(m, s, k, read)))
+        })
+        .collect()
+}
+
 impl Point {
     /// How its marker is filled.
     pub fn face(&self) -> Face {
@@ -113,6 +129,19 @@ pub fn capacity_swatch() -> (Swatch, String) {
     )
 }
 
+/// The legend entries the squares among `drawn` need: crossed (overloaded), then hollow
+/// (too few samples), each only when some point has it.
+pub fn faces_legend(drawn: &[Point]) -> Vec<(Swatch, String)> {
+    let mut legend = Vec::new();
+    if drawn.iter().any(|p| p.overloaded) {
+        legend.push(overloaded_swatch());
+    }
+    if drawn.iter().any(|p| p.face() == Face::Hollow) {
+        legend.push(marks::small_sample_swatch(Shape::Square));
+    }
+    legend
+}
+
 /// The legend entry of an overloaded cell.
 pub fn overloaded_swatch() -> (Swatch, String) {
     (
@@ -145,13 +174,7 @@ pub fn draw_marked<DB: DrawingBackend>(
     points: &[Point],
     shape: Shape,
 ) -> Result<(), DrawError> {
-    let xy = points.iter().map(|p| (p.x, p.y));
-    let stroke = color.stroke_width(3);
-    if dashed {
-        chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
-    } else {
-        chart.draw_series(LineSeries::new(xy, stroke))?;
-    }
+    marks::line(chart, points.iter().map(|p| (p.x, p.y)), color, dashed)?;
     for p in points {
         let mark = Mark {
             shape,

@@ -155,20 +155,12 @@ type Point = (f64, f64, Option<[f64; 2]>, bool);
 
 impl Scaling<'_> {
     fn frame(&self) -> Frame {
-        let mut legend: Vec<(Swatch, String)> = self
-            .m
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (Swatch::Block(style::series_color(i)), s.label.clone()))
-            .collect();
+        let mut legend = frame::series_legend(self.m, Swatch::Block);
         for line in &self.spec.lines {
-            let swatch = if line.dashed {
-                Swatch::Dashed(style::MUTED)
-            } else {
-                Swatch::Line(style::MUTED)
-            };
-            legend.push((swatch, line.legend.into()));
+            legend.push((
+                Swatch::stroke(style::MUTED, line.dashed),
+                line.legend.into(),
+            ));
         }
         let drawn = self.drawn(self.log_y());
         if drawn.iter().any(|p| p.2.is_some()) {
@@ -186,11 +178,7 @@ impl Scaling<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.m.scenarios.len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.m.scenarios.len())
     }
 
     fn points(&self, series: usize, scenario: usize, line: &Line) -> Vec<Point> {
@@ -236,14 +224,9 @@ impl Scaling<'_> {
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
-        let panels = frame::panels(&body, self.m.scenarios.len());
+        let panels = self.frame().panels(root, self.m.scenarios.len())?;
         let log = self.log_y();
-        let y_desc = if log {
-            format!("{} (log scale)", self.spec.y_desc)
-        } else {
-            self.spec.y_desc.to_owned()
-        };
+        let y_desc = axes::log_desc(self.spec.y_desc, log);
         for (k, panel) in panels.iter().enumerate() {
             let lines: Vec<(usize, &Line, Vec<Point>)> = (0..self.m.series.len())
                 .flat_map(|s| {
@@ -330,13 +313,12 @@ fn draw_line<DB: DrawingBackend>(
                 .draw(&PathElement::new(vec![(x, lo), (x, hi)], color.mix(0.6)))?;
         }
     }
-    let xy = points.iter().map(|&(x, v, _, _)| (x, v));
-    let stroke = color.stroke_width(3);
-    if dashed {
-        chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
-    } else {
-        chart.draw_series(LineSeries::new(xy, stroke))?;
-    }
+    marks::line(
+        chart,
+        points.iter().map(|&(x, v, _, _)| (x, v)),
+        color,
+        dashed,
+    )?;
     // Filled markers on both lines; hollow only where the percentile rests on too few
     // samples, so a reader does not read the knee off a p99 of 30 requests.
     for &(x, v, _, small) in points {

@@ -7,7 +7,8 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::frame::{self, Area, DrawError, Frame, Swatch};
-use super::marks::{self, Face, Mark, Shape};
+use super::marks::Shape;
+use super::rate::{self, Point};
 use super::timeline::file_part;
 use crate::matrix::Matrix;
 use crate::style;
@@ -60,6 +61,7 @@ impl SessionRate<'_> {
     }
 
     fn frame(&self) -> Frame {
+        let series = frame::series_legend(self.m, Swatch::Line);
         Frame {
             title: self.title(),
             subtitle: format!(
@@ -69,19 +71,14 @@ impl SessionRate<'_> {
             legend: self
                 .drawn()
                 .into_iter()
-                .map(|s| {
-                    (
-                        Swatch::Line(style::series_color(s)),
-                        self.m.series[s].label.clone(),
-                    )
-                })
+                .map(|s| series[s].clone())
                 .collect(),
         }
     }
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(&self.frame(), 1, (style::PANEL_W, style::PANEL_H))
+        self.frame().size(1)
     }
 
     /// Draws the figure.
@@ -112,21 +109,18 @@ impl SessionRate<'_> {
             None,
         )?;
         for s in drawn {
-            let color = style::series_color(s);
-            let xy: Vec<(f64, f64)> = self
+            let points: Vec<Point> = self
                 .points(s)
                 .into_iter()
-                .map(|(n, v)| (axes::log2(n), v))
+                .map(|(n, y)| Point {
+                    x: axes::log2(n),
+                    y,
+                    overloaded: false,
+                    small: false,
+                })
                 .collect();
-            chart.draw_series(LineSeries::new(xy.iter().copied(), color.stroke_width(3)))?;
-            for at in xy {
-                let mark = Mark {
-                    shape: Shape::Circle,
-                    color,
-                    face: Face::Solid,
-                };
-                marks::draw(chart.plotting_area(), at, mark)?;
-            }
+            let color = style::series_color(s);
+            rate::draw_marked(&mut chart, color, false, &points, Shape::Circle)?;
         }
         Ok(())
     }

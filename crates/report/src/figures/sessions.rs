@@ -11,8 +11,9 @@ use plotters::prelude::*;
 
 use super::axes::{self, Ticks};
 use super::cdf::{color_of, load_colors};
-use super::frame::{self, Area, DrawError, Frame, Swatch};
-use super::marks::{self, Face, Mark, Shape};
+use super::frame::{Area, DrawError, Frame, Swatch};
+use super::marks::{self, Shape};
+use super::rate::{self, Point};
 use super::timeline::file_part;
 use crate::matrix::Matrix;
 use crate::style;
@@ -159,12 +160,7 @@ impl SessionTurns<'_> {
         };
         for (is_dashed, words) in [(false, solid), (true, dashed)] {
             if lines.iter().any(|l| l.dashed == is_dashed) {
-                let swatch = if is_dashed {
-                    Swatch::Dashed(style::MUTED)
-                } else {
-                    Swatch::Line(style::MUTED)
-                };
-                legend.push((swatch, words.into()));
+                legend.push((Swatch::stroke(style::MUTED, is_dashed), words.into()));
             }
         }
         if lines.iter().flat_map(|l| &l.points).any(|p| p.2) {
@@ -182,19 +178,15 @@ impl SessionTurns<'_> {
 
     /// Width and height, px.
     pub fn size(&self) -> (u32, u32) {
-        frame::size(
-            &self.frame(),
-            self.panels().len(),
-            (style::PANEL_W, style::PANEL_H),
-        )
+        self.frame().size(self.panels().len())
     }
 
     /// Draws the figure.
     pub fn draw<DB: DrawingBackend>(&self, root: &Area<DB>) -> Result<(), DrawError> {
-        let body = self.frame().draw(root)?;
         let colors = load_colors(self.m);
         let buckets = self.buckets();
         let panels = self.panels();
+        let areas = self.frame().panels(root, panels.len())?;
         let (y_desc, fixed_top) = match self.kind {
             Kind::Ttft => ("TTFT (ms)", None),
             Kind::Cache => ("share of prompt tokens", Some(1.0)),
@@ -204,7 +196,7 @@ impl SessionTurns<'_> {
             let name = (i >= 0.0).then(|| buckets.get(i as usize)).flatten();
             name.map_or(String::new(), |b| (*b).to_owned())
         };
-        for (panel, &s) in frame::panels(&body, panels.len()).iter().zip(&panels) {
+        for (panel, &s) in areas.iter().zip(&panels) {
             let lines = self.lines(s);
             let top = lines
                 .iter()
@@ -224,21 +216,17 @@ impl SessionTurns<'_> {
             axes::mesh(&mut chart, "turns", y_desc, Some(&label), None)?;
             for line in &lines {
                 let color = color_of(&colors, Load::Concurrency(line.n));
-                let xy = line.points.iter().map(|&(x, v, _)| (x as f64 + 0.5, v));
-                let stroke = color.stroke_width(3);
-                if line.dashed {
-                    chart.draw_series(DashedLineSeries::new(xy, 10, 6, stroke))?;
-                } else {
-                    chart.draw_series(LineSeries::new(xy, stroke))?;
-                }
-                for &(x, v, small) in &line.points {
-                    let mark = Mark {
-                        shape: Shape::Circle,
-                        color,
-                        face: Face::of(false, small),
-                    };
-                    marks::draw(chart.plotting_area(), (x as f64 + 0.5, v), mark)?;
-                }
+                let points: Vec<Point> = line
+                    .points
+                    .iter()
+                    .map(|&(x, y, small)| Point {
+                        x: x as f64 + 0.5,
+                        y,
+                        overloaded: false,
+                        small,
+                    })
+                    .collect();
+                rate::draw_marked(&mut chart, color, line.dashed, &points, Shape::Circle)?;
             }
         }
         Ok(())

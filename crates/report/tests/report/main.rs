@@ -23,6 +23,7 @@ mod marks;
 mod page;
 mod scale;
 mod server_side;
+mod session_rates;
 mod sessions;
 mod several;
 mod values;
