@@ -119,7 +119,13 @@ pub(super) async fn run<T: Transport>(
         };
         let (shared, pool, places) = (shared.clone(), sessions.clone(), places.clone());
         if starts_session {
-            requests.spawn(sessions::run(shared, pool, places, arrival, records.clone()));
+            requests.spawn(sessions::run(
+                shared,
+                pool,
+                places,
+                arrival,
+                records.clone(),
+            ));
         } else {
             requests.spawn(arrive(shared, pool, places, arrival, records.clone()));
         }
