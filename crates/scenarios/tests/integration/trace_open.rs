@@ -42,9 +42,12 @@ fn write_trace(dir: &std::path::Path) {
     std::fs::write(dir.join("T.json"), def.to_string()).unwrap();
 }
 
-/// Each session: its start (us since the cell's start: trace time over the speedup), and
-/// per turn the input length and the think time before it (us).
-fn planned() -> BTreeMap<&'static str, (u64, Vec<(u32, u64)>)> {
+/// A session as planned: its start (us since the cell's start: trace time over the
+/// speedup), and per turn the input length and the think time before it (us).
+type Planned = (u64, Vec<(u32, u64)>);
+
+/// Each session as the trace plans it.
+fn planned() -> BTreeMap<&'static str, Planned> {
     BTreeMap::from([
         ("line1", (0, vec![(30, 0)])),
         (
