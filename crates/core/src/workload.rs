@@ -2,7 +2,8 @@
 //! [`Session`] that produces the next [`Prompt`] and hears the reply. The scenarios crate
 //! implements it; [`FixedPrompt`] is the one built-in workload (calibration and tests).
 //! A trace replayed on its own clock is also a [`Replay`]: the open loop then sends arrival
-//! `k` at the trace's instant `k` with its prompt, instead of drawing arrivals.
+//! `k` at the trace's instant `k` with its prompt (or starts session `k` there, when the
+//! trace names sessions), instead of drawing arrivals.
 //! A session workload tags each prompt with its [`Turn`] and, after each reply, tells the
 //! slot what comes next ([`After`]: think, or start a new session). An agent session may
 //! also spawn sub-agents after a turn ([`Session::children`]): the slot runs them at once,
@@ -143,13 +144,23 @@ pub trait Workload: Send + Sync {
     }
 }
 
-/// A timed trace replay: when each arrival is due and what it sends.
+/// A timed trace replay: when each arrival is due and what it sends: one request, or, when
+/// the trace's records name sessions, one whole session ([`Replay::session`]).
 pub trait Replay: Send + Sync {
-    /// Arrival instants since the cell's start, in order (never decreasing).
+    /// Arrival instants since the cell's start, in order (never decreasing): each record's,
+    /// or each session's start where the replay has sessions.
     fn instants(&self) -> std::sync::Arc<[std::time::Duration]>;
 
-    /// The prompt of arrival `k` (an index into [`Replay::instants`]).
+    /// The prompt of arrival `k` (an index into [`Replay::instants`]) of a replay without
+    /// sessions.
     fn prompt(&self, k: usize) -> Prompt;
+
+    /// The session arrival `k` starts, where the replay has sessions: its first turn goes
+    /// out at the arrival, each later one after the previous reply and its think time
+    /// ([`Session::after`]), until [`After::End`]. `None`: arrival `k` is one request.
+    fn session(&self, _k: usize) -> Option<Box<dyn Session>> {
+        None
+    }
 }
 
 /// One slot's stream of prompts.

@@ -7,7 +7,9 @@
 //! conversation in multi-turn scenarios) and gives it back when its request ends. A trace
 //! replay ([`Replay`]) supplies the instants and each arrival's prompt in place of the
 //! drawn process and the session's next prompt. Under `rate_unit: sessions` each arrival
-//! instead starts a whole session on its own task ([`sessions`]).
+//! instead starts a whole session on its own task ([`sessions`]), and so does each arrival
+//! of a replay whose trace names sessions: the trace's own session, at its first record's
+//! instant ([`Replay::session`]).
 
 mod sessions;
 
@@ -53,7 +55,12 @@ impl Sessions {
         })
     }
 
-    fn give_back(&self, id: u32, session: Box<dyn Session>) {
+    /// Keeps `session` for later arrivals if it came from the pool (`pooled`); one an
+    /// arrival brought (a trace's session) has run its turns and is dropped.
+    fn give_back(&self, id: u32, session: Box<dyn Session>, pooled: bool) {
+        if !pooled {
+            return;
+        }
         let mut guard = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         guard.0.push_back((id, session));
     }
@@ -68,7 +75,8 @@ pub(super) async fn run<T: Transport>(
     shared: Arc<Shared<T>>,
     records: UnboundedSender<Record>,
 ) {
-    // A session's turns follow its think times, not a trace's instants.
+    // Under `rate_unit: sessions` the rate starts sessions, whatever the trace's instants
+    // (a timed replay of a trace's sessions starts them at the trace's instants instead).
     let replay = workload
         .replay()
         .filter(|_| rate.unit == RateUnit::Requests);
@@ -101,34 +109,38 @@ pub(super) async fn run<T: Transport>(
             // Counted before the task exists, so Drain never sees zero while it is queued.
             shared.measured_in_flight.fetch_add(1, Ordering::SeqCst);
         }
+        let own = replay.as_ref().and_then(|r| r.session(k));
+        let starts_session = own.is_some() || rate.unit == RateUnit::Sessions;
         let arrival = Arrival {
             phase,
             t_intended_us: micros(intended),
             replayed: replay.clone().map(|r| (r, k)),
+            own: own.map(|s| (u32::try_from(k).unwrap_or(u32::MAX), s)),
         };
         let (shared, pool, places) = (shared.clone(), sessions.clone(), places.clone());
-        match rate.unit {
-            RateUnit::Requests => {
-                requests.spawn(arrive(shared, pool, places, arrival, records.clone()))
-            }
-            RateUnit::Sessions => requests.spawn(sessions::run(
+        if starts_session {
+            requests.spawn(sessions::run(
                 shared,
                 pool,
                 places,
                 arrival,
                 records.clone(),
-            )),
-        };
+            ));
+        } else {
+            requests.spawn(arrive(shared, pool, places, arrival, records.clone()));
+        }
     }
     while requests.join_next().await.is_some() {}
 }
 
 /// One arrival: its phase, intended send (us since the cell's start), and, in a trace
-/// replay, the trace and its index there.
+/// replay, the trace and its index there, and the trace's session it starts with that
+/// session's id (a replay whose trace names sessions; others take an idle session).
 struct Arrival {
     phase: Phase,
     t_intended_us: u64,
     replayed: Option<(Arc<dyn Replay>, usize)>,
+    own: Option<(u32, Box<dyn Session>)>,
 }
 
 /// One arrival: take a session (a user), wait for a place (if capped), send, give the
@@ -137,7 +149,7 @@ async fn arrive<T: Transport>(
     shared: Arc<Shared<T>>,
     sessions: Arc<Sessions>,
     places: Option<Arc<Semaphore>>,
-    arrival: Arrival,
+    mut arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
     let Some(Admitted {
@@ -145,7 +157,8 @@ async fn arrive<T: Transport>(
         mut session,
         place: _place,
         queue_us,
-    }) = admit(&shared, &sessions, places, &arrival, &records).await
+        pooled,
+    }) = admit(&shared, &sessions, places, &mut arrival, &records).await
     else {
         return;
     };
@@ -153,6 +166,7 @@ async fn arrive<T: Transport>(
         phase,
         t_intended_us,
         replayed,
+        ..
     } = arrival;
     let prompt = match replayed {
         Some((replay, k)) => replay.prompt(k),
@@ -166,34 +180,41 @@ async fn arrive<T: Transport>(
         thinks: false,
     };
     send(&shared, start, prompt, session.as_mut(), None, &records).await;
-    sessions.give_back(id, session);
+    sessions.give_back(id, session, pooled);
 }
 
 /// An arrival let in: its session (a user) and id, its place under `max_concurrency`
-/// (none without a cap, held until dropped) and the time it queued for it, us.
+/// (none without a cap, held until dropped), the time it queued for it, us, and whether
+/// the session came from the pool of idle ones (else the arrival brought its own).
 struct Admitted {
     id: u32,
     session: Box<dyn Session>,
     place: Option<OwnedSemaphorePermit>,
     queue_us: Option<u64>,
+    pooled: bool,
 }
 
-/// Takes an idle session for `arrival` and waits for a place; `None` when the cell ended
-/// first (the session is given back and the arrival recorded as never sent).
+/// Takes the session `arrival` brought, else an idle one, and waits for a place; `None`
+/// when the cell ended first (the session is given back and the arrival recorded as never
+/// sent).
 async fn admit<T>(
     shared: &Shared<T>,
     sessions: &Sessions,
     places: Option<Arc<Semaphore>>,
-    arrival: &Arrival,
+    arrival: &mut Arrival,
     records: &UnboundedSender<Record>,
 ) -> Option<Admitted> {
-    let (id, session) = sessions.take();
+    let ((id, session), pooled) = match arrival.own.take() {
+        Some(own) => (own, false),
+        None => (sessions.take(), true),
+    };
     let Some(places) = places else {
         return Some(Admitted {
             id,
             session,
             place: None,
             queue_us: None,
+            pooled,
         });
     };
     let queued_at = shared.clock.now_us();
@@ -203,6 +224,7 @@ async fn admit<T>(
             session,
             place: place.ok(),
             queue_us: Some(shared.clock.now_us().saturating_sub(queued_at)),
+            pooled,
         }),
         _ = shared.cancel.cancelled() => {
             let queued = Queued {
@@ -212,7 +234,7 @@ async fn admit<T>(
                 queued_at,
             };
             never_sent(shared, queued, records);
-            sessions.give_back(id, session);
+            sessions.give_back(id, session, pooled);
             None
         }
     }

@@ -11,3 +11,4 @@ mod closed;
 mod failures;
 mod open;
 mod open_sessions;
+mod open_trace;

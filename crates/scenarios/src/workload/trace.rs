@@ -1,10 +1,12 @@
 //! A trace replayed: in the open loop arrival `k` is the window's record `k` at its own
-//! instant ([`Replay`]); in the closed loop the slots take the records in arrival order
-//! from one shared cursor (ordered replay), wrapping around when the window is used up;
-//! making slot 0's session starts the replay over from the window's first record (the
-//! runner makes the cell's sessions slot 0 first, after the token check has used some).
-//! When records of the window name their `session_id`, the closed loop replays sessions
-//! instead (module `sessions`): one slot runs one trace session's turns in order.
+//! instant ([`Replay`]), or, when records name sessions, the window's session `k` at its
+//! first record's instant, its later turns after each reply and think time (module
+//! `sessions`). In the closed loop the slots take the records in arrival order from one
+//! shared cursor (ordered replay), wrapping around when the window is used up; making slot
+//! 0's session starts the replay over from the window's first record (the runner makes the
+//! cell's sessions slot 0 first, after the token check has used some). When records of the
+//! window name their `session_id`, the closed loop replays sessions instead: one slot runs
+//! one trace session's turns in order.
 //! Each prompt is synthesised ([`Synth`]) to the record's `input_length` and `hash_ids`,
 //! or is the record's own messages; `max_tokens` is the record's `output_length` (at
 //! least 1).
@@ -45,6 +47,7 @@ pub struct TraceReplay {
 struct Inner {
     info: WorkloadInfo,
     window: Arc<Vec<(Duration, Record)>>,
+    /// The open loop's arrivals: each record's instant, or each session's start.
     instants: Arc<[Duration]>,
     synth: Synth,
     /// The next record of the ordered replay (or the next session, with sessions).
@@ -88,8 +91,11 @@ impl TraceReplay {
         synth: Synth,
         timing: Timing,
     ) -> Self {
-        let instants = window.iter().map(|(at, _)| *at).collect();
         let sessions = TraceSessions::new(&window, timing);
+        let instants = match &sessions {
+            Some(s) => s.starts(&window),
+            None => window.iter().map(|(at, _)| *at).collect(),
+        };
         TraceReplay {
             inner: Arc::new(Inner {
                 info,
@@ -116,15 +122,30 @@ impl Workload for TraceReplay {
     }
 
     fn replay(&self) -> Option<Arc<dyn Replay>> {
-        Some(self.inner.clone())
+        Some(Arc::new(Timed(self.inner.clone())))
     }
 }
 
-impl Replay for Inner {
+/// The open loop's replay: record `k` at its instant, or session `k` at its start.
+struct Timed(Arc<Inner>);
+
+impl Replay for Timed {
     fn instants(&self) -> Arc<[Duration]> {
-        self.instants.clone()
+        self.0.instants.clone()
     }
 
+    fn prompt(&self, k: usize) -> Prompt {
+        self.0.prompt(k)
+    }
+
+    fn session(&self, k: usize) -> Option<Box<dyn Session>> {
+        self.0.sessions.as_ref()?;
+        Some(Box::new(SessionSlot::only(self.0.clone(), k)))
+    }
+}
+
+impl Inner {
+    /// The prompt of the window's record `k` (wrapping around).
     fn prompt(&self, k: usize) -> Prompt {
         let Some((_, r)) = self.window.get(k % self.window.len().max(1)) else {
             return Prompt::default();

@@ -18,5 +18,6 @@ mod properties;
 mod server_metrics;
 mod token_check;
 mod trace;
+mod trace_open;
 mod trace_sessions;
 mod ttft;

@@ -1,8 +1,9 @@
-//! The open loop of sessions (`rate_unit: sessions`): each arrival starts a session on its
-//! own task, which sends its first turn at the arrival (latency from the intended send, as
-//! any open-loop request) and then its later turns after their think times, sub-agents
-//! joined, exactly as a closed-loop slot runs a session ([`slot::to_end`]), until its last
-//! turn. Under `max_concurrency` a session waits for a place before its first turn and
+//! The open loop of sessions (`rate_unit: sessions`, or a timed replay of a trace that
+//! names sessions): each arrival starts a session on its own task (the trace's session it
+//! brought, else one from the pool), which sends its first turn at the arrival (latency
+//! from the intended send, as any open-loop request) and then its later turns after their
+//! think times, sub-agents joined, exactly as a closed-loop slot runs a session
+//! ([`slot::to_end`]), until its last turn. Under `max_concurrency` a session waits for a place before its first turn and
 //! holds it to its end: the cap bounds sessions active. Each turn is measured by its own
 //! start (the first by its intended send, the later ones by their send), so Drain waits for
 //! every measured turn while the sessions around them go on.
@@ -25,7 +26,7 @@ pub(super) async fn run<T: Transport>(
     shared: Arc<Shared<T>>,
     sessions: Arc<Sessions>,
     places: Option<Arc<Semaphore>>,
-    arrival: Arrival,
+    mut arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
     let Some(Admitted {
@@ -33,7 +34,8 @@ pub(super) async fn run<T: Transport>(
         mut session,
         place: _place,
         queue_us,
-    }) = admit(&shared, &sessions, places, &arrival, &records).await
+        pooled,
+    }) = admit(&shared, &sessions, places, &mut arrival, &records).await
     else {
         return;
     };
@@ -54,5 +56,5 @@ pub(super) async fn run<T: Transport>(
     let backoff = Some(&mut sender.backoff);
     let first = send(&shared, start, prompt, session.as_mut(), backoff, &records).await;
     slot::to_end(&shared, &mut sender, session.as_mut(), first, &records).await;
-    sessions.give_back(id, session);
+    sessions.give_back(id, session, pooled);
 }

@@ -1,10 +1,11 @@
-//! A trace's sessions replayed in the closed loop: the window's records grouped by
-//! `session_id` (a record without one is a session of one turn), sessions in order of their
-//! first arrival, turns in `turn` order (else arrival order). Slots take whole sessions
-//! from the shared cursor, wrapping around (a session replayed again gets the id
-//! `<id>~<pass>`); the think time before a turn is its record's `delay_ms`, else the gap
-//! between the two turns' arrivals (which then includes the recorded response time), both
-//! divided by `speedup` and capped. Prompts do not depend on replies, so a failed turn does
+//! A trace's sessions replayed: the window's records grouped by `session_id` (a record
+//! without one is a session of one turn), sessions in order of their first arrival, turns
+//! in `turn` order (else arrival order). In the closed loop slots take whole sessions from
+//! the shared cursor, wrapping around (a session replayed again gets the id
+//! `<id>~<pass>`); in the open loop arrival `k` runs session `k` once, starting at its
+//! first record's instant ([`TraceSessions::starts`]). Either way the think time before a
+//! turn is its record's `delay_ms`, else the gap between the two turns' arrivals (which
+//! then includes the recorded response time), both divided by `speedup` and capped. Prompts do not depend on replies, so a failed turn does
 //! not end its session. The ideal prefix of a turn is what it shares with the session's
 //! previous turn: the common leading `hash_ids` blocks, at most either turn's length.
 
@@ -13,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use plateau_core::workload::{After, Prompt, Replay, Session, Turn};
+use plateau_core::workload::{After, Prompt, Session, Turn};
 
 use super::{Inner, Timing};
 use crate::trace::Record;
@@ -22,6 +23,8 @@ use crate::trace::Record;
 pub(super) struct TraceSessions {
     /// Each session: its trace id and its records' indices in the window, in turn order.
     sessions: Vec<(String, Vec<usize>)>,
+    /// Each session's first record in arrival order (its index in the window).
+    firsts: Vec<usize>,
     /// The wait before each record's turn (zero for a first turn).
     think: Vec<Duration>,
     /// The tokens each record shares with its session's previous turn.
@@ -47,6 +50,8 @@ impl TraceSessions {
             });
             order[k].1.push(i);
         }
+        // Before the turns are sorted: the window is in arrival order.
+        let firsts = order.iter().map(|(_, turns)| turns[0]).collect();
         let mut think = vec![Duration::ZERO; window.len()];
         let mut prior = vec![0; window.len()];
         for (_, turns) in &mut order {
@@ -64,9 +69,16 @@ impl TraceSessions {
         }
         Some(TraceSessions {
             sessions: order,
+            firsts,
             think,
             prior,
         })
+    }
+
+    /// Each session's start in `window` (the one it was made from): its first record's
+    /// instant, in session order (never decreasing).
+    pub(super) fn starts(&self, window: &[(Duration, Record)]) -> Arc<[Duration]> {
+        self.firsts.iter().map(|&i| window[i].0).collect()
     }
 }
 
@@ -89,12 +101,14 @@ fn shared_prefix(before: &Record, now: &Record, block_tokens: u32) -> u32 {
         .min(b)
 }
 
-/// One slot of the session replay.
+/// One slot of the session replay (closed loop), or one session of it (open loop).
 pub(super) struct SessionSlot {
     inner: Arc<Inner>,
     /// The session being replayed: its number in the cursor's sequence and the position
     /// of the turn last sent.
     current: Option<(usize, usize)>,
+    /// The one session this replays (open loop); `None`: the next from the cursor.
+    only: Option<usize>,
 }
 
 impl SessionSlot {
@@ -102,6 +116,16 @@ impl SessionSlot {
         SessionSlot {
             inner,
             current: None,
+            only: None,
+        }
+    }
+
+    /// Session `k` of the window alone (the open loop's arrival `k`).
+    pub(super) fn only(inner: Arc<Inner>, k: usize) -> SessionSlot {
+        SessionSlot {
+            inner,
+            current: None,
+            only: Some(k),
         }
     }
 
@@ -128,6 +152,7 @@ impl SessionSlot {
 
 static EMPTY: TraceSessions = TraceSessions {
     sessions: Vec::new(),
+    firsts: Vec::new(),
     think: Vec::new(),
     prior: Vec::new(),
 };
@@ -136,7 +161,10 @@ impl Session for SessionSlot {
     fn next(&mut self) -> Prompt {
         let (k, position) = match self.current {
             Some((k, p)) if p + 1 < self.session(k).1.len() => (k, p + 1),
-            _ => (self.inner.cursor.fetch_add(1, Ordering::Relaxed), 0),
+            _ => match self.only {
+                Some(k) => (k, 0),
+                None => (self.inner.cursor.fetch_add(1, Ordering::Relaxed), 0),
+            },
         };
         self.current = Some((k, position));
         let (id, turns) = self.session(k);
@@ -202,6 +230,9 @@ mod tests {
             .map(|(id, t)| (id.as_str(), t.as_slice()))
             .collect();
         assert_eq!(ids, [("s1", &[0, 2, 3][..]), ("s2", &[1][..])]);
+        // The open loop starts each at its first record's instant over the speedup.
+        let starts = [Duration::ZERO, Duration::from_millis(250)];
+        assert_eq!(&*s.starts(&w), &starts[..]);
         // 1000 ms of trace time at speedup 2; then 8000 ms / 2 = 4 s, capped at 3 s.
         assert_eq!(s.think[2], Duration::from_millis(500));
         assert_eq!(s.think[3], Duration::from_secs(3));
@@ -218,5 +249,30 @@ mod tests {
             TraceSessions::new(&none, timing).is_none(),
             "no sessions named"
         );
+    }
+
+    #[test]
+    fn a_session_starts_at_its_first_arrival_whatever_its_turn_numbers() {
+        // Session `x`'s turn 0 was recorded after its turn 1: it starts at its first
+        // record (turn 1, 300 ms), sends turn 0 first, and starts are never decreasing.
+        let mut records = [
+            record(1, 100.0, "y", 10, &[]),
+            record(2, 300.0, "x", 10, &[]),
+            record(3, 700.0, "x", 10, &[]),
+            record(4, 900.0, "z", 10, &[]),
+        ];
+        records[1].turn = Some(1);
+        records[2].turn = Some(0);
+        let w = window(&records, 0.05, Some(10.0), 4.0);
+        let timing = Timing {
+            block_tokens: 512,
+            speedup: 4.0,
+            think_cap: Duration::from_secs(3),
+        };
+        let s = TraceSessions::new(&w, timing).unwrap();
+        assert_eq!(s.sessions[1], ("x".to_owned(), vec![2, 1]));
+        // (t - 50 ms) / 4.
+        let ms = |m: f64| Duration::from_secs_f64(m / 1e3);
+        assert_eq!(&*s.starts(&w), &[ms(12.5), ms(62.5), ms(212.5)][..]);
     }
 }
