@@ -188,7 +188,7 @@ pub trait Session: Send {
     /// The closed-loop slot runs every child at once, each turn after turn until its
     /// [`After::End`], as requests of the same slot (so the slot has up to `1 + k` requests
     /// in flight meanwhile), and sends this session's next turn after the last child ends.
-    /// The open loop does not run children.
+    /// The open loop of sessions runs them the same way, on the arrival's own task.
     fn children(&mut self) -> Vec<Box<dyn Session>> {
         Vec::new()
     }
