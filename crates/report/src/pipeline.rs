@@ -1,10 +1,10 @@
 //! The report pipeline ([`render`]): read the results directory (and `capacity.json` and
 //! `repeats.json`, when the run wrote them) once, or several results directories merged side
 //! by side ([`crate::matrix::merge`]) with each one's own files labelled by its run
-//! ([`crate::per_run`]), check it, draw every figure (each cell's records are read once,
-//! for its timeline and for the latency distributions drawn after; figures are drawn in
-//! parallel, one per worker at a time: the jobs module), then write report.html, summary.md and
-//! summary.csv; past [`INLINE_CELLS`] cells, the per-cell sections go to pages of their
+//! ([`crate::per_run`]), each cell held slim (the held module), check it, draw every figure
+//! (each cell's records are read once, for its timeline and for the latency distributions
+//! drawn after; figures are drawn in parallel, one per worker at a time: the jobs module),
+//! then write report.html, summary.md and summary.csv; past [`INLINE_CELLS`] cells, the per-cell sections go to pages of their
 //! own ([`html::pages`]) and figures draw the first [`FIGURE_SERIES`] series.
 
 use std::path::{Path, PathBuf};
@@ -23,6 +23,7 @@ use crate::matrix::{self, Cell, Matrix, Naming};
 use crate::per_run::{self, PerRun};
 use crate::{font, html, markdown};
 
+mod held;
 mod jobs;
 mod parallel;
 
@@ -149,7 +150,7 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
         .collect();
     let sources: Vec<ResultsDir> = paths
         .iter()
-        .map(|p| ResultsDir::read(p))
+        .map(|p| held::read(p))
         .collect::<Result<_, _>>()?;
     let labels = crate::compare::labels(&paths);
     let several = sources.len() > 1;

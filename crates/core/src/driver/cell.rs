@@ -207,7 +207,7 @@ pub(super) async fn run_one(
         },
         workload: workload_info,
         tokenizer: ctx.counter.name(),
-        fingerprint: Some(fingerprint),
+        fingerprint: Some(Box::new(fingerprint)),
         phases: phase_bounds(&schedule, &out),
         started_at,
         ended_at,
@@ -222,9 +222,9 @@ pub(super) async fn run_one(
             count: out.recorded.samples.len() as u64,
             write_error,
         },
-        client: out.client.clone(),
+        client: out.client.clone().map(Box::new),
         server: None,
-        server_timing,
+        server_timing: server_timing.map(Box::new),
         cost: None,
         gpu: None,
         token_check,
@@ -238,7 +238,7 @@ pub(super) async fn run_one(
     let (scrape_refused, scrape_error) = match scraper {
         Some(s) => match s.finish(dir, &summary.phases).await {
             Ok(done) => {
-                summary.server = done.server;
+                summary.server = done.server.map(Box::new);
                 (done.refused, None)
             }
             Err(e) => (None, Some(e)),
@@ -251,7 +251,7 @@ pub(super) async fn run_one(
             .await
         {
             Ok(gpu) => {
-                summary.gpu = gpu;
+                summary.gpu = gpu.map(Box::new);
                 None
             }
             Err(e) => Some(e),

@@ -193,7 +193,7 @@ pub struct Metrics {
     /// loop the schedule lag, queue, latencies from the send and the overload verdict.
     /// Absent in summaries written before plateau had open loops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load: Option<LoadMetrics>,
+    pub load: Option<Box<LoadMetrics>>,
     /// Achieved concurrency over the window.
     pub concurrency: Concurrency,
     /// Steady-state verdict.
@@ -300,7 +300,7 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         output_tokens,
         input_tokens,
         throughput,
-        load: Some(load),
+        load: Some(Box::new(load)),
         goodput: opts
             .slo
             .and_then(|slo| Goodput::judge(measured(), slo, window)),

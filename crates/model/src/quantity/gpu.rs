@@ -6,7 +6,7 @@ use crate::gpu::GpuMetrics;
 use crate::results::summary::CellSummary;
 
 fn gpu(s: &CellSummary, f: fn(&GpuMetrics) -> Option<f64>) -> Option<Reading> {
-    s.gpu.as_ref().and_then(f).map(Reading::plain)
+    s.gpu.as_deref().and_then(f).map(Reading::plain)
 }
 
 quantity!(

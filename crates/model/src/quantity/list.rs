@@ -12,7 +12,7 @@ pub(super) fn plain(v: f64) -> Option<Reading> {
 }
 
 fn load(s: &CellSummary) -> Option<&LoadMetrics> {
-    s.metrics.load.as_ref()
+    s.metrics.load.as_deref()
 }
 
 // The cell's load.

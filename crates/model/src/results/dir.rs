@@ -66,6 +66,16 @@ impl ResultsDir {
     /// plateau results at all (neither `run.json` nor any `summary.json`); bad files inside
     /// are kept per cell.
     pub fn read(root: &Path) -> Result<ResultsDir, ResultsError> {
+        ResultsDir::read_with(root, |_| {})
+    }
+
+    /// [`ResultsDir::read`], with `keep` called on each summary as soon as it is read:
+    /// a reader of many cells drops there what it does not hold for all of them at once
+    /// (the report: `plateau_report`'s held cells), before the next one is read.
+    pub fn read_with(
+        root: &Path,
+        mut keep: impl FnMut(&mut CellSummary),
+    ) -> Result<ResultsDir, ResultsError> {
         if !root.is_dir() {
             return Err(ResultsError::Format {
                 path: root.to_owned(),
@@ -96,8 +106,12 @@ impl ResultsDir {
             .map(|dir| {
                 let rel = relative(&real_root, &dir);
                 let shown = root.join(&rel);
+                let mut summary = read_summary(&shown.join(SUMMARY_FILE), &rel, &mut newer);
+                if let Ok(s) = &mut summary {
+                    keep(s);
+                }
                 CellFiles {
-                    summary: read_summary(&shown.join(SUMMARY_FILE), &rel, &mut newer),
+                    summary,
                     rel,
                     dir: shown,
                 }
@@ -227,6 +241,18 @@ fn read_summary(path: &Path, rel: &str, newer: &mut Newer) -> Result<CellSummary
         });
     }
     Ok(summary)
+}
+
+impl CellFiles {
+    /// The `summary.json` in the cell directory `dir` read again, whole, for a reader that
+    /// kept only part of it ([`ResultsDir::read_with`]); its place was checked when it was
+    /// first read (a merged directory's cells lie under other paths than they say).
+    pub fn reread(dir: &Path) -> Result<CellSummary, ResultsError> {
+        let path = dir.join(SUMMARY_FILE);
+        let bytes = read_bytes(&path)?;
+        Stamp::of(&bytes).check_layout(&path)?;
+        parse_json(&path, &bytes)
+    }
 }
 
 /// A load shard's cells hold this runner's share of each load (2 of N = 8 in folder `c8`),

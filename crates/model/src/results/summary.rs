@@ -56,7 +56,7 @@ pub struct CellSummary {
     /// Every input that shapes the numbers, and its hash: `--resume` reuses the cell only
     /// when it matches. Absent in summaries written before plateau recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fingerprint: Option<Fingerprint>,
+    pub fingerprint: Option<Box<Fingerprint>>,
     /// Phase lengths and bounds.
     pub phases: PhaseBounds,
     /// Wall-clock start (RFC 3339).
@@ -68,15 +68,15 @@ pub struct CellSummary {
     /// The client's own scheduling lag and CPU use over the measure window; absent when
     /// the cell never reached Measure.
     #[serde(default)]
-    pub client: Option<ClientHealth>,
+    pub client: Option<Box<ClientHealth>>,
     /// The server's own metrics per phase, scraped from its Prometheus `/metrics`; absent
     /// when scraping was off or the server has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<ServerMetrics>,
+    pub server: Option<Box<ServerMetrics>>,
     /// The server's own timing of the measured requests (llama.cpp's `timings`) beside the
     /// client's, with the gap between the two TTFTs; absent when the server gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_timing: Option<ServerTimingSummary>,
+    pub server_timing: Option<Box<ServerTimingSummary>>,
     /// Output tokens/s per GPU and USD per million output tokens, from the endpoint's
     /// `hardware`; absent when it gives neither `gpu_count` nor `cost_per_hour`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +84,7 @@ pub struct CellSummary {
     /// The GPUs' power and energy per phase and the energy per output token over Measure,
     /// from `gpu_metrics`; absent when it is off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<crate::gpu::GpuMetrics>,
+    pub gpu: Option<Box<crate::gpu::GpuMetrics>>,
     /// The server's `/tokenize` count of the scenario's prompts beside plateau's; absent
     /// when the engine has no such endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,7 +248,7 @@ pub struct CellShard {
     pub reason: Option<String>,
     /// Its own scheduling lag and CPU use (each runner's client is its own machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<ClientHealth>,
+    pub client: Option<Box<ClientHealth>>,
     /// On the common timetable: how far from it this runner began each phase, us.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offsets_us: Option<crate::shard::PhaseOffsets>,

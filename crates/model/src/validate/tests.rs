@@ -199,7 +199,7 @@ fn gpu_readings_that_barely_change_are_stale() {
         let mut s = summary();
         s.phases.m0_us = 0;
         s.phases.m1_us = 10_000_000;
-        s.gpu = Some(GpuMetrics {
+        s.gpu = Some(Box::new(GpuMetrics {
             sources: vec!["http://n1:9400/metrics".into()],
             file: "gpu_metrics.jsonl.gz".into(),
             interval_ms: 250,
@@ -219,7 +219,7 @@ fn gpu_readings_that_barely_change_are_stale() {
             joules_per_request: None,
             output_tps_per_gpu: None,
             unmeasured: Default::default(),
-        });
+        }));
         check_cell(&s, &Thresholds::default())
             .into_iter()
             .filter(|f| f.check == "gpu_samples_stale")
@@ -267,9 +267,9 @@ fn missing_spans_and_a_dominant_api_layer_are_findings_with_their_causes() {
             ..SpanJoin::default()
         };
         let mut s = summary();
-        s.server_timing = Some(ServerTimingSummary::measure_spans(
+        s.server_timing = Some(Box::new(ServerTimingSummary::measure_spans(
             &samples, &window, true, &join,
-        ));
+        )));
         s.metrics.ttft_ms = Distribution::from_values(&[10.0; 20]);
         s
     };

@@ -1,6 +1,7 @@
 //! The report's drawing jobs: one figure each (an overview figure, or a cell's timeline
-//! drawn from its records, read once and kept as the distributions' quantiles when that
-//! cell's series is drawn), run on every core by [`super::parallel`].
+//! drawn from its whole summary, read again, and its records, read once and kept as the
+//! distributions' quantiles when that cell's series is drawn), run on every core by
+//! [`super::parallel`].
 
 use std::path::Path;
 
@@ -12,6 +13,8 @@ use crate::error::ReportError;
 use crate::figures::requests::CellRequests;
 use crate::figures::{self, Plot, Rendered, Timeline};
 use crate::matrix::Cell;
+
+use super::held;
 
 /// One unit of drawing work.
 pub(super) enum Job {
@@ -49,7 +52,15 @@ pub(super) fn run(
         }),
         Job::Timeline(i) => {
             let cell = cells[i];
-            let s = cell.summary;
+            let s = &match held::whole(&cell) {
+                Ok(s) => s,
+                Err(e) => {
+                    return Ok(Done {
+                        unreadable: Some(e.to_string()),
+                        ..Done::default()
+                    });
+                }
+            };
             if s.records.write_error.is_some() {
                 return Ok(Done::default());
             }

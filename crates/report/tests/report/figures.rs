@@ -163,13 +163,13 @@ fn a_scraped_cell_draws_the_servers_gauges_on_its_timeline() {
         })
         .collect();
     scrape::write(&dir.join(scrape::SERVER_METRICS_FILE), &scrapes).unwrap();
-    summary.server = Some(scrape::summarize(
+    summary.server = Some(Box::new(scrape::summarize(
         &scrapes,
         0,
         &engines::VLLM,
         &summary.phases,
         250,
-    ));
+    )));
     plateau_model::results::write_json(&path, &summary).unwrap();
 
     let out = plateau_report::render(&plateau_report::Options::new(&results, &figures)).unwrap();

@@ -275,7 +275,7 @@ fn a_row_of_a_cell_that_failed_a_check_names_the_check() {
         "{steady}"
     );
     // The same steady window, measured by a client on every core it had.
-    s.client = Some(plateau_model::results::health::ClientHealth {
+    s.client = Some(Box::new(plateau_model::results::health::ClientHealth {
         sched_lag_ms: None,
         bare_lag_ms: None,
         cpu_s: Some(19.0),
@@ -284,7 +284,7 @@ fn a_row_of_a_cell_that_failed_a_check_names_the_check() {
         window_s: 10.0,
         machine_cores_busy: Some(2.0),
         machine_cores: Some(2),
-    });
+    }));
     let text = plateau_report::table::text(std::slice::from_ref(&s));
     let row = text.lines().nth(1).unwrap();
     assert!(row.ends_with("  FAIL client_bottleneck"), "{text}");

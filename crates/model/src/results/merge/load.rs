@@ -140,7 +140,8 @@ fn merge_cell(
             fill_end_us: Some((summary.phases.fill_s * 1e6) as u64),
         },
     );
-    summary.server_timing = ServerTimingSummary::measure(&samples, &window, config.stream);
+    summary.server_timing =
+        ServerTimingSummary::measure(&samples, &window, config.stream).map(Box::new);
     summary.cell.load = load;
     summary.phases.m0_us = window.m0_us;
     summary.phases.m1_us = window.m1_us;

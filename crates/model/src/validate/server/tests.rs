@@ -42,13 +42,15 @@ fn cell(requests: &[(f64, Option<f64>)], source: TimingSource) -> CellSummary {
     };
     let mut s = summary();
     s.server_timing = match source {
-        TimingSource::Span => Some(ServerTimingSummary::measure_spans(
+        TimingSource::Span => Some(Box::new(ServerTimingSummary::measure_spans(
             &samples,
             &window,
             true,
             &SpanJoin::default(),
-        )),
-        TimingSource::Timings => ServerTimingSummary::measure(&samples, &window, true),
+        ))),
+        TimingSource::Timings => {
+            ServerTimingSummary::measure(&samples, &window, true).map(Box::new)
+        }
     };
     let client: Vec<f64> = requests.iter().map(|r| r.0).collect();
     s.metrics.ttft_ms = Distribution::from_values(&client);
