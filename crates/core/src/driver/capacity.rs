@@ -3,15 +3,21 @@
 //! (`r<rate>/`) and the Measure the search derives for each, starting from the scenario's
 //! closed-loop cells where the run has them (Little's law), and write `capacity.json`
 //! after every search. A session scenario's closed-loop cells also give the answer in
-//! concurrent sessions ([`session_capacity`]), written beside its search. A listed rate's cell stands in for a probe when its window is long
+//! concurrent sessions ([`session_capacity`]), and its open-loop cells of sessions the
+//! answer in session arrivals per minute ([`session_rate_capacity`]), written beside its
+//! search; under `rate_unit: sessions` the listed session rates are the answer, and no
+//! request-rate search runs. A listed rate's cell stands in for a probe when its window is long
 //! enough; otherwise the search probes beside it, so no cell is overwritten.
 
 use super::{Place, State, visit};
 use crate::driver::DriverError;
 use crate::plan::{Cell, Plan};
-use plateau_model::capacity::{Search, judge, session_capacity, start_rate};
+use plateau_model::capacity::{Search, judge, session_capacity, session_rate_capacity, start_rate};
 use plateau_model::config::CapacityConfig;
-use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport, SessionCapacity};
+use plateau_model::config::RateUnit;
+use plateau_model::results::capacity::{
+    CAPACITY_FILE, CapacityReport, SessionCapacity, SessionRateCapacity,
+};
 use plateau_model::results::run_info::{CellEntry, CellState, RunInfo};
 use plateau_model::results::summary::CellSummary;
 use plateau_model::results::{self};
@@ -32,6 +38,7 @@ pub(super) async fn search_all(
         searches: Vec::new(),
         target_sessions: config.target_sessions,
         sessions: Vec::new(),
+        session_rates: Vec::new(),
     };
     let path = plan.output_dir.join(CAPACITY_FILE);
     for endpoint in 0..plan.endpoints.len() {
@@ -56,6 +63,20 @@ pub(super) async fn search_all(
                     scenario.as_str(),
                 ];
                 report.sessions.extend(in_sessions(who, &closed, config));
+                let mine = |s: &&CellSummary| {
+                    s.cell.endpoint == plan.endpoints[endpoint].name
+                        && s.cell.model == plan.models[model].id
+                        && s.cell.scenario == *scenario
+                };
+                let open: Vec<&CellSummary> = state.summaries.iter().filter(mine).collect();
+                report
+                    .session_rates
+                    .extend(in_session_rates(who, &open, config));
+                if plan.rate_unit == RateUnit::Sessions {
+                    // Its rates are session starts: the listed ones are the answer.
+                    results::write_json(&path, &report)?;
+                    continue;
+                }
                 let (start, source) = start_rate(&closed, config);
                 let mut search = Search::new(
                     start,
@@ -125,6 +146,19 @@ fn in_sessions(
     let dirs: Vec<(String, &CellSummary)> = closed.iter().map(|s| (s.rel_path(), *s)).collect();
     let answer = session_capacity(who, &dirs, config)?;
     tracing::info!("capacity in sessions {}", answer.answer());
+    Some(answer)
+}
+
+/// The answer in session arrivals of `who` from its cells (`cells`: the open-loop cells of
+/// sessions among them are judged), logged; `None` when it has none.
+fn in_session_rates(
+    who: [&str; 3],
+    cells: &[&CellSummary],
+    config: &CapacityConfig,
+) -> Option<SessionRateCapacity> {
+    let dirs: Vec<(String, &CellSummary)> = cells.iter().map(|s| (s.rel_path(), *s)).collect();
+    let answer = session_rate_capacity(who, &dirs, config)?;
+    tracing::info!("capacity in session arrivals {}", answer.answer());
     Some(answer)
 }
 

@@ -222,13 +222,6 @@ impl Validator {
                      in request_rates (or no rate_unit)",
                 );
             }
-            if config.capacity.is_some() {
-                self.problem(
-                    "rate_unit".into(),
-                    "got \"sessions\" beside a capacity search, which probes request rates; \
-                     expected \"requests\" (or no rate_unit) with capacity",
-                );
-            }
         }
         if let Some(c) = &config.capacity {
             self.capacity(c);

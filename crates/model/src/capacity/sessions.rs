@@ -31,7 +31,11 @@ pub fn session_capacity(
     }
     judged.sort_by_key(|c| c.sessions);
     let b = bracket(&judged, |c| (f64::from(c.sessions), c.status, c.passed));
-    let (status, pass, fail) = (b.status, b.pass.map(|i| &judged[i]), b.fail.map(|i| &judged[i]));
+    let (status, pass, fail) = (
+        b.status,
+        b.pass.map(|i| &judged[i]),
+        b.fail.map(|i| &judged[i]),
+    );
     let max = pass.map(|p| p.sessions);
     let plan = max.and_then(|max| session_plan(config, f64::from(max)));
     Some(SessionCapacity {

@@ -131,7 +131,12 @@ fn a_cap_that_held_starts_back_fails_and_unsteady_fails() {
     assert_eq!(a.first_failed.as_deref(), Some("session_starts_per_minute"));
     assert_eq!(a.cells[1].achieved_starts_per_minute, Some(12.0));
     let mut near = cell(0.4, 100.0);
-    near.1.metrics.sessions.as_mut().unwrap().session_starts_per_minute = Some(18.0);
+    near.1
+        .metrics
+        .sessions
+        .as_mut()
+        .unwrap()
+        .session_starts_per_minute = Some(18.0);
     let a = answer(&[cell(0.2, 100.0), near], None);
     assert_eq!(a.max_starts_per_minute, Some(24.0));
 
@@ -152,7 +157,11 @@ fn the_highest_rate_passing_is_at_least_and_none_passing_has_no_answer() {
     );
     // 10 users / 20 active = 0.5 -> 1 instance.
     assert_eq!(a.plan.clone().unwrap().instances, 1);
-    assert!(a.notes[0].contains("at least 12 session starts/min"), "{:?}", a.notes);
+    assert!(
+        a.notes[0].contains("at least 12 session starts/min"),
+        "{:?}",
+        a.notes
+    );
 
     let a = answer(&[cell(0.1, 600.0), cell(0.2, 900.0)], Some(10));
     assert_eq!(a.status, SessionStatus::NonePassed);

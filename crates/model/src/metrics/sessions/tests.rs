@@ -171,5 +171,8 @@ fn context_buckets_group_turns_by_prompt_tokens_at_their_edges() {
     let tpot = m.by_context[1].tpot_ms.clone().expect("tpot");
     assert_eq!((tpot.n, tpot.p50), (2, 2700.0));
     assert_eq!(ttft(2).p50, 50.0);
-    assert_eq!(context_buckets(), ["<1k", "1k-4k", "4k-16k", "16k-64k", "64k+"]);
+    assert_eq!(
+        context_buckets(),
+        ["<1k", "1k-4k", "4k-16k", "16k-64k", "64k+"]
+    );
 }
