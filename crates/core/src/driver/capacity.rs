@@ -47,31 +47,21 @@ pub(super) async fn search_all(
                 if state.interrupted {
                     return Ok(report);
                 }
-                let closed: Vec<&CellSummary> = state
-                    .summaries
-                    .iter()
-                    .filter(|s| {
-                        s.cell.endpoint == plan.endpoints[endpoint].name
-                            && s.cell.model == plan.models[model].id
-                            && s.cell.scenario == *scenario
-                            && s.cell.load.concurrency.is_some()
-                    })
-                    .collect();
                 let who = [
                     plan.endpoints[endpoint].name.as_str(),
                     plan.models[model].id.as_str(),
                     scenario.as_str(),
                 ];
+                let mine: Vec<&CellSummary> = of(&state.summaries, who).collect();
+                let closed: Vec<&CellSummary> = mine
+                    .iter()
+                    .copied()
+                    .filter(|s| s.cell.load.concurrency.is_some())
+                    .collect();
                 report.sessions.extend(in_sessions(who, &closed, config));
-                let mine = |s: &&CellSummary| {
-                    s.cell.endpoint == plan.endpoints[endpoint].name
-                        && s.cell.model == plan.models[model].id
-                        && s.cell.scenario == *scenario
-                };
-                let open: Vec<&CellSummary> = state.summaries.iter().filter(mine).collect();
                 report
                     .session_rates
-                    .extend(in_session_rates(who, &open, config));
+                    .extend(in_session_rates(who, &mine, config));
                 if plan.rate_unit == RateUnit::Sessions {
                     // Its rates are session starts: the listed ones are the answer.
                     results::write_json(&path, &report)?;
@@ -84,12 +74,7 @@ pub(super) async fn search_all(
                     plan.phases.measure.as_secs_f64(),
                     plan.steady.max_trend,
                 );
-                for s in state.summaries.iter().filter(|s| {
-                    s.cell.endpoint == plan.endpoints[endpoint].name
-                        && s.cell.model == plan.models[model].id
-                        && s.cell.scenario == *scenario
-                        && s.cell.repeat == 1
-                }) {
+                for s in mine.iter().filter(|s| s.cell.repeat == 1) {
                     if let Some(rps) = s.cell.load.request_rate {
                         let lifetime_s = s.metrics.e2e_ms.as_ref().map(|d| d.p50 / 1e3);
                         search.note_listed(rps, s.phases.measure_s, lifetime_s);
@@ -134,6 +119,13 @@ pub(super) async fn search_all(
         }
     }
     Ok(report)
+}
+
+/// The summaries of `who` (endpoint, model, scenario) among `summaries`.
+fn of<'s>(summaries: &'s [CellSummary], who: [&str; 3]) -> impl Iterator<Item = &'s CellSummary> {
+    summaries.iter().filter(move |s| {
+        s.cell.endpoint == who[0] && s.cell.model == who[1] && s.cell.scenario == who[2]
+    })
 }
 
 /// The answer in sessions of `who` from its closed-loop cells (`closed`), logged; `None`
