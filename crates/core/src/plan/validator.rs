@@ -214,14 +214,12 @@ impl Validator {
                 "expected at least 1, or no key for no cap",
             );
         }
-        if config.rate_unit == RateUnit::Sessions {
-            if config.request_rates.is_empty() {
-                self.problem(
-                    "rate_unit".into(),
-                    "got \"sessions\" with no request_rates; expected session starts per second \
-                     in request_rates (or no rate_unit)",
-                );
-            }
+        if config.rate_unit == RateUnit::Sessions && config.request_rates.is_empty() {
+            self.problem(
+                "rate_unit".into(),
+                "got \"sessions\" with no request_rates; expected session starts per second \
+                 in request_rates (or no rate_unit)",
+            );
         }
         if let Some(c) = &config.capacity {
             self.capacity(c);
