@@ -4,10 +4,12 @@
 //! saturation throughput a probe measured: `window.rs` derives each probe's Measure from
 //! the rate and the request lifetime), and state the answer with its confidence and the
 //! instance plan (`answer.rs`); for session scenarios, the answer in concurrent sessions
-//! from the closed-loop cells ([`sessions`]). The driver runs the probes; everything here
+//! from the closed-loop cells ([`sessions`]) and in session arrivals per minute from the
+//! open-loop cells of sessions ([`session_rates`]). The driver runs the probes; everything here
 //! is a function of their summaries.
 
 mod answer;
+pub mod session_rates;
 pub mod sessions;
 mod window;
 
@@ -18,6 +20,7 @@ use crate::results::capacity::{CapacitySearch, Check, Probe, SearchStatus, Start
 use crate::results::summary::{CellStatus, CellSummary};
 pub use answer::instance_plan;
 use answer::{confidence, first_failed};
+pub use session_rates::session_rate_capacity;
 pub use sessions::session_capacity;
 pub use window::{QUEUE_Z, probe_seconds};
 

@@ -14,6 +14,7 @@ use plateau_model::results::summary::CellStatus;
 use crate::per_run::{PerRun, uniform};
 use crate::style::{number, tick};
 
+pub mod session_rates;
 pub mod sessions;
 
 /// `TTFT p99 ≤ 500 ms, error rate ≤ 0.01`: the bounds every probe was judged by.

@@ -13,7 +13,7 @@ use plateau_model::results::repeats::RepeatsReport;
 use plateau_model::results::run_info::RunInfo;
 use plateau_model::validate::{Finding, Severity, Thresholds};
 
-use crate::capacity::{self, sessions};
+use crate::capacity::{self, session_rates, sessions};
 use crate::figures::Rendered;
 use crate::headline::Card;
 use crate::matrix::Matrix;
@@ -320,6 +320,19 @@ fn capacity_section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
             let _ = writeln!(out, "- {label}: {}", cell(&text));
         }
         let (head, rows) = sessions::cells(s);
+        verdicts(out, &head, &rows);
+    }
+    for (report, s) in session_rates::answers(runs) {
+        let _ = writeln!(
+            out,
+            "### {} in session arrivals: {}\n",
+            cell(&session_rates::title(s)),
+            cell(&session_rates::headline(s))
+        );
+        for (label, text) in session_rates::facts(report, s) {
+            let _ = writeln!(out, "- {label}: {}", cell(&text));
+        }
+        let (head, rows) = session_rates::cells(s);
         verdicts(out, &head, &rows);
     }
 }

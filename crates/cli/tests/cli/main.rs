@@ -31,6 +31,7 @@ mod repeats;
 mod resolve;
 mod resume;
 mod secrets;
+mod session_capacity;
 mod sessions;
 mod shard;
 mod sim;

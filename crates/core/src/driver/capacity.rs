@@ -3,15 +3,21 @@
 //! (`r<rate>/`) and the Measure the search derives for each, starting from the scenario's
 //! closed-loop cells where the run has them (Little's law), and write `capacity.json`
 //! after every search. A session scenario's closed-loop cells also give the answer in
-//! concurrent sessions ([`session_capacity`]), written beside its search. A listed rate's cell stands in for a probe when its window is long
+//! concurrent sessions ([`session_capacity`]), and its open-loop cells of sessions the
+//! answer in session arrivals per minute ([`session_rate_capacity`]), written beside its
+//! search; under `rate_unit: sessions` the listed session rates are the answer, and no
+//! request-rate search runs. A listed rate's cell stands in for a probe when its window is long
 //! enough; otherwise the search probes beside it, so no cell is overwritten.
 
 use super::{Place, State, visit};
 use crate::driver::DriverError;
 use crate::plan::{Cell, Plan};
-use plateau_model::capacity::{Search, judge, session_capacity, start_rate};
+use plateau_model::capacity::{Search, judge, session_capacity, session_rate_capacity, start_rate};
 use plateau_model::config::CapacityConfig;
-use plateau_model::results::capacity::{CAPACITY_FILE, CapacityReport, SessionCapacity};
+use plateau_model::config::RateUnit;
+use plateau_model::results::capacity::{
+    CAPACITY_FILE, CapacityReport, SessionCapacity, SessionRateCapacity,
+};
 use plateau_model::results::run_info::{CellEntry, CellState, RunInfo};
 use plateau_model::results::summary::CellSummary;
 use plateau_model::results::{self};
@@ -32,6 +38,7 @@ pub(super) async fn search_all(
         searches: Vec::new(),
         target_sessions: config.target_sessions,
         sessions: Vec::new(),
+        session_rates: Vec::new(),
     };
     let path = plan.output_dir.join(CAPACITY_FILE);
     for endpoint in 0..plan.endpoints.len() {
@@ -40,22 +47,26 @@ pub(super) async fn search_all(
                 if state.interrupted {
                     return Ok(report);
                 }
-                let closed: Vec<&CellSummary> = state
-                    .summaries
-                    .iter()
-                    .filter(|s| {
-                        s.cell.endpoint == plan.endpoints[endpoint].name
-                            && s.cell.model == plan.models[model].id
-                            && s.cell.scenario == *scenario
-                            && s.cell.load.concurrency.is_some()
-                    })
-                    .collect();
                 let who = [
                     plan.endpoints[endpoint].name.as_str(),
                     plan.models[model].id.as_str(),
                     scenario.as_str(),
                 ];
+                let mine: Vec<&CellSummary> = of(&state.summaries, who).collect();
+                let closed: Vec<&CellSummary> = mine
+                    .iter()
+                    .copied()
+                    .filter(|s| s.cell.load.concurrency.is_some())
+                    .collect();
                 report.sessions.extend(in_sessions(who, &closed, config));
+                report
+                    .session_rates
+                    .extend(in_session_rates(who, &mine, config));
+                if plan.rate_unit == RateUnit::Sessions {
+                    // Its rates are session starts: the listed ones are the answer.
+                    results::write_json(&path, &report)?;
+                    continue;
+                }
                 let (start, source) = start_rate(&closed, config);
                 let mut search = Search::new(
                     start,
@@ -63,12 +74,7 @@ pub(super) async fn search_all(
                     plan.phases.measure.as_secs_f64(),
                     plan.steady.max_trend,
                 );
-                for s in state.summaries.iter().filter(|s| {
-                    s.cell.endpoint == plan.endpoints[endpoint].name
-                        && s.cell.model == plan.models[model].id
-                        && s.cell.scenario == *scenario
-                        && s.cell.repeat == 1
-                }) {
+                for s in mine.iter().filter(|s| s.cell.repeat == 1) {
                     if let Some(rps) = s.cell.load.request_rate {
                         let lifetime_s = s.metrics.e2e_ms.as_ref().map(|d| d.p50 / 1e3);
                         search.note_listed(rps, s.phases.measure_s, lifetime_s);
@@ -115,6 +121,13 @@ pub(super) async fn search_all(
     Ok(report)
 }
 
+/// The summaries of `who` (endpoint, model, scenario) among `summaries`.
+fn of<'s>(summaries: &'s [CellSummary], who: [&str; 3]) -> impl Iterator<Item = &'s CellSummary> {
+    summaries.iter().filter(move |s| {
+        s.cell.endpoint == who[0] && s.cell.model == who[1] && s.cell.scenario == who[2]
+    })
+}
+
 /// The answer in sessions of `who` from its closed-loop cells (`closed`), logged; `None`
 /// when they ran no sessions.
 fn in_sessions(
@@ -125,6 +138,19 @@ fn in_sessions(
     let dirs: Vec<(String, &CellSummary)> = closed.iter().map(|s| (s.rel_path(), *s)).collect();
     let answer = session_capacity(who, &dirs, config)?;
     tracing::info!("capacity in sessions {}", answer.answer());
+    Some(answer)
+}
+
+/// The answer in session arrivals of `who` from its cells (`cells`: the open-loop cells of
+/// sessions among them are judged), logged; `None` when it has none.
+fn in_session_rates(
+    who: [&str; 3],
+    cells: &[&CellSummary],
+    config: &CapacityConfig,
+) -> Option<SessionRateCapacity> {
+    let dirs: Vec<(String, &CellSummary)> = cells.iter().map(|s| (s.rel_path(), *s)).collect();
+    let answer = session_rate_capacity(who, &dirs, config)?;
+    tracing::info!("capacity in session arrivals {}", answer.answer());
     Some(answer)
 }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{Cell, Load, OPEN_LOOP_SESSIONS, Plan, Rate, cell_dir_name};
+use plateau_model::config::RateUnit;
 use plateau_model::phase::{Adaptive, Schedule};
 use plateau_model::shard::{Shard, ShardBy};
 
@@ -172,13 +173,19 @@ impl Plan {
     /// The run's shortest and longest wall time: adaptive phases take between their
     /// minimum and maximum lengths, Drain between nothing and its limit
     /// (for a derived limit, its typical value, 30 s: longer only for cells whose requests
-    /// take over 15 s), and capacity searches between 2 and `max_probes` probes each.
+    /// take over 15 s), and capacity searches between 2 and `max_probes` probes each (none
+    /// under `rate_unit: sessions`).
     pub fn estimated_duration(&self) -> (Duration, Duration) {
         let listed = u32::try_from(self.cells().len()).unwrap_or(u32::MAX);
         // A capacity search runs at least 2 probes (a pass and a failure), at most
         // `max_probes`, for every endpoint x model x scenario.
         let searches = (self.endpoints.len() * self.models.len() * self.scenarios.len()) as u32;
-        let (fewest, most) = self.capacity.as_ref().map_or((0, 0), |c| {
+        // Under rate_unit sessions the listed session rates are the answer: no probes.
+        let probes = self
+            .capacity
+            .as_ref()
+            .filter(|_| self.rate_unit != RateUnit::Sessions);
+        let (fewest, most) = probes.map_or((0, 0), |c| {
             (2 * searches, c.max_probes.saturating_mul(searches))
         });
         let p = self.phases;

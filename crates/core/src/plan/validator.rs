@@ -214,21 +214,12 @@ impl Validator {
                 "expected at least 1, or no key for no cap",
             );
         }
-        if config.rate_unit == RateUnit::Sessions {
-            if config.request_rates.is_empty() {
-                self.problem(
-                    "rate_unit".into(),
-                    "got \"sessions\" with no request_rates; expected session starts per second \
-                     in request_rates (or no rate_unit)",
-                );
-            }
-            if config.capacity.is_some() {
-                self.problem(
-                    "rate_unit".into(),
-                    "got \"sessions\" beside a capacity search, which probes request rates; \
-                     expected \"requests\" (or no rate_unit) with capacity",
-                );
-            }
+        if config.rate_unit == RateUnit::Sessions && config.request_rates.is_empty() {
+            self.problem(
+                "rate_unit".into(),
+                "got \"sessions\" with no request_rates; expected session starts per second \
+                 in request_rates (or no rate_unit)",
+            );
         }
         if let Some(c) = &config.capacity {
             self.capacity(c);

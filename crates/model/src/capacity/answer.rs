@@ -15,7 +15,9 @@ pub(super) fn first_failed(probe: &Probe) -> Option<String> {
 pub(super) fn widest_failure(checks: &[Check]) -> Option<String> {
     let margin = |c: &Check| match c.value {
         _ if c.bound == "overloaded" || c.bound == "steady" => 1.0,
-        Some(v) if c.bound == "achieved_rps" => c.limit / v.max(f64::MIN_POSITIVE),
+        Some(v) if c.bound == "achieved_rps" || c.bound == "session_starts_per_minute" => {
+            c.limit / v.max(f64::MIN_POSITIVE)
+        }
         Some(v) if c.limit > 0.0 => v / c.limit,
         _ => f64::INFINITY,
     };

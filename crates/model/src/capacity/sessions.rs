@@ -30,34 +30,14 @@ pub fn session_capacity(
         return None;
     }
     judged.sort_by_key(|c| c.sessions);
-    let ran = |c: &&SessionCell| c.status != CellStatus::Interrupted;
-    let fail = judged
-        .iter()
-        .filter(ran)
-        .filter(|c| !c.passed)
-        .min_by_key(|c| c.sessions);
-    let below = |c: &&SessionCell| fail.is_none_or(|f| c.sessions < f.sessions);
-    let pass = judged
-        .iter()
-        .filter(|c| c.passed)
-        .filter(below)
-        .max_by_key(|c| c.sessions);
-    let status = match (judged.iter().any(|c| ran(&c)), pass, fail) {
-        (false, _, _) => SessionStatus::Stopped,
-        (true, None, _) => SessionStatus::NonePassed,
-        (true, Some(_), Some(_)) => SessionStatus::Found,
-        (true, Some(_), None) => SessionStatus::AtLeast,
-    };
+    let b = bracket(&judged, |c| (f64::from(c.sessions), c.status, c.passed));
+    let (status, pass, fail) = (
+        b.status,
+        b.pass.map(|i| &judged[i]),
+        b.fail.map(|i| &judged[i]),
+    );
     let max = pass.map(|p| p.sessions);
-    let plan = config.target_sessions.zip(max).map(|(target, max)| {
-        let per = f64::from(max);
-        SessionPlan {
-            target_sessions: target,
-            instances: instances(f64::from(target), per),
-            headroom: config.headroom,
-            instances_with_headroom: instances(f64::from(target) * (1.0 + config.headroom), per),
-        }
-    });
+    let plan = max.and_then(|max| session_plan(config, f64::from(max)));
     Some(SessionCapacity {
         endpoint: who[0].into(),
         model: who[1].into(),
@@ -83,17 +63,8 @@ fn judge(
     sessions: &SessionMetrics,
     config: &CapacityConfig,
 ) -> SessionCell {
-    let m = &s.metrics;
     let mut checks = slo_checks(s, &config.slo);
-    let steady = m.steady.steady;
-    checks.push(Check {
-        bound: "steady".into(),
-        limit: 1.0,
-        value: Some(f64::from(u8::from(steady))),
-        upper_ci: None,
-        lower_ci: None,
-        passed: steady,
-    });
+    checks.push(steady_check(s));
     SessionCell {
         sessions: n,
         dir: dir.to_owned(),
@@ -102,6 +73,68 @@ fn judge(
         checks,
         sessions_per_minute: sessions.sessions_per_minute,
         requests_in_flight_mean: sessions.requests_in_flight_mean,
+    }
+}
+
+/// The instances `capacity.target_sessions` concurrent users need at `per` sessions per
+/// instance; `None` without a target.
+pub(super) fn session_plan(config: &CapacityConfig, per: f64) -> Option<SessionPlan> {
+    let target = config.target_sessions?;
+    Some(SessionPlan {
+        target_sessions: target,
+        instances: instances(f64::from(target), per),
+        headroom: config.headroom,
+        instances_with_headroom: instances(f64::from(target) * (1.0 + config.headroom), per),
+    })
+}
+
+/// The `steady` bound: value 1 when the cell is steady.
+pub(super) fn steady_check(s: &CellSummary) -> Check {
+    let steady = s.metrics.steady.steady;
+    Check {
+        bound: "steady".into(),
+        limit: 1.0,
+        value: Some(f64::from(u8::from(steady))),
+        upper_ci: None,
+        lower_ci: None,
+        passed: steady,
+    }
+}
+
+/// Where a sweep's answer lies: its status, the highest passing load below every failure
+/// and the lowest failure (indices into the judged cells).
+pub(super) struct Bracket {
+    pub status: SessionStatus,
+    pub pass: Option<usize>,
+    pub fail: Option<usize>,
+}
+
+/// The bracket of `cells` (each read as `(load, status, passed)` by `read`): interrupted
+/// cells are not judged; the answer is the highest load that passed below the lowest that
+/// failed.
+pub(super) fn bracket<C>(cells: &[C], read: impl Fn(&C) -> (f64, CellStatus, bool)) -> Bracket {
+    let cells: Vec<(usize, (f64, CellStatus, bool))> =
+        cells.iter().map(&read).enumerate().collect();
+    let ran = |c: &&(usize, (f64, CellStatus, bool))| c.1.1 != CellStatus::Interrupted;
+    let fail = cells
+        .iter()
+        .filter(ran)
+        .filter(|c| !c.1.2)
+        .min_by(|a, b| a.1.0.total_cmp(&b.1.0));
+    let pass = cells
+        .iter()
+        .filter(|c| c.1.2 && fail.is_none_or(|f| c.1.0 < f.1.0))
+        .max_by(|a, b| a.1.0.total_cmp(&b.1.0));
+    let status = match (cells.iter().any(|c| ran(&c)), pass, fail) {
+        (false, _, _) => SessionStatus::Stopped,
+        (true, None, _) => SessionStatus::NonePassed,
+        (true, Some(_), Some(_)) => SessionStatus::Found,
+        (true, Some(_), None) => SessionStatus::AtLeast,
+    };
+    Bracket {
+        status,
+        pass: pass.map(|c| c.0),
+        fail: fail.map(|c| c.0),
     }
 }
 

@@ -54,7 +54,7 @@ pub use goodput::Goodput;
 pub use load::{FromSend, LoadMetrics, LoadMode, MIN_SHORTFALL, SHORTFALL_Z, shortfall};
 pub use request::{Gap, us_to_ms};
 pub use requested::RequestedTokens;
-pub use sessions::{SessionMetrics, TurnBucket, turn_buckets};
+pub use sessions::{ContextBucket, SessionMetrics, TurnBucket, context_buckets, turn_buckets};
 pub use steady::adaptive;
 pub use steady::{
     LevelShift, MIN_BLOCKS, MIN_BLOCKS_FOR_SIGNIFICANCE, SHIFT_ALPHA, Series, Steady,

@@ -4,7 +4,10 @@
 //! think time waited, in an open loop the session starts offered against those sent, and
 //! per turn bucket (1, 2-4, 5-9, 10+) TTFT, TPOT and the prefix
 //! cache: the share of prompt tokens the server says it reused against the ideal share
-//! (the earlier turns' tokens over the prompt's), and the gap between them.
+//! (the earlier turns' tokens over the prompt's), and the gap between them; TTFT and TPOT
+//! by context length ([`context`]).
+
+mod context;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,6 +18,7 @@ use super::concurrency::InFlight;
 use super::distribution::Distribution;
 use super::{Window, over, us_to_ms};
 use crate::sample::Sample;
+pub use context::{ContextBucket, context_buckets};
 
 /// The sessions of one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -52,6 +56,11 @@ pub struct SessionMetrics {
     pub think_ms: Option<Distribution>,
     /// Per turn bucket, over the measured successful turns.
     pub by_turn: Vec<TurnBucket>,
+    /// Per bucket of the turn's prompt tokens (`<1k`, `1k-4k`, `4k-16k`, `16k-64k`,
+    /// `64k+`; k = 1,024), over the measured successful turns whose prompt length is known;
+    /// empty buckets left out.
+    #[serde(default)]
+    pub by_context: Vec<ContextBucket>,
     /// Session metrics that could not be measured, each with the reason.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub unmeasured: BTreeMap<String, String>,
@@ -166,6 +175,7 @@ pub(crate) fn measure(
         ),
         think_ms: over(&measured_turns, |s| s.think_us.map(|t| us_to_ms(t as f64))),
         by_turn,
+        by_context: context::by_context(ok),
         unmeasured,
     })
 }

@@ -1,7 +1,8 @@
 //! `capacity.json`: the answer of each capacity search (the highest request rate within
 //! the SLO), how it was found (every probe, each a full open-loop cell with its own
 //! directory), which bound failed first, how sure the answer is, and the instance plan;
-//! for session scenarios also the answer in concurrent sessions ([`sessions`]).
+//! for session scenarios also the answer in concurrent sessions ([`sessions`]) and in
+//! session arrivals per minute ([`session_rates`]).
 //! Its JSON Schema is checked in at `schemas/capacity.schema.json`.
 
 use schemars::JsonSchema;
@@ -11,8 +12,10 @@ use crate::config::CapacitySlo;
 use crate::load::format_rps;
 use crate::results::summary::CellStatus;
 
+pub mod session_rates;
 pub mod sessions;
 
+pub use session_rates::{SessionRateCapacity, SessionRateCell};
 pub use sessions::{SessionCapacity, SessionCell, SessionPlan, SessionStatus};
 
 /// File name, at the top of the results directory.
@@ -39,6 +42,10 @@ pub struct CapacityReport {
     /// in run order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<SessionCapacity>,
+    /// The answer in session arrivals per minute of each session scenario with open-loop
+    /// cells of sessions (`rate_unit: "sessions"`), in run order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_rates: Vec<SessionRateCapacity>,
 }
 
 /// How a search ended.

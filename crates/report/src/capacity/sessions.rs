@@ -3,7 +3,8 @@
 //! facts (the answer, the bracket, the first bound to fail, sessions per minute and
 //! requests in flight there, the instance plan, the notes) and its cells as a table of text.
 
-use plateau_model::results::capacity::{CapacityReport, SessionCapacity, SessionStatus};
+use plateau_model::results::capacity::{CapacityReport, Check, SessionCapacity, SessionStatus};
+use plateau_model::results::summary::CellStatus;
 
 use super::{cell_status, check};
 use crate::per_run::PerRun;
@@ -98,21 +99,57 @@ pub fn status(status: SessionStatus) -> &'static str {
 
 /// The cells table: a header and one row of text per N, ascending.
 pub fn cells(s: &SessionCapacity) -> (Vec<String>, Vec<Vec<String>>) {
+    judged(
+        "sessions N",
+        &["sessions/min", "in flight (mean)", "cell"],
+        s.cells.iter().map(|c| Judged {
+            load: c.sessions.to_string(),
+            status: c.status,
+            passed: c.passed,
+            checks: &c.checks,
+            tail: vec![
+                c.sessions_per_minute.map_or("–".into(), number),
+                number(c.requests_in_flight_mean),
+                c.dir.clone(),
+            ],
+        }),
+    )
+}
+
+/// One judged cell as a row: its load, how it ended, its verdict and checks, then `tail`.
+pub struct Judged<'a> {
+    /// The load in words (`8`, `12`).
+    pub load: String,
+    /// How the cell ended.
+    pub status: CellStatus,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Its checks.
+    pub checks: &'a [Check],
+    /// The columns after the checks.
+    pub tail: Vec<String>,
+}
+
+/// A table of judged cells: `first` (the load), status, passed, one column per bound any
+/// cell checked, then the `tail` columns.
+pub fn judged<'a>(
+    first: &str,
+    tail: &[&str],
+    cells: impl Iterator<Item = Judged<'a>> + Clone,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let mut bounds: Vec<&str> = Vec::new();
-    for c in s.cells.iter().flat_map(|c| &c.checks) {
+    for c in cells.clone().flat_map(|c| c.checks) {
         if !bounds.contains(&c.bound.as_str()) {
             bounds.push(&c.bound);
         }
     }
-    let mut head: Vec<String> = vec!["sessions N".into(), "status".into(), "passed".into()];
+    let mut head: Vec<String> = vec![first.into(), "status".into(), "passed".into()];
     head.extend(bounds.iter().map(|b| (*b).to_owned()));
-    head.extend(["sessions/min", "in flight (mean)", "cell"].map(String::from));
-    let rows = s
-        .cells
-        .iter()
+    head.extend(tail.iter().map(|t| (*t).to_owned()));
+    let rows = cells
         .map(|c| {
             let mut row = vec![
-                c.sessions.to_string(),
+                c.load,
                 cell_status(c.status).into(),
                 if c.passed { "yes" } else { "NO" }.into(),
             ];
@@ -122,11 +159,7 @@ pub fn cells(s: &SessionCapacity) -> (Vec<String>, Vec<Vec<String>>) {
                     .find(|k| k.bound == *b)
                     .map_or("–".into(), check)
             }));
-            row.extend([
-                c.sessions_per_minute.map_or("–".into(), number),
-                number(c.requests_in_flight_mean),
-                c.dir.clone(),
-            ]);
+            row.extend(c.tail);
             row
         })
         .collect();

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use plateau_model::results::capacity::CapacityReport;
 
 use super::{escape, table};
-use crate::capacity::{self, sessions};
+use crate::capacity::{self, session_rates, sessions};
 use crate::per_run::PerRun;
 
 /// Writes the section of `runs` (at least one).
@@ -36,6 +36,12 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         verdicts(out, "probes", &head, &rows);
         out.push_str("</div>\n");
     }
+    concurrent(out, runs);
+    rates(out, runs);
+}
+
+/// The cards of the answers in concurrent sessions, when a run has any.
+fn concurrent(out: &mut String, runs: &[PerRun<CapacityReport>]) {
     if sessions::answers(runs).next().is_none() {
         return;
     }
@@ -58,6 +64,35 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         }
         out.push_str("</table>\n");
         let (head, rows) = sessions::cells(s);
+        verdicts(out, "session-cells", &head, &rows);
+        out.push_str("</div>\n");
+    }
+}
+
+/// The cards of the answers in session arrivals, when a run has any.
+fn rates(out: &mut String, runs: &[PerRun<CapacityReport>]) {
+    if session_rates::answers(runs).next().is_none() {
+        return;
+    }
+    out.push_str(
+        "<h3 id=\"capacity-session-rates\">In session arrivals</h3>\n<p class=\"note\">For \
+         each session scenario swept in the open loop of sessions, the highest offered session \
+         start rate whose turns met the SLO in a complete, steady cell that was not overloaded, \
+         below every rate that failed.</p>\n",
+    );
+    for (report, s) in session_rates::answers(runs) {
+        let _ = writeln!(
+            out,
+            "<div class=\"card\" data-session-rates=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
+            escape(&session_rates::title(s)),
+            escape(&session_rates::title(s)),
+            escape(&session_rates::headline(s))
+        );
+        for (label, text) in session_rates::facts(report, s) {
+            let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
+        }
+        out.push_str("</table>\n");
+        let (head, rows) = session_rates::cells(s);
         verdicts(out, "session-cells", &head, &rows);
         out.push_str("</div>\n");
     }

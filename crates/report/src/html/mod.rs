@@ -17,6 +17,7 @@ pub mod headline;
 pub mod pages;
 pub mod repeats;
 pub mod run;
+pub mod sessions;
 pub mod summary;
 pub mod table;
 
@@ -134,6 +135,7 @@ pub fn render(page: &Page) -> String {
     distributions(&mut out, page.distributions);
     if page.pages.is_none() {
         cells::section(&mut out, page.m, page.thresholds);
+        sessions::section(&mut out, page.m);
     }
     if !page.repeats.is_empty() {
         repeats::section(&mut out, page.repeats);

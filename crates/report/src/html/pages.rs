@@ -174,6 +174,7 @@ fn page(pages: &Pages, chunk: &[(Cell, Option<&Rendered>)], k: usize, total: usi
     out.push_str("</nav>\n");
     summary::section(&mut out, &sub, pages.thresholds);
     cells::section(&mut out, &sub, pages.thresholds);
+    super::sessions::section(&mut out, &sub);
     timelines(&mut out, chunk, &pages.root.join(PAGES_DIR));
     out.push_str("</body>\n</html>\n");
     out

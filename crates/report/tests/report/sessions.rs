@@ -84,6 +84,7 @@ fn sessions(e: usize, n: u32) -> SessionMetrics {
         session_duration_s: None,
         think_ms: None,
         by_turn,
+        by_context: Vec::new(),
         unmeasured: BTreeMap::new(),
     }
 }
@@ -103,6 +104,7 @@ fn sessionize(results: &Path) -> CapacityReport {
         searches: Vec::new(),
         target_sessions: config.target_sessions,
         sessions: Vec::new(),
+        session_rates: Vec::new(),
     };
     for (e, endpoint) in ["vllm", "sglang"].iter().enumerate() {
         let mut cells: Vec<(String, CellSummary)> = Vec::new();

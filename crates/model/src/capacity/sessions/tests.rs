@@ -41,6 +41,7 @@ fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
         session_duration_s: None,
         think_ms: None,
         by_turn: Vec::new(),
+        by_context: Vec::new(),
         unmeasured: BTreeMap::new(),
     });
     (format!("c{n}"), s)

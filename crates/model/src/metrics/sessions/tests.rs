@@ -137,3 +137,42 @@ fn absent_without_sessions_and_reasons_for_what_cannot_be_measured() {
     assert!(m.unmeasured.contains_key("cached_share"));
     assert!(m.unmeasured.contains_key("session_duration_s"));
 }
+
+#[test]
+fn context_buckets_group_turns_by_prompt_tokens_at_their_edges() {
+    // Turn TTFT 100 ms each except where set; prompt tokens at and around the edges.
+    let with = |n_in: Option<u32>, first_ms: u64, to: u64| {
+        let mut s = turn("x", 0, 0, to, None);
+        s.n_in = n_in;
+        s.chunks[0].t_us = first_ms * 1000;
+        s
+    };
+    let samples = vec![
+        with(Some(1023), 100, 2),
+        with(Some(10), 300, 2),
+        with(Some(1024), 200, 3),
+        with(Some(4095), 400, 3),
+        with(Some(16 * 1024), 50, 1),
+        with(None, 900, 2),
+    ];
+    let ok: Vec<&Sample> = samples.iter().collect();
+    let m = measure(&samples, &ok, &fixtures::window(0, 10 * S, 1)).expect("sessions");
+    let names: Vec<&str> = m.by_context.iter().map(|b| b.tokens.as_str()).collect();
+    assert_eq!(names, ["<1k", "1k-4k", "16k-64k"]);
+    let counts: Vec<u64> = m.by_context.iter().map(|b| b.requests).collect();
+    assert_eq!(counts, [2, 2, 1]);
+    let ttft = |i: usize| m.by_context[i].ttft_ms.clone().expect("ttft");
+    // <1k: 100 and 300 ms: p50 200, p99 100 + 0.99 x 200 (linear interpolation).
+    assert_eq!(ttft(0).p50, 200.0);
+    assert!((ttft(0).p99 - 298.0).abs() < 1e-9);
+    // 1k-4k: 200 and 400 ms.
+    assert_eq!(ttft(1).p50, 300.0);
+    // TPOT: (t_last - t_first) / (n_out - 1): (3 s - 0.2 s) and (3 s - 0.4 s).
+    let tpot = m.by_context[1].tpot_ms.clone().expect("tpot");
+    assert_eq!((tpot.n, tpot.p50), (2, 2700.0));
+    assert_eq!(ttft(2).p50, 50.0);
+    assert_eq!(
+        context_buckets(),
+        ["<1k", "1k-4k", "4k-16k", "16k-64k", "64k+"]
+    );
+}

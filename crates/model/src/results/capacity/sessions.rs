@@ -12,13 +12,13 @@ use crate::results::summary::CellStatus;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
-    /// An N passed and a larger one failed: the capacity lies in `[max_sessions,
-    /// failing_sessions)`.
+    /// An N (or session start rate) passed and a larger one failed: the capacity lies in
+    /// `[max_sessions, failing_sessions)`.
     Found,
-    /// The largest N run passed: the capacity is at least `max_sessions` (run larger N to
-    /// find it).
+    /// The largest N (or rate) run passed: the capacity is at least `max_sessions` (run
+    /// larger N to find it).
     AtLeast,
-    /// Even the smallest N run failed.
+    /// Even the smallest N (or rate) run failed.
     NonePassed,
     /// No cell of the scenario ran to its end (Ctrl-C): nothing to judge.
     Stopped,
@@ -50,11 +50,12 @@ pub struct SessionCell {
 pub struct SessionPlan {
     /// Concurrent sessions (users) to serve.
     pub target_sessions: u32,
-    /// `ceil(target / max_sessions)`.
+    /// `ceil(target / per instance)`: per instance `max_sessions` (closed loop), or the
+    /// sessions active at the answer (open loop of sessions).
     pub instances: u32,
     /// Spare fraction kept.
     pub headroom: f64,
-    /// `ceil(target x (1 + headroom) / max_sessions)`.
+    /// `ceil(target x (1 + headroom) / per instance)`.
     pub instances_with_headroom: u32,
 }
 
