@@ -40,6 +40,7 @@ fn sessions(started: f64, offered: f64) -> SessionMetrics {
         session_duration_s: None,
         think_ms: None,
         by_turn: Vec::new(),
+        by_context: Vec::new(),
         unmeasured: BTreeMap::new(),
     }
 }
