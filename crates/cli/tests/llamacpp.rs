@@ -2,7 +2,8 @@
 //! wheel's llama-server with a tiny random-weight llama and a matching `tokenizer.json`) on
 //! 127.0.0.1, all six scenarios at N = 4 (D as 4 sessions: the prefix cache's share rises
 //! after the first turn), then B1 in an open loop at 50 req/s (well under
-//! the server's ~300 req/s at N = 4). Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
+//! the server's ~300 req/s at N = 4), then a trace of sessions whose fifth turn is compared
+//! with fresh first turns of equal context (`llamacpp/turns.rs`). Needs `PLATEAU_LLAMACPP_PYTHON`, a Python with
 //! `tools/llamacpp/requirements.txt` (`.ci/run` makes one); without it the test says why and
 //! passes, unless `PLATEAU_REQUIRE_LLAMACPP=1`.
 
@@ -19,6 +20,8 @@ use serde_json::{Value, json};
 mod sessions;
 #[path = "llamacpp/timings.rs"]
 mod timings;
+#[path = "llamacpp/turns.rs"]
+mod turns;
 
 const SCENARIOS: [&str; 6] = ["A1", "A2", "B1", "B2", "C", "D"];
 const N: u32 = 4;
@@ -294,6 +297,7 @@ fn six_scenarios_at_n4_against_llama_cpp() {
     }
     props_in_run_json(&dir, &mut failed);
     open_loop_at_50_per_second(&dir, &server, &tokenizer, &mut failed);
+    turns::check(&dir, &server, &tokenizer, &mut failed);
     tmp.disable_cleanup(!failed.is_empty());
     assert!(
         failed.is_empty(),
