@@ -31,18 +31,25 @@ pub const MIN_RPS: f64 = 0.01;
 /// No search probes above this rate.
 pub const MAX_RPS: f64 = 1e6;
 
+/// The `overloaded` bound: value 1 when the cell's queue grew (never the answer, whatever its
+/// latencies said).
+fn overload_check(s: &CellSummary) -> Check {
+    let overloaded = s.metrics.steady.overloaded;
+    Check {
+        bound: "overloaded".into(),
+        limit: 0.0,
+        value: Some(f64::from(u8::from(overloaded))),
+        upper_ci: None,
+        lower_ci: None,
+        passed: !overloaded,
+    }
+}
+
 /// Judges the probe whose summary is `s` (cell directory `dir`) against `slo`.
 pub fn judge(s: &CellSummary, dir: String, slo: &CapacitySlo) -> Probe {
     let m = &s.metrics;
     let mut checks = slo_checks(s, slo);
-    checks.push(Check {
-        bound: "overloaded".into(),
-        limit: 0.0,
-        value: Some(f64::from(u8::from(m.steady.overloaded))),
-        upper_ci: None,
-        lower_ci: None,
-        passed: !m.steady.overloaded,
-    });
+    checks.push(overload_check(s));
     let window_s = m.throughput.window_s;
     let offered_rps = m.load.as_ref().map_or(0.0, |l| l.offered_rps);
     let achieved = m.throughput.requests_completed as f64;

@@ -6,7 +6,7 @@
 
 use super::answer::widest_failure;
 use super::sessions::{bracket, session_plan, steady_check};
-use super::slo_checks;
+use super::{overload_check, slo_checks};
 use crate::config::{CapacityConfig, RateUnit};
 use crate::metrics::{SessionMetrics, shortfall};
 use crate::results::capacity::{Check, SessionRateCapacity, SessionRateCell, SessionStatus};
@@ -62,14 +62,7 @@ fn judge(
 ) -> SessionRateCell {
     let m = &s.metrics;
     let mut checks = slo_checks(s, &config.slo);
-    checks.push(Check {
-        bound: "overloaded".into(),
-        limit: 0.0,
-        value: Some(f64::from(u8::from(m.steady.overloaded))),
-        upper_ci: None,
-        lower_ci: None,
-        passed: !m.steady.overloaded,
-    });
+    checks.push(overload_check(s));
     let minutes = m.throughput.window_s / 60.0;
     let offered = sessions.session_starts_offered_per_minute;
     let sent = sessions.session_starts_per_minute;
