@@ -21,6 +21,7 @@ use crate::results::summary::{CellStatus, CellSummary};
 pub use answer::instance_plan;
 use answer::{confidence, first_failed};
 pub use session_rates::session_rate_capacity;
+use sessions::overload_check;
 pub use sessions::session_capacity;
 pub use window::{QUEUE_Z, probe_seconds};
 
@@ -30,20 +31,6 @@ pub const MIN_RPS: f64 = 0.01;
 
 /// No search probes above this rate.
 pub const MAX_RPS: f64 = 1e6;
-
-/// The `overloaded` bound: value 1 when the cell's queue grew (never the answer, whatever its
-/// latencies said).
-fn overload_check(s: &CellSummary) -> Check {
-    let overloaded = s.metrics.steady.overloaded;
-    Check {
-        bound: "overloaded".into(),
-        limit: 0.0,
-        value: Some(f64::from(u8::from(overloaded))),
-        upper_ci: None,
-        lower_ci: None,
-        passed: !overloaded,
-    }
-}
 
 /// Judges the probe whose summary is `s` (cell directory `dir`) against `slo`.
 pub fn judge(s: &CellSummary, dir: String, slo: &CapacitySlo) -> Probe {

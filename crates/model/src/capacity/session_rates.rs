@@ -5,8 +5,8 @@
 //! instances a target number of concurrent users needs at the sessions active there.
 
 use super::answer::widest_failure;
-use super::sessions::{bracket, session_plan, steady_check};
-use super::{overload_check, slo_checks};
+use super::sessions::{bracket, overload_check, session_plan, steady_check};
+use super::slo_checks;
 use crate::config::{CapacityConfig, RateUnit};
 use crate::metrics::{SessionMetrics, shortfall};
 use crate::results::capacity::{Check, SessionRateCapacity, SessionRateCell, SessionStatus};

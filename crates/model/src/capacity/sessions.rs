@@ -88,6 +88,20 @@ pub(super) fn session_plan(config: &CapacityConfig, per: f64) -> Option<SessionP
     })
 }
 
+/// The `overloaded` bound: value 1 when the cell's queue grew (never the answer, whatever its
+/// latencies said).
+pub(super) fn overload_check(s: &CellSummary) -> Check {
+    let overloaded = s.metrics.steady.overloaded;
+    Check {
+        bound: "overloaded".into(),
+        limit: 0.0,
+        value: Some(f64::from(u8::from(overloaded))),
+        upper_ci: None,
+        lower_ci: None,
+        passed: !overloaded,
+    }
+}
+
 /// The `steady` bound: value 1 when the cell is steady.
 pub(super) fn steady_check(s: &CellSummary) -> Check {
     let steady = s.metrics.steady.steady;
