@@ -276,3 +276,20 @@ pub(crate) fn instances_clause(
         headroom * 100.0
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::instances_clause;
+
+    #[test]
+    fn the_plan_clause_counts_instances_and_headroom() {
+        assert_eq!(
+            instances_clause("12 req/s needs", 1, 2, 0.2),
+            "; 12 req/s needs 1 instance (2 with 20% headroom)"
+        );
+        assert_eq!(
+            instances_clause("100 sessions need", 13, 16, 0.25),
+            "; 100 sessions need 13 instances (16 with 25% headroom)"
+        );
+    }
+}
