@@ -139,6 +139,23 @@ pub struct Meta {
     pub session_end: bool,
 }
 
+impl Meta {
+    /// Request `seq` of `slot`, sent in `phase`, with nothing more known: no backoff, no
+    /// open-loop times, no session.
+    pub fn new(seq: u64, slot: u32, phase: Phase) -> Self {
+        Meta {
+            seq,
+            slot,
+            phase,
+            backoff_us: None,
+            t_intended_us: None,
+            queue_us: None,
+            think_us: None,
+            session_end: false,
+        }
+    }
+}
+
 /// Turns an exchange into a sample: token counts from the server's usage where it sent
 /// them, else from `counter` over the whole response text (never less than the number of
 /// events that carried text); per-chunk tokens from per-chunk usage, else the tokenizer's

@@ -210,16 +210,7 @@ mod tests {
         exchange.t_end_us = 100 * seq + 90;
         Record {
             exchange,
-            meta: Meta {
-                seq,
-                slot: 0,
-                phase: Phase::Measure,
-                backoff_us: None,
-                t_intended_us: None,
-                queue_us: None,
-                think_us: None,
-                session_end: false,
-            },
+            meta: Meta::new(seq, 0, Phase::Measure),
             prompt: Prompt {
                 messages: vec![Message::new(Role::User, "say three words")],
                 ..Prompt::default()

@@ -15,16 +15,7 @@ fn prompt() -> Prompt {
 }
 
 fn meta() -> Meta {
-    Meta {
-        seq: 7,
-        slot: 1,
-        phase: Phase::Measure,
-        backoff_us: None,
-        t_intended_us: None,
-        queue_us: None,
-        think_us: None,
-        session_end: false,
-    }
+    Meta::new(7, 1, Phase::Measure)
 }
 
 fn exchange(chunks: &[(u64, &str, Option<u32>)], usage: Option<Usage>) -> Exchange {

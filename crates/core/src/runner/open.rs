@@ -116,35 +116,28 @@ pub(super) async fn run<T: Transport>(
             t_intended_us: micros(intended),
             replayed: replay.clone().map(|r| (r, k)),
             own: own.map(|s| (u32::try_from(k).unwrap_or(u32::MAX), s)),
+            starts_session,
         };
         let (shared, pool, places) = (shared.clone(), sessions.clone(), places.clone());
-        if starts_session {
-            requests.spawn(sessions::run(
-                shared,
-                pool,
-                places,
-                arrival,
-                records.clone(),
-            ));
-        } else {
-            requests.spawn(arrive(shared, pool, places, arrival, records.clone()));
-        }
+        requests.spawn(arrive(shared, pool, places, arrival, records.clone()));
     }
     while requests.join_next().await.is_some() {}
 }
 
 /// One arrival: its phase, intended send (us since the cell's start), and, in a trace
 /// replay, the trace and its index there, and the trace's session it starts with that
-/// session's id (a replay whose trace names sessions; others take an idle session).
+/// session's id (a replay whose trace names sessions; others take an idle session);
+/// whether it starts a whole session (else it sends one request).
 struct Arrival {
     phase: Phase,
     t_intended_us: u64,
     replayed: Option<(Arc<dyn Replay>, usize)>,
     own: Option<(u32, Box<dyn Session>)>,
+    starts_session: bool,
 }
 
-/// One arrival: take a session (a user), wait for a place (if capped), send, give the
-/// session back.
+/// One arrival: take a session (a user), wait for a place (if capped), send one request
+/// (or run the whole session, [`sessions::run`]), give the session back.
 async fn arrive<T: Transport>(
     shared: Arc<Shared<T>>,
     sessions: Arc<Sessions>,
@@ -152,35 +145,29 @@ async fn arrive<T: Transport>(
     mut arrival: Arrival,
     records: UnboundedSender<Record>,
 ) {
-    let Some(Admitted {
-        id,
-        mut session,
-        place: _place,
-        queue_us,
-        pooled,
-    }) = admit(&shared, &sessions, places, &mut arrival, &records).await
-    else {
+    let Some(mut admitted) = admit(&shared, &sessions, places, &mut arrival, &records).await else {
         return;
     };
-    let Arrival {
-        phase,
-        t_intended_us,
-        replayed,
-        ..
-    } = arrival;
-    let prompt = match replayed {
-        Some((replay, k)) => replay.prompt(k),
-        None => session.next(),
-    };
-    let start = Start {
-        id,
-        phase,
-        t_intended_us: Some(t_intended_us),
-        queue_us,
-        thinks: false,
-    };
-    send(&shared, start, prompt, session.as_mut(), None, &records).await;
-    sessions.give_back(id, session, pooled);
+    if arrival.starts_session {
+        let start = admitted.start(&arrival, true);
+        sessions::run(&shared, &mut admitted, start, &records).await;
+    } else {
+        let start = admitted.start(&arrival, false);
+        let prompt = match arrival.replayed {
+            Some((replay, k)) => replay.prompt(k),
+            None => admitted.session.next(),
+        };
+        send(
+            &shared,
+            start,
+            prompt,
+            admitted.session.as_mut(),
+            None,
+            &records,
+        )
+        .await;
+    }
+    admitted.end(&sessions);
 }
 
 /// An arrival let in: its session (a user) and id, its place under `max_concurrency`
@@ -192,6 +179,33 @@ struct Admitted {
     place: Option<OwnedSemaphorePermit>,
     queue_us: Option<u64>,
     pooled: bool,
+}
+
+impl Admitted {
+    /// The send of the arrival's first request: measured from its intended send, after the
+    /// time it queued; `thinks` when the session's later turns follow it on this task.
+    fn start(&self, arrival: &Arrival, thinks: bool) -> Start {
+        Start {
+            id: self.id,
+            phase: arrival.phase,
+            t_intended_us: Some(arrival.t_intended_us),
+            queue_us: self.queue_us,
+            thinks,
+        }
+    }
+
+    /// Gives the session back (to the pool if it came from there), then the place up.
+    fn end(self, sessions: &Sessions) {
+        let Admitted {
+            id,
+            session,
+            place,
+            pooled,
+            ..
+        } = self;
+        sessions.give_back(id, session, pooled);
+        drop(place);
+    }
 }
 
 /// Takes the session `arrival` brought, else an idle one, and waits for a place; `None`
@@ -268,14 +282,9 @@ fn never_sent<T>(shared: &Shared<T>, queued: Queued, records: &UnboundedSender<R
     let _ = records.send(Record {
         exchange,
         meta: Meta {
-            seq: shared.seq.fetch_add(1, Ordering::Relaxed),
-            slot: id,
-            phase,
-            backoff_us: None,
             t_intended_us: Some(t_intended_us),
             queue_us: Some(now.saturating_sub(queued_at)),
-            think_us: None,
-            session_end: false,
+            ..Meta::new(shared.seq.fetch_add(1, Ordering::Relaxed), id, phase)
         },
         prompt: Prompt::default(),
     });

@@ -255,17 +255,7 @@ impl Ends {
 
 /// The turn buckets of `ok`, those with a turn index; empty buckets left out.
 fn buckets(ok: &[&Sample]) -> Vec<TurnBucket> {
-    BUCKETS
-        .iter()
-        .filter_map(|&(name, lo, hi)| {
-            let group: Vec<&Sample> = ok
-                .iter()
-                .copied()
-                .filter(|s| s.turn.is_some_and(|t| (lo..=hi).contains(&t)))
-                .collect();
-            (!group.is_empty()).then(|| bucket(name, &group))
-        })
-        .collect()
+    context::in_ranges(ok, &BUCKETS, |s| s.turn, bucket)
 }
 
 fn bucket(name: &str, group: &[&Sample]) -> TurnBucket {

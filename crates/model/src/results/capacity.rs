@@ -250,15 +250,46 @@ impl CapacitySearch {
         line +=
             &format!("; confidence {:?}, {} probes", a.confidence, a.probes.len()).to_lowercase();
         if let Some(p) = &a.plan {
-            line += &format!(
-                "; {} req/s needs {} instance{} ({} with {:.0}% headroom)",
-                format_rps(p.target_rps),
+            line += &instances_clause(
+                &format!("{} req/s needs", format_rps(p.target_rps)),
                 p.instances,
-                if p.instances == 1 { "" } else { "s" },
                 p.instances_with_headroom,
-                p.headroom * 100.0
+                p.headroom,
             );
         }
         line
+    }
+}
+
+/// An instance plan's clause in an answer line: `; {load} {instances} instance(s)
+/// ({with headroom} with {headroom}% headroom)`, `load` ending in its verb (`12 req/s
+/// needs`, `64 sessions need`).
+pub(crate) fn instances_clause(
+    load: &str,
+    instances: u32,
+    instances_with_headroom: u32,
+    headroom: f64,
+) -> String {
+    format!(
+        "; {load} {instances} instance{} ({instances_with_headroom} with {:.0}% headroom)",
+        if instances == 1 { "" } else { "s" },
+        headroom * 100.0
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instances_clause;
+
+    #[test]
+    fn the_plan_clause_counts_instances_and_headroom() {
+        assert_eq!(
+            instances_clause("12 req/s needs", 1, 2, 0.2),
+            "; 12 req/s needs 1 instance (2 with 20% headroom)"
+        );
+        assert_eq!(
+            instances_clause("100 sessions need", 13, 16, 0.25),
+            "; 100 sessions need 13 instances (16 with 25% headroom)"
+        );
     }
 }

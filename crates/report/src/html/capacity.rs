@@ -21,80 +21,91 @@ pub fn section(out: &mut String, runs: &[PerRun<CapacityReport>]) {
         escape(&capacity::slo_of(runs))
     );
     for (report, s) in capacity::searches(runs) {
-        let _ = writeln!(
-            out,
-            "<div class=\"card\" data-search=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
-            escape(&capacity::title(s)),
-            escape(&capacity::title(s)),
-            escape(&capacity::headline(s))
-        );
-        for (label, text) in capacity::facts(report, s) {
-            let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
-        }
-        out.push_str("</table>\n");
-        let (head, rows) = capacity::probes(s);
-        verdicts(out, "probes", &head, &rows);
-        out.push_str("</div>\n");
+        let card = Card {
+            attr: "search",
+            title: capacity::title(s),
+            headline: capacity::headline(s),
+            facts: capacity::facts(report, s),
+            class: "probes",
+            table: capacity::probes(s),
+        };
+        card.write(out);
     }
-    concurrent(out, runs);
-    rates(out, runs);
-}
-
-/// The cards of the answers in concurrent sessions, when a run has any.
-fn concurrent(out: &mut String, runs: &[PerRun<CapacityReport>]) {
-    if sessions::answers(runs).next().is_none() {
-        return;
-    }
-    out.push_str(
+    let concurrent = sessions::answers(runs).map(|(report, s)| Card {
+        attr: "sessions",
+        title: sessions::title(s),
+        headline: sessions::headline(s),
+        facts: sessions::facts(report, s),
+        class: "session-cells",
+        table: sessions::cells(s),
+    });
+    answers(
+        out,
         "<h3 id=\"capacity-sessions\">In concurrent sessions</h3>\n<p class=\"note\">For \
          each session scenario, the most concurrent sessions of the closed-loop sweep whose \
          turns met the SLO (p99 over the measured turns) in a steady, complete cell, below \
          every N that failed.</p>\n",
+        concurrent,
     );
-    for (report, s) in sessions::answers(runs) {
-        let _ = writeln!(
-            out,
-            "<div class=\"card\" data-sessions=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
-            escape(&sessions::title(s)),
-            escape(&sessions::title(s)),
-            escape(&sessions::headline(s))
-        );
-        for (label, text) in sessions::facts(report, s) {
-            let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
-        }
-        out.push_str("</table>\n");
-        let (head, rows) = sessions::cells(s);
-        verdicts(out, "session-cells", &head, &rows);
-        out.push_str("</div>\n");
-    }
-}
-
-/// The cards of the answers in session arrivals, when a run has any.
-fn rates(out: &mut String, runs: &[PerRun<CapacityReport>]) {
-    if session_rates::answers(runs).next().is_none() {
-        return;
-    }
-    out.push_str(
+    let rates = session_rates::answers(runs).map(|(report, s)| Card {
+        attr: "session-rates",
+        title: session_rates::title(s),
+        headline: session_rates::headline(s),
+        facts: session_rates::facts(report, s),
+        class: "session-cells",
+        table: session_rates::cells(s),
+    });
+    answers(
+        out,
         "<h3 id=\"capacity-session-rates\">In session arrivals</h3>\n<p class=\"note\">For \
          each session scenario swept in the open loop of sessions, the highest offered session \
          start rate whose turns met the SLO in a complete, steady cell that was not overloaded, \
          below every rate that failed.</p>\n",
+        rates,
     );
-    for (report, s) in session_rates::answers(runs) {
+}
+
+/// One answer's card: `data-{attr}` naming it, its title and headline, its facts, and its
+/// table of judged loads (`class`: head and rows).
+struct Card {
+    attr: &'static str,
+    title: String,
+    headline: String,
+    facts: Vec<(&'static str, String)>,
+    class: &'static str,
+    table: (Vec<String>, Vec<Vec<String>>),
+}
+
+impl Card {
+    fn write(self, out: &mut String) {
         let _ = writeln!(
             out,
-            "<div class=\"card\" data-session-rates=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
-            escape(&session_rates::title(s)),
-            escape(&session_rates::title(s)),
-            escape(&session_rates::headline(s))
+            "<div class=\"card\" data-{}=\"{}\"><h3>{}: {}</h3>\n<table class=\"meta\">",
+            self.attr,
+            escape(&self.title),
+            escape(&self.title),
+            escape(&self.headline)
         );
-        for (label, text) in session_rates::facts(report, s) {
+        for (label, text) in self.facts {
             let _ = writeln!(out, "<tr><th>{label}</th><td>{}</td></tr>", escape(&text));
         }
         out.push_str("</table>\n");
-        let (head, rows) = session_rates::cells(s);
-        verdicts(out, "session-cells", &head, &rows);
+        let (head, rows) = self.table;
+        verdicts(out, self.class, &head, &rows);
         out.push_str("</div>\n");
+    }
+}
+
+/// A heading (`intro`, HTML) and the cards of one kind of answer in sessions, when a run
+/// has any.
+fn answers(out: &mut String, intro: &str, cards: impl Iterator<Item = Card>) {
+    let mut cards = cards.peekable();
+    if cards.peek().is_none() {
+        return;
+    }
+    out.push_str(intro);
+    for card in cards {
+        card.write(out);
     }
 }
 

@@ -10,51 +10,27 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{Admitted, Arrival, Sessions, admit};
+use super::Admitted;
 use crate::recorder::Record;
 use crate::runner::Shared;
 use crate::runner::request::{Start, send};
 use crate::runner::slot::{self, Sender};
 use crate::transport::Transport;
 
-/// One arrival: take a session source, wait for a place (if capped), then run one whole
-/// session from it and give it back.
+/// One admitted arrival that starts a session: its first turn at `start` (latency from
+/// the arrival's intended send), then the later turns after their think times, to its end.
 pub(super) async fn run<T: Transport>(
-    shared: Arc<Shared<T>>,
-    sessions: Arc<Sessions>,
-    places: Option<Arc<Semaphore>>,
-    mut arrival: Arrival,
-    records: UnboundedSender<Record>,
+    shared: &Arc<Shared<T>>,
+    admitted: &mut Admitted,
+    start: Start,
+    records: &UnboundedSender<Record>,
 ) {
-    let Some(Admitted {
-        id,
-        mut session,
-        place: _place,
-        queue_us,
-        pooled,
-    }) = admit(&shared, &sessions, places, &mut arrival, &records).await
-    else {
-        return;
-    };
-    let Arrival {
-        phase,
-        t_intended_us,
-        ..
-    } = arrival;
-    let mut sender = Sender::of_slot(&shared, id);
-    let start = Start {
-        id,
-        phase,
-        t_intended_us: Some(t_intended_us),
-        queue_us,
-        thinks: true,
-    };
+    let mut sender = Sender::of_slot(shared, admitted.id);
+    let session = admitted.session.as_mut();
     let prompt = session.next();
     let backoff = Some(&mut sender.backoff);
-    let first = send(&shared, start, prompt, session.as_mut(), backoff, &records).await;
-    slot::to_end(&shared, &mut sender, session.as_mut(), first, &records).await;
-    sessions.give_back(id, session, pooled);
+    let first = send(shared, start, prompt, session, backoff, records).await;
+    slot::to_end(shared, &mut sender, session, first, records).await;
 }

@@ -1,7 +1,8 @@
 //! TTFT and TPOT of a cell's turns by context length: the turn's prompt tokens (the
 //! server's count, else the client tokenizer's) in buckets of <1k, 1k-4k, 4k-16k, 16k-64k
 //! and 64k+ tokens (k = 1,024), so a long session's late turns are compared with turns of
-//! equal context, not only of equal index.
+//! equal context, not only of equal index. [`in_ranges`] groups turns into named ranges of a
+//! key, here and for the turn buckets.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -44,21 +45,33 @@ pub fn context_buckets() -> [&'static str; 5] {
 /// The context buckets of `ok` (the measured successful turns), by each turn's prompt
 /// tokens; turns whose prompt length is unknown and empty buckets left out.
 pub(super) fn by_context(ok: &[&Sample]) -> Vec<ContextBucket> {
-    BUCKETS
+    let tokens = |s: &Sample| s.n_in.filter(|_| s.session_id.is_some());
+    in_ranges(ok, &BUCKETS, tokens, |name, group| ContextBucket {
+        tokens: name.to_owned(),
+        requests: group.len() as u64,
+        ttft_ms: over(group, |s| s.ttft_us().map(|us| us_to_ms(us as f64))),
+        tpot_ms: over(group, |s| s.tpot_us().map(us_to_ms)),
+    })
+}
+
+/// One `bucket` per named range `(name, least, most)` of `ranges`, in order, over the
+/// samples of `ok` whose `key` falls in it; samples without a key and empty ranges left
+/// out.
+pub(super) fn in_ranges<B>(
+    ok: &[&Sample],
+    ranges: &[(&'static str, u32, u32)],
+    key: impl Fn(&Sample) -> Option<u32>,
+    bucket: impl Fn(&'static str, &[&Sample]) -> B,
+) -> Vec<B> {
+    ranges
         .iter()
         .filter_map(|&(name, lo, hi)| {
             let group: Vec<&Sample> = ok
                 .iter()
                 .copied()
-                .filter(|s| s.session_id.is_some())
-                .filter(|s| s.n_in.is_some_and(|n| (lo..=hi).contains(&n)))
+                .filter(|s| key(s).is_some_and(|k| (lo..=hi).contains(&k)))
                 .collect();
-            (!group.is_empty()).then(|| ContextBucket {
-                tokens: name.to_owned(),
-                requests: group.len() as u64,
-                ttft_ms: over(&group, |s| s.ttft_us().map(|us| us_to_ms(us as f64))),
-                tpot_ms: over(&group, |s| s.tpot_us().map(us_to_ms)),
-            })
+            (!group.is_empty()).then(|| bucket(name, &group))
         })
         .collect()
 }

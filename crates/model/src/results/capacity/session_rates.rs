@@ -90,11 +90,7 @@ impl SessionRateCapacity {
                 ),
             };
         };
-        let at_least = if self.status == SessionStatus::AtLeast {
-            "at least "
-        } else {
-            ""
-        };
+        let at_least = self.status.at_least();
         let mut line = format!(
             "{who}: {at_least}{max} session starts/min within the SLO, steady, not overloaded"
         );
@@ -108,14 +104,7 @@ impl SessionRateCapacity {
             );
         }
         if let Some(p) = &self.plan {
-            line += &format!(
-                "; {} concurrent users need {} instance{} ({} with {:.0}% headroom)",
-                p.target_sessions,
-                p.instances,
-                if p.instances == 1 { "" } else { "s" },
-                p.instances_with_headroom,
-                p.headroom * 100.0
-            );
+            line += &p.clause("concurrent users");
         }
         line
     }

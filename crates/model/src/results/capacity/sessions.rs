@@ -24,6 +24,18 @@ pub enum SessionStatus {
     Stopped,
 }
 
+impl SessionStatus {
+    /// `"at least "` before an answer that is a lower bound ([`SessionStatus::AtLeast`]),
+    /// else nothing.
+    pub(crate) fn at_least(self) -> &'static str {
+        if self == SessionStatus::AtLeast {
+            "at least "
+        } else {
+            ""
+        }
+    }
+}
+
 /// One closed-loop cell judged as a number of concurrent sessions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionCell {
@@ -57,6 +69,19 @@ pub struct SessionPlan {
     pub headroom: f64,
     /// `ceil(target x (1 + headroom) / per instance)`.
     pub instances_with_headroom: u32,
+}
+
+impl SessionPlan {
+    /// The plan's clause in an answer line: `; 64 {users} need 4 instances (5 with 20%
+    /// headroom)`.
+    pub(crate) fn clause(&self, users: &str) -> String {
+        super::instances_clause(
+            &format!("{} {users} need", self.target_sessions),
+            self.instances,
+            self.instances_with_headroom,
+            self.headroom,
+        )
+    }
 }
 
 /// The capacity in sessions of one endpoint x model x session scenario.
@@ -111,11 +136,7 @@ impl SessionCapacity {
                 ),
             };
         };
-        let at_least = if self.status == SessionStatus::AtLeast {
-            "at least "
-        } else {
-            ""
-        };
+        let at_least = self.status.at_least();
         let mut line = format!("{who}: {at_least}{max} concurrent sessions within the SLO, steady");
         if let Some(fail) = self.failing_sessions {
             line += &format!(
@@ -124,14 +145,7 @@ impl SessionCapacity {
             );
         }
         if let Some(p) = &self.plan {
-            line += &format!(
-                "; {} sessions need {} instance{} ({} with {:.0}% headroom)",
-                p.target_sessions,
-                p.instances,
-                if p.instances == 1 { "" } else { "s" },
-                p.instances_with_headroom,
-                p.headroom * 100.0
-            );
+            line += &p.clause("sessions");
         }
         line
     }
