@@ -43,7 +43,7 @@ pub struct Input<'a> {
     pub headline: &'a [Card],
     /// Every figure drawn, with how to write its files' place (relative to summary.md
     /// where they are below it).
-    pub figures: &'a [(Rendered, String)],
+    pub figures: &'a [(&'a Rendered, String)],
     /// Whether the run has more cells than report.html shows one by one (its cells are on
     /// pages): the per-cell tables are left out.
     pub paged: bool,
@@ -269,7 +269,7 @@ fn summary_section(out: &mut String, m: &Matrix, thresholds: &Thresholds) {
 }
 
 /// Every figure but the timelines by title and file, then how many timelines there are.
-fn figures_section(out: &mut String, figures: &[(Rendered, String)]) {
+fn figures_section(out: &mut String, figures: &[(&Rendered, String)]) {
     if figures.is_empty() {
         return;
     }

@@ -315,14 +315,15 @@ pub fn render(opts: &Options) -> Result<Output, ReportError> {
     });
     let html_path = root.join(HTML_FILE);
     results::write_atomic(&html_path, page.as_bytes()).map_err(ReportError::Output)?;
-    let listed: Vec<(Rendered, String)> = shown
+    // By reference: a clone per figure would hold every timeline twice (and, inline, its SVG).
+    let listed: Vec<(&Rendered, String)> = shown
         .iter()
         .chain(&distributions)
         .chain(&timelines)
         .map(|r| {
             let png = &r.files[0];
             let place = png.strip_prefix(root).unwrap_or(png);
-            (r.clone(), place.display().to_string())
+            (r, place.display().to_string())
         })
         .collect();
     let md = markdown::render(&markdown::Input {
