@@ -13,9 +13,7 @@ mod pettitt;
 #[cfg(test)]
 mod tests;
 
-pub use batch_means::{
-    BatchMeans, MAX_LAG1, MIN_BATCHES, batch_means, half_width, lag1, sections,
-};
+pub use batch_means::{BatchMeans, MAX_LAG1, MIN_BATCHES, batch_means, half_width, lag1, sections};
 pub use batch_quantile::{BatchQuantile, QUANTILE_FIRST_BLOCK, batch_quantile};
 pub use mser::{MIN_MSER_BATCHES, MSER_BATCH, mser, mser_batch};
 pub use pettitt::{PETTITT_MIN_VALUES, Pettitt, pettitt, pettitt_blocks};

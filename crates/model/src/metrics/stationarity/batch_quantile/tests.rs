@@ -53,7 +53,9 @@ fn correlated_ttfts_defeat_the_distribution_free_interval_but_not_the_batch_one(
     // phi = 0.9: a TTFT is correlated with its neighbours for about 19 requests
     // ((1 + phi) / (1 - phi)), as in a closed loop whose queue changes slowly.
     let (free, batch, block) = coverage(400, 4000, 0.9);
-    eprintln!("AR(1) 0.9, 4000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}");
+    eprintln!(
+        "AR(1) 0.9, 4000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}"
+    );
     assert!(free < 0.60, "distribution-free covers {free}");
     assert!((0.88..=0.99).contains(&batch), "batch covers {batch}");
 }
@@ -62,16 +64,26 @@ fn correlated_ttfts_defeat_the_distribution_free_interval_but_not_the_batch_one(
 fn moderately_correlated_ttfts_still_narrow_the_distribution_free_interval() {
     // phi = 0.5: correlated over about 3 requests.
     let (free, batch, block) = coverage(400, 2000, 0.5);
-    eprintln!("AR(1) 0.5, 2000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}");
-    assert!((0.70..=0.88).contains(&free), "distribution-free covers {free}");
+    eprintln!(
+        "AR(1) 0.5, 2000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}"
+    );
+    assert!(
+        (0.70..=0.88).contains(&free),
+        "distribution-free covers {free}"
+    );
     assert!((0.90..=0.99).contains(&batch), "batch covers {batch}");
 }
 
 #[test]
 fn independent_ttfts_are_covered_by_both() {
     let (free, batch, block) = coverage(400, 2000, 0.0);
-    eprintln!("independent, 2000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}");
-    assert!((0.92..=0.98).contains(&free), "distribution-free covers {free}");
+    eprintln!(
+        "independent, 2000 values, 400 seeds: distribution-free {free:.3}, batch {batch:.3}, mean block {block:.0}"
+    );
+    assert!(
+        (0.92..=0.98).contains(&free),
+        "distribution-free covers {free}"
+    );
     assert!((0.90..=0.99).contains(&batch), "batch covers {batch}");
 }
 
@@ -91,9 +103,7 @@ fn blocks_by_hand() {
     assert!(batch_quantile(&x[..127], QUANTILE_FIRST_BLOCK, 0.5).is_none());
     // Runs of 64: blocks of 16 are correlated (lag 1 = 125 / 200), and doubling would
     // leave 4 blocks.
-    let slow: Vec<f64> = (0..128)
-        .map(|i| if i < 64 { 10.0 } else { 20.0 })
-        .collect();
+    let slow: Vec<f64> = (0..128).map(|i| if i < 64 { 10.0 } else { 20.0 }).collect();
     let b = batch_quantile(&slow, QUANTILE_FIRST_BLOCK, 0.5).expect("8 blocks");
     assert_eq!(b.block, 16);
     assert_eq!(b.lag1, Some(0.625));

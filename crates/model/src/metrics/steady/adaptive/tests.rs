@@ -136,5 +136,9 @@ fn precision_takes_the_wider_ttft_interval_and_names_it() {
     // Fewer than 128 requests in Measure: no batch interval, so no TTFT precision.
     let short = precision(&at(&s, 16.0), 10_000_000, 16_000_000, 0.02);
     assert_eq!((short.ttft_p50, short.ttft_p50_interval), (None, None));
-    assert!(short.describe().contains("TTFT p50 n/a"), "{}", short.describe());
+    assert!(
+        short.describe().contains("TTFT p50 n/a"),
+        "{}",
+        short.describe()
+    );
 }
