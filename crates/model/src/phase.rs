@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 mod ends;
 
-pub use ends::{EndRule, PhaseEnd, PhaseEnds, Precision};
+pub use ends::{EndRule, PhaseEnd, PhaseEnds, Precision, TtftInterval};
 
 /// Where a cell is in its life. Every sample is labelled with the phase it was sent in.
 #[derive(

@@ -108,6 +108,21 @@ fn adaptive_phases_agree_with_fixed_ones_and_say_why_they_ended() {
 
     assert_eq!(fixed["steady"]["steady"], adaptive["steady"]["steady"]);
     assert_eq!(fixed["status"], adaptive["status"]);
+    for (run, s) in [("fixed", &fixed), ("adaptive", &adaptive)] {
+        let p50 = s["ttft_ms"]["p50"].as_f64().unwrap();
+        let ci = &s["ttft_ms"]["p50_ci"];
+        let free = (p50 - ci[0].as_f64().unwrap()).max(ci[1].as_f64().unwrap() - p50);
+        let b = &s["steady"]["ttft_p50_batch"];
+        eprintln!(
+            "{run}: Measure {:.1} s, TTFT p50 {p50:.2} ms, order statistics ±{:.2}%, batch quantiles ±{:.2}% (block {}, {} blocks, lag1 {})",
+            s["phases"]["measure_s"].as_f64().unwrap(),
+            100.0 * free / p50,
+            100.0 * b["half_width"].as_f64().unwrap_or(f64::NAN) / p50,
+            b["block"],
+            b["blocks"],
+            b["lag1"]
+        );
+    }
     for ((f, [lo, hi]), (a, _), name) in numbers(&fixed)
         .into_iter()
         .zip(numbers(&adaptive))

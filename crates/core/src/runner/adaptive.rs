@@ -90,6 +90,7 @@ pub(super) async fn measure<T>(
             target,
             output_tps: None,
             ttft_p50: None,
+            ttft_p50_interval: None,
         });
         if precision.met() || at >= max {
             let m1 = shared.bounds.end_measure(&shared.clock);

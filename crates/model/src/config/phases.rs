@@ -48,7 +48,8 @@ pub struct PhasesSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<PhaseRange>,
     /// Largest half-width of the 95% intervals of Measure's output tokens/s (batch means)
-    /// and TTFT p50 (distribution-free), as a fraction of the value (default 0.02: ±2%).
+    /// and TTFT p50 (the wider of the distribution-free and the batch-quantiles interval),
+    /// as a fraction of the value (default 0.02: ±2%).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<f64>,
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Window;
 use super::distribution::Distribution;
-use super::stationarity::BatchMeans;
+use super::stationarity::{BatchMeans, BatchQuantile};
 use super::throughput::output_tokens_by_bucket;
 use crate::config::SteadyConfig;
 use crate::sample::Sample;
@@ -111,6 +111,13 @@ pub struct Steady {
     /// absent with fewer than 8 blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_means: Option<BatchMeans>,
+    /// Measure's TTFT p50 with a 95% interval from batch quantiles (sectioning): the
+    /// successful requests started in Measure, in order of start, cut into blocks of 16
+    /// requests doubled until the block medians are close to uncorrelated; centred on the
+    /// p50 of all of them. Wider than `ttft_ms.p50_ci` when neighbouring TTFTs are
+    /// correlated (as in a closed loop); absent with fewer than 8 blocks (128 requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_p50_batch: Option<BatchQuantile>,
     /// The checks that could not be made, each with why (a series too short for MSER, a
     /// window too short for 8 blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -240,6 +247,7 @@ impl Steady {
             warmup: Vec::new(),
             level_shift: None,
             batch_means: None,
+            ttft_p50_batch: None,
             not_judged: Vec::new(),
         }
     }

@@ -24,7 +24,7 @@ pub struct PhaseEnd {
     /// The phase's length, s.
     pub after_s: f64,
     /// The same in words, with the numbers (e.g. `"precision met: output tokens/s ±1.7%,
-    /// TTFT p50 ±1.9% at 38.0 s"`).
+    /// TTFT p50 ±1.9% (batch quantiles) at 38.0 s"`).
     pub why: String,
     /// Measure: the relative half-widths the last check saw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,8 +55,26 @@ pub struct Precision {
     /// Output tokens/s (batch means over Measure so far); absent with fewer than 8 blocks
     /// or block means still correlated (lag-1 above 0.2).
     pub output_tps: Option<f64>,
-    /// TTFT p50 (distribution-free interval of the median); absent with too few requests.
+    /// TTFT p50: the wider of the distribution-free interval of the median and the
+    /// batch-quantiles one (which accounts for correlated neighbouring TTFTs); absent with
+    /// too few requests for either (128 for the batch one) or block medians still
+    /// correlated (lag-1 above 0.2).
     pub ttft_p50: Option<f64>,
+    /// Which interval `ttft_p50` is (the wider one); absent when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_p50_interval: Option<TtftInterval>,
+}
+
+/// The interval of the TTFT p50 the precision rule judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TtftInterval {
+    /// Distribution-free, from order statistics (`ttft_ms.p50_ci`): exact for independent
+    /// requests.
+    OrderStatistics,
+    /// Batch quantiles (`steady.ttft_p50_batch`): wider when neighbouring TTFTs are
+    /// correlated.
+    BatchQuantiles,
 }
 
 impl Precision {
@@ -67,11 +85,17 @@ impl Precision {
             .all(|r| r.is_some_and(|r| r <= self.target))
     }
 
-    /// `"output tokens/s ±1.7%, TTFT p50 ±1.9%"` (`n/a` for an interval not known yet).
+    /// `"output tokens/s ±1.7%, TTFT p50 ±1.9% (batch quantiles)"` (`n/a` for an interval
+    /// not known yet; the TTFT interval named when known).
     pub fn describe(&self) -> String {
         let pct = |r: Option<f64>| r.map_or("n/a".to_owned(), |r| format!("±{:.1}%", r * 100.0));
+        let which = match self.ttft_p50_interval {
+            Some(TtftInterval::OrderStatistics) => " (order statistics)",
+            Some(TtftInterval::BatchQuantiles) => " (batch quantiles)",
+            None => "",
+        };
         format!(
-            "output tokens/s {}, TTFT p50 {}",
+            "output tokens/s {}, TTFT p50 {}{which}",
             pct(self.output_tps),
             pct(self.ttft_p50)
         )

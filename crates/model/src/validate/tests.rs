@@ -165,6 +165,7 @@ fn an_adaptive_measure_that_ran_out_of_time_is_imprecise() {
                     target: 0.05,
                     output_tps: Some(0.121),
                     ttft_p50: Some(0.011),
+                    ttft_p50_interval: None,
                 }),
             }),
         });

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use schemars::JsonSchema;
 
-use super::{batches, mean, t_quantile, variance};
+use super::{batches_by, mean, t_quantile, variance};
 
 /// Lag-1 autocorrelation of the block means below which they are taken as independent.
 pub const MAX_LAG1: f64 = 0.2;
@@ -52,22 +52,42 @@ pub fn lag1(x: &[f64]) -> Option<f64> {
 /// Batch means of `x` with blocks of at least `first_block` steps (see the module's
 /// rule); `None` when even `first_block` leaves fewer than [`MIN_BATCHES`] blocks.
 pub fn batch_means(x: &[f64], first_block: usize) -> Option<BatchMeans> {
-    let mut block = first_block.max(1);
-    let mut z = batches(x, block);
-    if z.len() < MIN_BATCHES {
-        return None;
-    }
-    while lag1(&z).is_some_and(|r| r > MAX_LAG1) && x.len() / (block * 2) >= MIN_BATCHES {
-        block *= 2;
-        z = batches(x, block);
-    }
+    let (block, z) = sections(x, first_block, |c| mean(c).unwrap_or(0.0))?;
     let k = z.len();
-    let half_width = t_quantile((k - 1) as f64, 0.025)? * (variance(&z)? / k as f64).sqrt();
     Some(BatchMeans {
         block,
         blocks: k,
         lag1: lag1(&z),
         mean: mean(&z)?,
-        half_width,
+        half_width: half_width(&z)?,
     })
+}
+
+/// The module's rule over any per-block statistic `stat` (the mean for batch means, a
+/// quantile for batch quantiles): the block size, from `first_block`, and the statistic of
+/// each block at it. The block doubles while the lag-1 autocorrelation of the block
+/// statistics is above [`MAX_LAG1`] and doubling leaves at least [`MIN_BATCHES`] blocks;
+/// `None` when `first_block` already leaves fewer.
+pub fn sections(
+    x: &[f64],
+    first_block: usize,
+    stat: impl Fn(&[f64]) -> f64,
+) -> Option<(usize, Vec<f64>)> {
+    let mut block = first_block.max(1);
+    let mut z = batches_by(x, block, &stat);
+    if z.len() < MIN_BATCHES {
+        return None;
+    }
+    while lag1(&z).is_some_and(|r| r > MAX_LAG1) && x.len() / (block * 2) >= MIN_BATCHES {
+        block *= 2;
+        z = batches_by(x, block, &stat);
+    }
+    Some((block, z))
+}
+
+/// Half-width of the 95% interval from `k` block statistics `z`: Student's t with `k - 1`
+/// degrees of freedom times their standard error `sd(z) / sqrt(k)`.
+pub fn half_width(z: &[f64]) -> Option<f64> {
+    let k = z.len() as f64;
+    Some(t_quantile(k - 1.0, 0.025)? * (variance(z)? / k).sqrt())
 }

@@ -3,19 +3,21 @@
 //! ends when MSER-5 (the warm-up check's truncation, `warmup.rs`) on output tokens/s and
 //! TTFT since the end of Fill no longer truncates at the edge of its search (a transient
 //! still running pushes the cut to the edge); Measure ends when the 95% intervals of
-//! output tokens/s (batch means, as `steady.batch_means`) and of TTFT p50 (the
-//! distribution-free interval of `ttft_ms.p50_ci`) are within the precision target.
+//! output tokens/s (batch means, as `steady.batch_means`) and of TTFT p50 (the wider of
+//! the distribution-free interval of `ttft_ms.p50_ci` and the batch-quantiles one of
+//! `steady.ttft_p50_batch`, which accounts for correlated neighbouring TTFTs) are within
+//! the precision target.
 //!
 //! The records of a running cell hold only finished requests, so each rule looks at the
 //! series up to the horizon ([`horizon_us`]): now less the longest request that has ended,
 //! before which (nearly) every request has finished and every token is counted.
 
-use super::stationary::{tps_points, ttft_points};
+use super::stationary::{measured_ttft, tps_points, ttft_points};
 use super::warmup::truncation;
 use super::{Series, block_seconds, per_second_between};
 use crate::metrics::distribution::Distribution;
-use crate::metrics::stationarity::{MAX_LAG1, batch_means};
-use crate::phase::Precision;
+use crate::metrics::stationarity::{MAX_LAG1, QUANTILE_FIRST_BLOCK, batch_means, batch_quantile};
+use crate::phase::{Precision, TtftInterval};
 use crate::sample::Sample;
 
 /// Where the series of a running cell are complete, us since the cell's start: `now_us`
@@ -76,10 +78,11 @@ pub fn transient_over(samples: &[Sample], fill_end_us: u64, now_us: u64) -> Resu
     Ok(cuts.join(", "))
 }
 
-/// The precision of Measure so far (`[m0_us, horizon)`) against `target`. The output
-/// interval counts only when its block means are close to uncorrelated (lag-1 at most
-/// [`MAX_LAG1`]): with fewer blocks than it takes to double the block, a correlated series
-/// would give an interval too narrow.
+/// The precision of Measure so far (`[m0_us, horizon)`) against `target`. An interval from
+/// blocks (output tokens/s, TTFT p50's batch quantiles) counts only when its block
+/// statistics are close to uncorrelated (lag-1 at most [`MAX_LAG1`]): with fewer blocks
+/// than it takes to double the block, a correlated series would give an interval too
+/// narrow. The TTFT p50's is the wider of its two intervals, known only when both are.
 pub fn precision(samples: &[Sample], m0_us: u64, now_us: u64, target: f64) -> Precision {
     let to_us = horizon_us(samples, m0_us, now_us).max(m0_us);
     let block = block_s(samples, m0_us, to_us);
@@ -87,20 +90,26 @@ pub fn precision(samples: &[Sample], m0_us: u64, now_us: u64, target: f64) -> Pr
         .into_iter()
         .map(|p| p.1)
         .collect();
-    let ttft: Vec<f64> = ttft_points(samples, m0_us, to_us)
-        .into_iter()
-        .map(|p| p.1)
-        .collect();
-    let ttft_p50 = Distribution::from_values(&ttft).and_then(|d| {
+    let ttft = measured_ttft(samples, m0_us, to_us);
+    let free = Distribution::from_values(&ttft).and_then(|d| {
         let [low, high] = d.p50_ci?;
         (d.p50 > 0.0).then(|| (d.p50 - low).max(high - d.p50) / d.p50)
     });
+    let batch = batch_quantile(&ttft, QUANTILE_FIRST_BLOCK, 0.5)
+        .filter(|b| b.lag1.is_none_or(|r| r <= MAX_LAG1))
+        .and_then(|b| b.relative());
+    let ttft_p50 = match (free, batch) {
+        (Some(f), Some(b)) if b > f => Some((b, TtftInterval::BatchQuantiles)),
+        (Some(f), Some(_)) => Some((f, TtftInterval::OrderStatistics)),
+        _ => None,
+    };
     Precision {
         target,
         output_tps: batch_means(&tps, block as usize)
             .filter(|b| b.lag1.is_none_or(|r| r <= MAX_LAG1))
             .and_then(|b| b.relative()),
-        ttft_p50,
+        ttft_p50: ttft_p50.map(|t| t.0),
+        ttft_p50_interval: ttft_p50.map(|t| t.1),
     }
 }
 

@@ -1,11 +1,13 @@
 //! Runs the warm-up and level-shift checks on a cell and adds what they find to its
 //! [`Steady`] verdict, with the batch-means interval of Measure's output tokens/s (whose
-//! blocks the level-shift test uses).
+//! blocks the level-shift test uses) and the batch-quantiles interval of its TTFT p50.
 
 use super::{Series, Steady, blocks, per_second_between, shift, warmup};
 use crate::config::SteadyConfig;
 use crate::metrics::Window;
-use crate::metrics::stationarity::batch_means;
+use crate::metrics::stationarity::{
+    MIN_BATCHES, QUANTILE_FIRST_BLOCK, batch_means, batch_quantile,
+};
 use crate::sample::Sample;
 
 impl Steady {
@@ -41,8 +43,16 @@ impl Steady {
             self.not_judged.push(format!(
                 "batch means: {} one-second buckets give fewer than {} blocks of {} s",
                 self.output_tps_per_second.len(),
-                crate::metrics::stationarity::MIN_BATCHES,
+                MIN_BATCHES,
                 self.block_s
+            ));
+        }
+        let ttft = measured_ttft(samples, window.m0_us, window.m1_us);
+        self.ttft_p50_batch = batch_quantile(&ttft, QUANTILE_FIRST_BLOCK, 0.5);
+        if self.ttft_p50_batch.is_none() {
+            self.not_judged.push(format!(
+                "TTFT p50 batch quantiles: {} measured requests give fewer than {MIN_BATCHES} blocks of {QUANTILE_FIRST_BLOCK}",
+                ttft.len()
             ));
         }
         match shift::check(
@@ -92,5 +102,14 @@ pub(super) fn ttft_points(samples: &[Sample], from_us: u64, to_us: u64) -> Vec<(
     points
         .into_iter()
         .map(|(t, v)| ((t - from_us) as f64 / 1e6, v))
+        .collect()
+}
+
+/// TTFT, ms, of every successful request started in `[from, to)`, in order of start: the
+/// series the TTFT p50's batch-quantiles interval is cut from.
+pub(super) fn measured_ttft(samples: &[Sample], from_us: u64, to_us: u64) -> Vec<f64> {
+    ttft_points(samples, from_us, to_us)
+        .into_iter()
+        .map(|p| p.1)
         .collect()
 }

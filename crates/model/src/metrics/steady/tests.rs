@@ -51,6 +51,7 @@ fn a_flat_series_is_steady() {
             warmup: vec![],
             level_shift: None,
             batch_means: None,
+            ttft_p50_batch: None,
             not_judged: vec![],
         }
     );

@@ -113,3 +113,32 @@ fn precision_narrows_with_the_window() {
         long.describe()
     );
 }
+
+#[test]
+fn precision_takes_the_wider_ttft_interval_and_names_it() {
+    // Independent TTFTs: the two intervals are about as wide, the wider one is named.
+    let s = cell(70.0, 0.0, 3);
+    let p = precision(&s, 10_000_000, 70_000_000, 0.02);
+    let ttft = measured_ttft(&s, 10_000_000, horizon_us(&s, 10_000_000, 70_000_000));
+    let d = Distribution::from_values(&ttft).unwrap();
+    let [low, high] = d.p50_ci.unwrap();
+    let free = (d.p50 - low).max(high - d.p50) / d.p50;
+    let batch = batch_quantile(&ttft, QUANTILE_FIRST_BLOCK, 0.5).unwrap();
+    let wider = free.max(batch.relative().unwrap());
+    assert_eq!(p.ttft_p50, Some(wider));
+    let (which, name) = if wider == free {
+        (TtftInterval::OrderStatistics, "(order statistics)")
+    } else {
+        (TtftInterval::BatchQuantiles, "(batch quantiles)")
+    };
+    assert_eq!(p.ttft_p50_interval, Some(which));
+    assert!(p.describe().ends_with(name), "{}", p.describe());
+    // Fewer than 128 requests in Measure: no batch interval, so no TTFT precision.
+    let short = precision(&at(&s, 16.0), 10_000_000, 16_000_000, 0.02);
+    assert_eq!((short.ttft_p50, short.ttft_p50_interval), (None, None));
+    assert!(
+        short.describe().contains("TTFT p50 n/a"),
+        "{}",
+        short.describe()
+    );
+}
