@@ -85,19 +85,29 @@ impl Precision {
             .all(|r| r.is_some_and(|r| r <= self.target))
     }
 
-    /// `"output tokens/s ±1.7%, TTFT p50 ±1.9% (batch quantiles)"` (`n/a` for an interval
-    /// not known yet; the TTFT interval named when known).
+    /// `"output tokens/s ±1.7%, TTFT p50 ±1.9% (batch quantiles)"`; an interval not known
+    /// yet says why (`"TTFT p50 no interval yet (fewer than 128 measured requests, ...)"`); the
+    /// TTFT interval is named when known.
     pub fn describe(&self) -> String {
-        let pct = |r: Option<f64>| r.map_or("n/a".to_owned(), |r| format!("±{:.1}%", r * 100.0));
+        let output = self.output_tps.map_or(
+            "no interval yet (fewer than 8 blocks, or block means still correlated)".to_owned(),
+            pct,
+        );
+        let ttft = self.ttft_p50.map_or(
+            "no interval yet (fewer than 128 measured requests, or block p50s still correlated)"
+                .to_owned(),
+            pct,
+        );
         let which = match self.ttft_p50_interval {
             Some(TtftInterval::OrderStatistics) => " (order statistics)",
             Some(TtftInterval::BatchQuantiles) => " (batch quantiles)",
             None => "",
         };
-        format!(
-            "output tokens/s {}, TTFT p50 {}{which}",
-            pct(self.output_tps),
-            pct(self.ttft_p50)
-        )
+        format!("output tokens/s {output}, TTFT p50 {ttft}{which}")
     }
+}
+
+/// A relative half-width as `±1.7%`.
+fn pct(r: f64) -> String {
+    format!("±{:.1}%", r * 100.0)
 }
