@@ -305,4 +305,4 @@ pub fn apportion(weights: &[u32], total: u32) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -187,7 +187,6 @@ mod tests {
     use crate::exchange::RawChunk;
     use crate::tokens::Whitespace;
     use crate::workload::{Message, Role};
-    use plateau_model::phase::Phase;
 
     fn record(seq: u64, words: &str) -> Record {
         let mut exchange = Exchange::new(100 * seq);
@@ -210,16 +209,7 @@ mod tests {
         exchange.t_end_us = 100 * seq + 90;
         Record {
             exchange,
-            meta: Meta {
-                seq,
-                slot: 0,
-                phase: Phase::Measure,
-                backoff_us: None,
-                t_intended_us: None,
-                queue_us: None,
-                think_us: None,
-                session_end: false,
-            },
+            meta: crate::exchange::tests::measured(seq, 0),
             prompt: Prompt {
                 messages: vec![Message::new(Role::User, "say three words")],
                 ..Prompt::default()

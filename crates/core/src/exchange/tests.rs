@@ -14,10 +14,16 @@ fn prompt() -> Prompt {
     }
 }
 
+/// Request `seq` of slot 1 in Measure, sent as soon as it could be.
 fn meta() -> Meta {
+    measured(7, 1)
+}
+
+/// Request `seq` of `slot` in Measure: no backoff, no intended send, no queue, no think time.
+pub(crate) fn measured(seq: u64, slot: u32) -> Meta {
     Meta {
-        seq: 7,
-        slot: 1,
+        seq,
+        slot,
         phase: Phase::Measure,
         backoff_us: None,
         t_intended_us: None,
