@@ -3,7 +3,9 @@
 //! problem is gone. A full disk is played by a file-size limit (`ulimit -f`, with SIGXFSZ
 //! ignored so writes past it fail with EFBIG instead of killing plateau).
 
-use crate::common::{assert_finished, json, plateau, root, run, run_config, run_resume, temp, tiny_config};
+use crate::common::{
+    assert_finished, json, plateau, root, run, run_config, run_resume, temp, tiny_config,
+};
 
 /// `File too large` (Linux).
 const EFBIG: i32 = 27;

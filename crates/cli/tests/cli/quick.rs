@@ -102,7 +102,13 @@ fn save_config_works_with_a_config_file_and_keeps_existing_files() {
     let saved = dir.join("saved.json");
     let (code, out, err) = run_config(
         &config,
-        &["--set", "measure_seconds=7", "--save-config", saved.to_str().unwrap(), "--dry-run"],
+        &[
+            "--set",
+            "measure_seconds=7",
+            "--save-config",
+            saved.to_str().unwrap(),
+            "--dry-run",
+        ],
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
@@ -118,7 +124,10 @@ fn save_config_works_with_a_config_file_and_keeps_existing_files() {
     assert!(back.get("slo").is_none(), "only the keys given: {back}");
     // A second save to the same file is refused, the file kept.
     let before = std::fs::read(&saved).unwrap();
-    let (code, _, err) = run_config(&config, &["--save-config", saved.to_str().unwrap(), "--dry-run"]);
+    let (code, _, err) = run_config(
+        &config,
+        &["--save-config", saved.to_str().unwrap(), "--dry-run"],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the file exists"), "{err}");
     assert_eq!(std::fs::read(&saved).unwrap(), before);

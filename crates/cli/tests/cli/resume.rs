@@ -2,7 +2,9 @@
 //! same inputs (its fingerprint); it redoes the rest, saying which and why, and run.json
 //! keeps every invocation.
 
-use crate::common::{Sim, assert_finished, json, plateau, run, run_config, run_resume, temp, tiny_config};
+use crate::common::{
+    Sim, assert_finished, json, plateau, run, run_config, run_resume, temp, tiny_config,
+};
 
 #[test]
 fn resume_skips_finished_cells() {

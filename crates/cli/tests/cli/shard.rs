@@ -286,7 +286,15 @@ fn load_shard(config: &Path, dir: &Path, index: usize, start_at: &str) -> std::p
     let mut cmd = into(
         config,
         dir,
-        &["--shard", "4", "--shard-by", "load", "--start-at", start_at, "--quiet"],
+        &[
+            "--shard",
+            "4",
+            "--shard-by",
+            "load",
+            "--start-at",
+            start_at,
+            "--quiet",
+        ],
     );
     cmd.env("JOB_COMPLETION_INDEX", index.to_string())
         .stdout(std::process::Stdio::null())

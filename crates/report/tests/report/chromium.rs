@@ -21,21 +21,21 @@ fn chromium() -> Option<PathBuf> {
 fn open(chromium: &Path, page: &Path, shot: &Path, profile: &Path) -> String {
     let mut cmd = Command::new(chromium);
     cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--window-size=1400,3000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()));
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--window-size=1400,3000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--screenshot={}", shot.display()))
+    .arg(format!("file://{}", page.display()));
     let (mut child, reader) = plateau_testkit::process::spawn(&mut cmd);
     let started = Instant::now();
     let status = loop {

@@ -13,18 +13,18 @@ use plateau_scenarios::data::oasst2::{Author, NodeRecord, TreeRecord};
 use plateau_scenarios::rng::stream_rng;
 use plateau_scenarios::text::words::{prose, sentence};
 
-pub use plateau_testkit::plan::{cell, config, plan, temp_dir};
+use plateau_core::driver::RunReport;
 use plateau_core::plan::{BaseUrl, Load, Plan};
 use plateau_core::runner::{CellInput, CellOutput, Timer};
 use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
 use plateau_http::Client;
+use plateau_model::config::RunConfig;
 use plateau_scenarios::Catalog;
 use plateau_sim::{Server, SimConfig};
 use plateau_testkit::cell as runner;
 use plateau_testkit::driver;
-use plateau_core::driver::RunReport;
-use plateau_model::config::RunConfig;
+pub use plateau_testkit::plan::{cell, config, plan, temp_dir};
 
 use tempfile::TempDir;
 
