@@ -9,8 +9,6 @@
 //! is a function of their summaries.
 
 mod answer;
-#[cfg(test)]
-mod fixtures;
 pub mod session_rates;
 pub mod sessions;
 mod window;

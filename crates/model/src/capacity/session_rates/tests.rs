@@ -4,7 +4,7 @@
 //! cells that are not open-loop sessions left out.
 
 use super::*;
-use crate::capacity::fixtures::{config, refs, sessions, summary};
+use crate::capacity::tests::fixtures::{config, refs, sessions, summary};
 use crate::load::LoadInfo;
 
 /// A real complete cell summary as an open loop offering `rate` session starts per second,

@@ -3,7 +3,7 @@
 //! an interrupted cell, and the instance plan for a target number of users.
 
 use super::*;
-use crate::capacity::fixtures::{config, refs, sessions, summary};
+use crate::capacity::tests::fixtures::{config, refs, sessions, summary};
 use crate::metrics::SessionMetrics;
 
 /// A real complete cell summary as N = `n` concurrent sessions with turn TTFT p99 `ttft`

@@ -21,7 +21,7 @@ pub(crate) fn config(target_sessions: Option<u32>) -> CapacityConfig {
 /// ms and TPOT p99 `tpot` ms.
 pub(crate) fn summary(ttft: f64, tpot: f64) -> CellSummary {
     let text =
-        include_str!("../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
+        include_str!("../../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
     let mut s: CellSummary = serde_json::from_str(text).unwrap();
     s.status = CellStatus::Complete;
     s.metrics.ttft_ms.as_mut().unwrap().p99 = ttft;
