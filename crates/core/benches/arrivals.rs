@@ -1,13 +1,13 @@
 //! Arrival-scheduler benchmark: how far the open loop's actual sends trail its intended
 //! ones, on this machine, in real time.
 //!
-//! It drives the real [`runner::run_cell`] open loop on a 2-worker multi-thread runtime (as
+//! It drives the real [`run_cell`](plateau_core::runner::run_cell) open loop on a 2-worker multi-thread runtime (as
 //! a real run) against an in-process fake server that answers in about 65 ms (TTFT 20 ms,
 //! then 3 more tokens 15 ms apart; about 65 requests in flight at 1,000 req/s), with
 //! Poisson arrivals at 100, 1,000 and 5,000 req/s. Each rate ramps over 1 s of Fill, holds
 //! 1 s of Stabilize, then measures for `PLATEAU_BENCH_SECONDS` (default 10) s. For the
 //! arrivals of Measure it prints the achieved send rate, the schedule lag
-//! ([`Sample::schedule_lag_us`]: actual send minus intended send) and the client's CPU time
+//! ([`Sample::schedule_lag_us`](plateau_model::sample::Sample::schedule_lag_us): actual send minus intended send) and the client's CPU time
 //! per arrival, read by the runner's own self-check over Measure (`getrusage`; it includes
 //! the fake server and the recorder, which run in the same process).
 //!
@@ -24,73 +24,53 @@
 )]
 
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use plateau_core::live::Live;
 use plateau_core::pacer::Pacer;
 use plateau_core::plan::{Load, Rate};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{self, CellInput, CellOutput, Failures, GiveUp, Timer};
-use plateau_core::tokens::Whitespace;
-use plateau_core::workload::FixedPrompt;
+use plateau_core::runner::{CellInput, CellOutput, Timer};
 use plateau_model::config::{Arrival, GammaArrival};
 use plateau_model::metrics::Distribution;
-use plateau_model::phase::{DrainLimit, Phase, Schedule};
-use plateau_model::sample::Sample;
+use plateau_model::phase::{DrainLimit, Schedule};
+use plateau_testkit::cell;
 use plateau_testkit::transport::Fake;
-use tokio_util::sync::CancellationToken;
 
 /// Arrival rates of the open-loop table, req/s.
 const RATES: [f64; 3] = [100.0, 1_000.0, 5_000.0];
 
 /// One open-loop cell of Poisson arrivals at `rps`, measuring for `measure`.
 async fn run_rate(rps: f64, fill: Duration, measure: Duration) -> CellOutput {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
     let load = Load::Rate(Rate {
         rps,
         arrival: Arrival::Poisson,
         max_concurrency: None,
         unit: Default::default(),
     });
-    let input = CellInput {
-        transport: Arc::new(Fake {
-            ttft: Duration::from_millis(20),
-            itl: Duration::from_millis(15),
-            tokens: 4,
-        }),
-        workload: Arc::new(FixedPrompt::new("hi", None)),
-        load,
-        schedule: Schedule {
-            slots: load.sessions(),
-            fill,
-            stabilize: fill,
-            measure,
-            drain: DrainLimit::Configured(Duration::from_secs(5)),
-            adaptive: None,
-        },
+    let fake = Fake {
+        ttft: Duration::from_millis(20),
+        itl: Duration::from_millis(15),
+        tokens: 4,
+    };
+    let schedule = Schedule {
+        slots: load.sessions(),
+        fill,
+        stabilize: fill,
+        measure,
+        drain: DrainLimit::Configured(Duration::from_secs(5)),
+        adaptive: None,
+    };
+    cell::run(CellInput {
         seed: 1,
         timer: Timer::Precise,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: Failures {
-            give_up: Arc::new(GiveUp::new(Duration::from_secs(30))),
-            seed: 1,
-        },
-    };
-    runner::run_cell(input, recorder).await
+        ..cell::fixed_input(fake, load, schedule)
+    })
+    .await
 }
 
 /// Prints one row of the table from a finished cell at `rps`.
 fn print_row(rps: f64, out: &CellOutput) {
-    let measured: Vec<&Sample> = out
-        .recorded
-        .samples
-        .iter()
-        .filter(|s| s.phase == Phase::Measure)
-        .collect();
+    let measured = cell::measured(out);
     let arrivals = measured.len();
     let window_s = out.bounds.m1_us.saturating_sub(out.bounds.m0_us) as f64 / 1e6;
     let window = out.bounds.m0_us..out.bounds.m1_us;

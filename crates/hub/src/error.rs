@@ -185,12 +185,7 @@ mod tests {
 
     #[test]
     fn status_hints_say_what_to_do() {
-        let m = RepoFile {
-            repo: "o/m",
-            kind: Kind::Model,
-            revision: "refs/pr/1",
-            file: "tokenizer.json",
-        };
+        let m = crate::tests::PR_TOKENIZER;
         assert_eq!(
             status_hint(404, None, false, &m),
             ": no such model or no tokenizer.json at revision refs/pr/1; gated models need HF_TOKEN"

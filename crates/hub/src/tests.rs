@@ -4,6 +4,14 @@ use super::*;
 
 use super::env::tests::env;
 
+/// A model's tokenizer at a pull request's revision (a `/` to escape in URLs).
+pub(crate) const PR_TOKENIZER: RepoFile<'static> = RepoFile {
+    repo: "o/m",
+    kind: Kind::Model,
+    revision: "refs/pr/1",
+    file: "tokenizer.json",
+};
+
 #[test]
 fn urls_commits_and_hints() {
     let hub = Hub::from_env(&env(&[("HF_ENDPOINT", "http://127.0.0.1:9/")]));
@@ -17,12 +25,7 @@ fn urls_commits_and_hints() {
         hub.url(&f),
         "http://127.0.0.1:9/datasets/THUDM/LongBench-v2/resolve/abc/data.json"
     );
-    let m = RepoFile {
-        repo: "o/m",
-        kind: Kind::Model,
-        revision: "refs/pr/1",
-        file: "tokenizer.json",
-    };
+    let m = PR_TOKENIZER;
     assert_eq!(
         hub.url(&m),
         "http://127.0.0.1:9/o/m/resolve/refs%2Fpr%2F1/tokenizer.json"

@@ -1,6 +1,6 @@
 //! Shared test support for plateau's crates, a dev-dependency only (never published):
 //! a [`dcgm`] exporter whose energy is known,
-//! [`scratch`] directories, [`driver`] runs of a plan, [`tree`] copies of fixture results, [`plan`]s and cells, [`raw`] HTTP/1.1 test
+//! [`scratch`] directories, [`driver`] runs of a plan, [`cell`]s run through the runner alone, [`tree`] copies of fixture results, [`plan`]s and cells, child [`process`]es whose stderr is read, [`raw`] HTTP/1.1 test
 //! servers that write exactly what a test scripts, [`proxy`] test proxies (HTTP CONNECT,
 //! forward, SOCKS5), [`tls`] certificates made at test time and https servers, and fake
 //! servers behind the runner's
@@ -14,9 +14,11 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+pub mod cell;
 pub mod dcgm;
 pub mod driver;
 pub mod plan;
+pub mod process;
 pub mod proxy;
 pub mod raw;
 pub mod tls;

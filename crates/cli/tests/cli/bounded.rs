@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{plateau, run, temp, tiny_config};
+use crate::common::{plateau, run, run_config, temp, tiny_config};
 
 /// A custom scenario `mine` in `dir/scenarios` whose prompts are `prompts`, with `extra`
 /// settings.
@@ -37,12 +37,7 @@ fn a_prompt_longer_than_the_models_context_is_named_before_any_cell() {
             "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "fixed", "max_model_len": 256}}]
         }),
     );
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--quiet",
-    ]));
+    let (code, _, err) = run_config(&config, &["--quiet"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!(
@@ -70,12 +65,7 @@ fn a_prompt_over_max_prompt_tokens_is_named_as_the_file_is_read() {
         dir,
         serde_json::json!({"scenarios": ["mine"], "scenarios_dir": folder}),
     );
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--quiet",
-    ]));
+    let (code, _, err) = run_config(&config, &["--quiet"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!(

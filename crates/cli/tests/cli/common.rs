@@ -119,12 +119,14 @@ pub fn assert_finished(code: i32, err: &str) {
     );
 }
 
+/// `plateau run --config CONFIG <extra>`.
+pub fn run_config(config: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["run", "--config", config.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run(&mut plateau(&args))
+}
+
 /// `plateau run --config CONFIG --resume`.
 pub fn run_resume(config: &Path) -> (i32, String, String) {
-    run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--resume",
-    ]))
+    run_config(config, &["--resume"])
 }

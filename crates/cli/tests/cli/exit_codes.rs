@@ -1,6 +1,6 @@
 //! Exit codes of SPEC.md section 2: 0 success, 2 bad input, 3 unreachable at preflight.
 
-use crate::common::{plateau, root, run, temp, tiny_config};
+use crate::common::{plateau, root, run, run_config, temp, tiny_config};
 
 #[test]
 fn dry_run_of_the_default_config_prints_the_plan() {
@@ -96,13 +96,7 @@ fn invalid_values_are_bad_input_naming_the_field() {
     let (code, _, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("scenarios[0]") && err.contains("A9"), "{err}");
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--set",
-        "oops",
-    ]));
+    let (code, _, err) = run_config(&config, &["--set", "oops"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("expected KEY=VALUE"), "{err}");
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Sim, plateau, run, run_resume, temp, tiny_config};
+use crate::common::{Sim, plateau, run, run_config, run_resume, temp, tiny_config};
 
 #[test]
 fn a_wrong_model_name_stops_the_run_before_any_cell() {
@@ -31,13 +31,7 @@ fn a_wrong_model_name_stops_the_run_before_any_cell() {
     assert!(started.elapsed() < Duration::from_secs(10));
     // Told the list is not the whole story, plateau sends the name, and the server's own
     // refusal (HTTP 404 with its message) still stops the run before any cell.
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--set",
-        "allow_unlisted_model=true",
-    ]));
+    let (code, _, err) = run_config(&config, &["--set", "allow_unlisted_model=true"]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("model `a-typo` got HTTP 404")

@@ -2,10 +2,9 @@
 //! of the four phases, and as the run prints its end: plateau stops within seconds (a
 //! loaded 2-core machine), exits 130 and run.json says where it stopped.
 
-use std::io::Read;
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -22,17 +21,7 @@ fn interrupt(
     ready: impl Fn() -> bool,
     after: Duration,
 ) -> (i32, String, Duration) {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
+    let (mut child, reader) = plateau_testkit::process::spawn(&mut cmd);
     let deadline = Instant::now() + Duration::from_secs(120);
     while !ready() {
         assert!(

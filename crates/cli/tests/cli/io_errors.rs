@@ -3,7 +3,9 @@
 //! problem is gone. A full disk is played by a file-size limit (`ulimit -f`, with SIGXFSZ
 //! ignored so writes past it fail with EFBIG instead of killing plateau).
 
-use crate::common::{assert_finished, json, plateau, root, run, run_resume, temp, tiny_config};
+use crate::common::{
+    assert_finished, json, plateau, root, run, run_config, run_resume, temp, tiny_config,
+};
 
 /// `File too large` (Linux).
 const EFBIG: i32 = 27;
@@ -20,12 +22,7 @@ fn an_output_dir_that_is_a_file_exits_4_before_any_cell() {
     let config = tiny_config(dir, serde_json::json!({}));
     let results = dir.join("results");
     std::fs::write(&results, b"not a directory").unwrap();
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--quiet",
-    ]));
+    let (code, _, err) = run_config(&config, &["--quiet"]);
     assert_eq!(code, 4, "{err}");
     assert_eq!(
         err.trim(),

@@ -43,6 +43,27 @@ fn a_capacity_search_prints_its_answer_and_writes_capacity_json() {
     assert!(csv.lines().any(|l| l.contains(",2,poisson,")), "{csv}");
 }
 
+/// `plateau run` in `dir` of the realistic simulator on B1 with 64 output tokens, open
+/// loop, phases of 2, 3, 10 and 15 s, and `extra` keys; its stdout and stderr, having
+/// gone to its end (exit 0, or 1 for findings).
+fn realistic_b1(dir: &std::path::Path, extra: serde_json::Value) -> (String, String) {
+    let mut keys = serde_json::json!({
+        "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "realistic"}}],
+        "scenarios": ["B1"],
+        "batch_sizes": [],
+        "max_tokens": 64,
+        "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 10,
+        "drain_seconds": 15
+    });
+    keys.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let config = tiny_config(dir, keys);
+    let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
+    assert!(code == 0 || code == 1, "{out}\n{err}");
+    (out, err)
+}
+
 /// The case: the realistic simulator (about 30 req/s on B1 with 64 output tokens)
 /// offered 400 req/s. Its queue grows without bound and every measured request is still
 /// queued when Drain ends; the cell is `overloaded` with the rate the server completed,
@@ -51,20 +72,7 @@ fn a_capacity_search_prints_its_answer_and_writes_capacity_json() {
 fn a_rate_the_server_cannot_carry_is_overloaded_not_failed() {
     let tmp = temp("overload");
     let dir = tmp.path();
-    let config = tiny_config(
-        dir,
-        serde_json::json!({
-            "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "realistic"}}],
-            "scenarios": ["B1"],
-            "batch_sizes": [],
-            "request_rates": [400],
-            "max_tokens": 64,
-            "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 10,
-            "drain_seconds": 15
-        }),
-    );
-    let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
-    assert!(code == 0 || code == 1, "{out}\n{err}");
+    let (out, err) = realistic_b1(dir, serde_json::json!({"request_rates": [400]}));
     let path = dir.join("results/sim/m/B1/r400/summary.json");
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(s["status"], "complete", "{s:#}");
@@ -101,22 +109,14 @@ fn a_rate_the_server_cannot_carry_is_overloaded_not_failed() {
 fn with_short_probes_the_capacity_answer_stays_at_or_below_what_the_server_carries() {
     let tmp = temp("capacity-short");
     let dir = tmp.path();
-    let config = tiny_config(
+    realistic_b1(
         dir,
         serde_json::json!({
-            "endpoints": [{"name": "sim", "engine": "sim", "sim": {"profile": "realistic"}}],
-            "scenarios": ["B1"],
-            "batch_sizes": [],
             "request_rates": [],
-            "max_tokens": 64,
-            "fill_seconds": 2, "stabilize_seconds": 3, "measure_seconds": 10,
-            "drain_seconds": 15,
             "capacity": {"slo": {"ttft_p99_ms": 1000}, "start_rps": 8, "resolution": 0.1,
                          "max_probes": 8, "max_probe_seconds": 10}
         }),
     );
-    let (code, out, err) = run(&mut plateau(&["run", "--config", config.to_str().unwrap()]));
-    assert!(code == 0 || code == 1, "{out}\n{err}");
     let capacity: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("results/capacity.json")).unwrap()).unwrap();
     let search = &capacity["searches"][0];

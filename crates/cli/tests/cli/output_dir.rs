@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_finished, json, plateau, run, temp, tiny_config};
+use crate::common::{assert_finished, json, plateau, run, run_config, temp, tiny_config};
 
 #[test]
 fn someone_elses_directory_is_refused_and_never_overwritten() {
@@ -106,12 +106,7 @@ fn a_second_run_is_refused_naming_the_first_and_a_dead_runs_lock_is_taken_over()
     let lock = std::fs::read_to_string(dir.join("results/.plateau.lock")).unwrap();
     assert!(lock.contains(&format!("\"pid\":{}", first.id())), "{lock}");
     let short = tiny_config(dir, serde_json::json!({}));
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        short.to_str().unwrap(),
-        "--quiet",
-    ]));
+    let (code, _, err) = run_config(&short, &["--quiet"]);
     assert_finished(code, &err);
     assert!(
         err.contains(&format!(

@@ -2,7 +2,7 @@
 //! scenario's setting, every summary records the setting and what its measured requests
 //! asked for, and a distribution a scenario cannot feed is bad input naming the field.
 
-use crate::common::{plateau, run, temp, tiny_config};
+use crate::common::{plateau, run, run_config, temp, tiny_config};
 
 #[test]
 fn summary_records_the_distribution_and_what_requests_asked_for() {
@@ -51,39 +51,32 @@ fn summary_records_the_distribution_and_what_requests_asked_for() {
     assert!(4.0 <= min && min < max && max <= 12.0, "{asked}");
 }
 
+/// The error of a dry run of a tiny config with `extra` in `dir`, refused as bad input.
+fn refused(dir: &std::path::Path, extra: serde_json::Value) -> String {
+    let (code, _, err) = run_config(&tiny_config(dir, extra), &["--dry-run"]);
+    assert_eq!(code, 2, "{err}");
+    err
+}
+
 #[test]
 fn dataset_lengths_for_a_scenario_without_replies_is_bad_input() {
     let tmp = temp("output-lengths-bad");
     let dir = tmp.path();
-    let config = tiny_config(
+    let err = refused(
         dir,
         serde_json::json!({
             "scenarios": ["B1"],
             "scenario_options": {"B1": {"max_tokens": {"dist": "dataset"}}},
         }),
     );
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--dry-run",
-        "--config",
-        config.to_str().unwrap(),
-    ]));
-    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("scenario_options.B1.max_tokens: {\"dist\": \"dataset\"} takes each request's length from its dataset reply, but scenario B1 (kind diverse) has no replies"),
         "{err}"
     );
-    let config = tiny_config(
+    let err = refused(
         dir,
         serde_json::json!({"max_tokens": {"dist": "normal", "mean": 100, "stddev": -3}}),
     );
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--dry-run",
-        "--config",
-        config.to_str().unwrap(),
-    ]));
-    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("max_tokens.stddev: got -3, expected 0 or more tokens"),
         "{err}"

@@ -1,7 +1,7 @@
 //! `plateau run --url --model`: a first look without a config file, whose config is
 //! printed, saved with --save-config, and runs again as a file.
 
-use crate::common::{plateau, run, temp};
+use crate::common::{plateau, run, run_config, temp};
 
 #[test]
 fn a_first_look_needs_no_config_file_and_saves_one() {
@@ -67,12 +67,7 @@ fn a_first_look_needs_no_config_file_and_saves_one() {
     );
 
     // The saved config is an ordinary config file: it plans the same cell.
-    let (code, out, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        saved.to_str().unwrap(),
-        "--dry-run",
-    ]));
+    let (code, out, err) = run_config(&saved, &["--dry-run"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("1 cells") && out.contains("server/plateau-sim/A1/c2"),
@@ -105,16 +100,16 @@ fn save_config_works_with_a_config_file_and_keeps_existing_files() {
     let dir = tmp.path();
     let config = crate::common::tiny_config(dir, serde_json::json!({}));
     let saved = dir.join("saved.json");
-    let (code, out, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--set",
-        "measure_seconds=7",
-        "--save-config",
-        saved.to_str().unwrap(),
-        "--dry-run",
-    ]));
+    let (code, out, err) = run_config(
+        &config,
+        &[
+            "--set",
+            "measure_seconds=7",
+            "--save-config",
+            saved.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains(&format!("config written to {}", saved.display())),
@@ -129,14 +124,10 @@ fn save_config_works_with_a_config_file_and_keeps_existing_files() {
     assert!(back.get("slo").is_none(), "only the keys given: {back}");
     // A second save to the same file is refused, the file kept.
     let before = std::fs::read(&saved).unwrap();
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--save-config",
-        saved.to_str().unwrap(),
-        "--dry-run",
-    ]));
+    let (code, _, err) = run_config(
+        &config,
+        &["--save-config", saved.to_str().unwrap(), "--dry-run"],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the file exists"), "{err}");
     assert_eq!(std::fs::read(&saved).unwrap(), before);

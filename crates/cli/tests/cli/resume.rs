@@ -2,7 +2,9 @@
 //! same inputs (its fingerprint); it redoes the rest, saying which and why, and run.json
 //! keeps every invocation.
 
-use crate::common::{Sim, assert_finished, json, plateau, run, run_resume, temp, tiny_config};
+use crate::common::{
+    Sim, assert_finished, json, plateau, run, run_config, run_resume, temp, tiny_config,
+};
 
 #[test]
 fn resume_skips_finished_cells() {
@@ -190,14 +192,7 @@ fn redo_unsteady_reruns_only_the_unsteady_cells() {
     std::fs::write(&c2, serde_json::to_vec(&summary).unwrap()).unwrap();
     let c2_before = std::fs::read(&c2).unwrap();
 
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--resume",
-        "--redo",
-        "unsteady",
-    ]));
+    let (code, _, err) = run_config(&config, &["--resume", "--redo", "unsteady"]);
     assert_finished(code, &err);
     assert!(
         err.contains("redoing sim/m/A1/c1: it was unsteady (--redo unsteady)"),
@@ -212,12 +207,6 @@ fn redo_unsteady_reruns_only_the_unsteady_cells() {
     );
     assert_eq!(run_info["cells"][1]["state"], "resumed");
     // --redo means nothing without --resume.
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--redo",
-        "failed",
-    ]));
+    let (code, _, err) = run_config(&config, &["--redo", "failed"]);
     assert_eq!(code, 2, "{err}");
 }

@@ -4,6 +4,7 @@
 //! belong together are refused naming the shard and the field.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::common::{Sim, assert_finished, json, plateau, run, temp, tiny_config};
 
@@ -18,8 +19,8 @@ fn cell_set(root: &Path) -> Vec<String> {
     cells
 }
 
-/// `plateau run --config CONFIG --output-dir DIR` with `extra` flags.
-fn run_into(config: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) {
+/// `plateau run --config CONFIG --output-dir DIR` with `extra` flags, to run.
+pub fn into(config: &Path, dir: &Path, extra: &[&str]) -> Command {
     let mut args = vec![
         "run",
         "--config",
@@ -28,7 +29,12 @@ fn run_into(config: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) 
         dir.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    run(&mut plateau(&args))
+    plateau(&args)
+}
+
+/// [`into`], run.
+fn run_into(config: &Path, dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    run(&mut into(config, dir, extra))
 }
 
 /// `plateau merge DIRS --out OUT --max-clock-error-ms 50`: the runners and the simulator
@@ -277,20 +283,19 @@ fn agrees_with_one_runner(config: &Path, merged: &serde_json::Value, tmp: &Path)
 /// `plateau run --shard 4 --shard-by load --start-at START` as pod `index` of an Indexed
 /// Job.
 fn load_shard(config: &Path, dir: &Path, index: usize, start_at: &str) -> std::process::Child {
-    let mut cmd = plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--output-dir",
-        dir.to_str().unwrap(),
-        "--shard",
-        "4",
-        "--shard-by",
-        "load",
-        "--start-at",
-        start_at,
-        "--quiet",
-    ]);
+    let mut cmd = into(
+        config,
+        dir,
+        &[
+            "--shard",
+            "4",
+            "--shard-by",
+            "load",
+            "--start-at",
+            start_at,
+            "--quiet",
+        ],
+    );
     cmd.env("JOB_COMPLETION_INDEX", index.to_string())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

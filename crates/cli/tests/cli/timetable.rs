@@ -5,18 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{Sim, assert_finished, json, plateau, run, temp, tiny_config};
-use crate::shard::merge;
+use crate::common::{Sim, assert_finished, json, run, temp, tiny_config};
+use crate::shard::{into, merge};
 
 /// `plateau run --shard i/2 --shard-by load --start-at START --cell-gap 1` with `extra`.
 fn timetabled(config: &Path, dir: &Path, i: usize, start_at: &str, extra: &[&str]) -> Command {
     let shard = format!("{i}/2");
     let mut args = vec![
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--output-dir",
-        dir.to_str().unwrap(),
         "--shard",
         &shard,
         "--shard-by",
@@ -28,7 +23,7 @@ fn timetabled(config: &Path, dir: &Path, i: usize, start_at: &str, extra: &[&str
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    plateau(&args)
+    into(config, dir, &args)
 }
 
 /// Two load shards, two cells: each runner begins cell k at start + gap + k x (Fill +

@@ -1,7 +1,7 @@
 //! A model name the endpoint's `/v1/models` does not list stops the run at preflight (exit
 //! 3) naming the listed ones, unless `allow_unlisted_model` says to go on.
 
-use crate::common::{plateau, run, temp, tiny_config};
+use crate::common::{plateau, run, run_config, temp, tiny_config};
 use crate::echo_server::{EchoServer, Mode};
 
 /// A config for the echo server at `url` asking for `llama-3`.
@@ -43,13 +43,7 @@ fn allow_unlisted_model_goes_on_with_a_warning() {
     let tmp = temp("unlisted-allowed");
     let dir = tmp.path();
     let config = config(dir, &server.url(None, None));
-    let (code, _, err) = run(&mut plateau(&[
-        "run",
-        "--config",
-        config.to_str().unwrap(),
-        "--set",
-        "allow_unlisted_model=true",
-    ]));
+    let (code, _, err) = run_config(&config, &["--set", "allow_unlisted_model=true"]);
     // The echo server fails every other request: the run ends in findings (exit 1), but it
     // runs.
     assert_ne!(code, 3, "{err}");

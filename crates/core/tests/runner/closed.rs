@@ -7,42 +7,24 @@ use std::time::Duration;
 
 use plateau_core::live::Live;
 use plateau_core::plan::Load;
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, CellOutput, Ending, Failures, GiveUp, Timer, run_cell};
-use plateau_core::tokens::Whitespace;
-use plateau_core::workload::FixedPrompt;
+use plateau_core::runner::{CellInput, CellOutput, Ending};
 use plateau_model::phase::{DrainLimit, DrainSource, Phase, Schedule};
 use plateau_model::sample::{Outcome, Sample};
+use plateau_testkit::cell;
 use plateau_testkit::transport::Fake;
 use tokio_util::sync::CancellationToken;
-
-/// Failure handling as a run sets it, giving up after `give_up_after` of failures.
-pub fn failures(give_up_after: Duration) -> Failures {
-    Failures {
-        give_up: Arc::new(GiveUp::new(give_up_after)),
-        seed: 1,
-    }
-}
 
 pub async fn run(
     fake: Fake,
     schedule: Schedule,
     interrupt: CancellationToken,
 ) -> (CellOutput, Arc<Live>) {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
     let input = CellInput {
-        transport: Arc::new(fake),
-        workload: Arc::new(FixedPrompt::new("hi", None)),
-        load: Load::Concurrency(schedule.slots),
-        schedule,
-        seed: 0,
-        timer: Timer::Runtime,
-        live: live.clone(),
         interrupt,
-        failures: failures(Duration::from_secs(30)),
+        ..cell::fixed_input(fake, Load::Concurrency(schedule.slots), schedule)
     };
-    (run_cell(input, recorder).await, live)
+    let live = input.live.clone();
+    (cell::run(input).await, live)
 }
 
 pub fn by_slot(samples: &[Sample], slot: u32) -> Vec<&Sample> {
@@ -97,10 +79,7 @@ async fn closed_loop_through_the_four_phases() {
         assert_eq!(in_flight_at(samples, t), 4, "at {t} us");
     }
     // Drain: every measured request finished normally, after m1 if it straddled it.
-    let measured: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| s.phase == Phase::Measure)
-        .collect();
+    let measured = cell::measured(&out);
     assert!(measured.iter().all(|s| s.outcome == Outcome::Ok));
     let last_measured_end = measured.iter().map(|s| s.t_end_us).max().unwrap();
     assert_eq!(out.bounds.drain_end_us, last_measured_end);
@@ -197,12 +176,7 @@ async fn a_derived_drain_limit_waits_for_long_requests() {
         }
     );
     assert_eq!(out.bounds.drain_end_us, 123_000_000);
-    let measured: Vec<&Sample> = out
-        .recorded
-        .samples
-        .iter()
-        .filter(|s| s.phase == Phase::Measure)
-        .collect();
+    let measured = cell::measured(&out);
     assert_eq!(measured.len(), 1);
     assert_eq!(measured[0].outcome, Outcome::Ok);
 }

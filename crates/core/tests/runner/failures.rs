@@ -1,24 +1,21 @@
 //! Failures on the closed loop, on tokio's paused clock: a slot waits when the server asks
 //! for time and holds no request meanwhile; a cell whose endpoint keeps failing gives up.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use plateau_core::exchange::Exchange;
-use plateau_core::live::Live;
 use plateau_core::plan::Load;
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
-use plateau_core::tokens::Whitespace;
+use plateau_core::runner::{CellInput, CellOutput, Ending};
 use plateau_core::transport::Transport;
-use plateau_core::workload::{FixedPrompt, Prompt};
+use plateau_core::workload::Prompt;
 use plateau_http::Clock;
 use plateau_model::phase::{Phase, Schedule};
 use plateau_model::sample::Outcome;
+use plateau_testkit::cell;
 use plateau_testkit::transport::push_token;
 use tokio_util::sync::CancellationToken;
 
-use crate::closed::{failures, in_flight_at};
+use crate::closed::in_flight_at;
 
 /// A server that fails every request after `after`, as `outcome`, asking `retry_after`;
 /// from `recovers_at` on (cell time) it answers like a healthy one.
@@ -59,20 +56,12 @@ impl Transport for Failing {
 }
 
 async fn run_failing(server: Failing, schedule: Schedule, give_up_after: Duration) -> CellOutput {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
-    let input = CellInput {
-        transport: Arc::new(server),
-        workload: Arc::new(FixedPrompt::new("hi", None)),
-        load: Load::Concurrency(schedule.slots),
-        schedule,
-        seed: 0,
-        timer: Timer::Runtime,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: failures(give_up_after),
-    };
-    run_cell(input, recorder).await
+    let load = Load::Concurrency(schedule.slots);
+    cell::run(CellInput {
+        failures: cell::failures(give_up_after),
+        ..cell::fixed_input(server, load, schedule)
+    })
+    .await
 }
 
 #[tokio::test(start_paused = true)]

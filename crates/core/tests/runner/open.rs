@@ -2,38 +2,28 @@
 //! does, latencies from the intended send, the client-side queue under `max_concurrency`,
 //! and Drain.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use plateau_core::live::Live;
 use plateau_core::plan::{Load, Rate};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
-use plateau_core::tokens::Whitespace;
-use plateau_core::workload::FixedPrompt;
+use plateau_core::runner::{CellInput, CellOutput, Ending};
 use plateau_model::config::Arrival;
-use plateau_model::metrics::{self, Options, Window};
 use plateau_model::phase::Schedule;
+use plateau_testkit::cell;
 use plateau_testkit::transport::Fake;
-use tokio_util::sync::CancellationToken;
 
-use crate::closed::failures;
+/// Each request: 300 ms to the first token, then 9 more 10 ms apart: 390 ms.
+pub const FAKE: Fake = Fake {
+    ttft: Duration::from_millis(300),
+    itl: Duration::from_millis(10),
+    tokens: 10,
+};
 
 async fn run_open(fake: Fake, rate: Rate, schedule: Schedule) -> CellOutput {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
-    let input = CellInput {
-        transport: Arc::new(fake),
-        workload: Arc::new(FixedPrompt::new("hi", None)),
-        load: Load::Rate(rate),
-        schedule,
+    cell::run(CellInput {
         seed: 5,
-        timer: Timer::Runtime,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: failures(Duration::from_secs(30)),
-    };
-    run_cell(input, recorder).await
+        ..cell::fixed_input(fake, Load::Rate(rate), schedule)
+    })
+    .await
 }
 
 fn constant(rps: f64, max_concurrency: Option<u32>) -> Rate {
@@ -45,37 +35,12 @@ fn constant(rps: f64, max_concurrency: Option<u32>) -> Rate {
     }
 }
 
-fn summarize(out: &CellOutput, rps: f64) -> metrics::Metrics {
-    let window = Window {
-        m0_us: out.bounds.m0_us,
-        m1_us: out.bounds.m1_us,
-        concurrency: None,
-    };
-    let steady = plateau_model::config::SteadyConfig::default();
-    metrics::summarize(
-        &out.recorded.samples,
-        &window,
-        &Options {
-            slo: None,
-            steady: &steady,
-            stream: true,
-            target_rps: Some(rps),
-            fill_end_us: None,
-        },
-    )
-}
-
 #[tokio::test(start_paused = true)]
 async fn arrivals_go_out_on_schedule_however_slow_the_server() {
     // 10 req/s for 10 s of Measure; each request takes 0.3 s + 9 x 10 ms: about 4 in
     // flight, and no request waits for another.
-    let fake = Fake {
-        ttft: Duration::from_millis(300),
-        itl: Duration::from_millis(10),
-        tokens: 10,
-    };
     let out = run_open(
-        fake,
+        FAKE,
         constant(10.0, None),
         Schedule::secs(0, [0, 1, 10, 30]),
     )
@@ -89,7 +54,7 @@ async fn arrivals_go_out_on_schedule_however_slow_the_server() {
         assert_eq!(s.ttft_us(), Some(300_000));
         assert_eq!(s.queue_us, None, "no cap, no queue");
     }
-    let m = summarize(&out, 10.0);
+    let m = cell::summarize(&out, Some(10.0));
     assert_eq!(m.requests.measured, 100, "every arrival of [1 s, 11 s)");
     assert_eq!(m.requests.measured_ok, 100);
     let load = m.load.expect("load block");
@@ -114,13 +79,8 @@ async fn arrivals_go_out_on_schedule_however_slow_the_server() {
 async fn a_cap_queues_arrivals_and_the_queue_counts_in_the_latency() {
     // 10 req/s, each request 0.39 s, at most 2 in flight: the server completes at most
     // 2 / 0.39 = 5.1 req/s, so arrivals queue client-side and the queue grows.
-    let fake = Fake {
-        ttft: Duration::from_millis(300),
-        itl: Duration::from_millis(10),
-        tokens: 10,
-    };
     let out = run_open(
-        fake,
+        FAKE,
         constant(10.0, Some(2)),
         Schedule::secs(0, [0, 1, 10, 120]),
     )
@@ -128,7 +88,7 @@ async fn a_cap_queues_arrivals_and_the_queue_counts_in_the_latency() {
     let samples = &out.recorded.samples;
     let in_flight = plateau_model::metrics::InFlight::from_samples(samples);
     assert_eq!(in_flight.peak(), 2, "the cap holds");
-    let m = summarize(&out, 10.0);
+    let m = cell::summarize(&out, Some(10.0));
     let load = m.load.as_ref().expect("load block");
     let queue = load.queue_ms.as_ref().expect("queue times");
     assert!(queue.max > 1_000.0, "the queue grows: {queue:?}");

@@ -7,21 +7,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use plateau_core::live::Live;
 use plateau_core::plan::{Load, Rate};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
-use plateau_core::tokens::Whitespace;
+use plateau_core::runner::{CellInput, CellOutput, Ending};
 use plateau_core::workload::{After, Message, Prompt, Role, Session, Turn, Workload};
-use plateau_model::config::{Arrival, RateUnit, SteadyConfig};
-use plateau_model::metrics::{self, Options, SessionMetrics, Window};
+use plateau_model::config::{Arrival, RateUnit};
+use plateau_model::metrics::SessionMetrics;
 use plateau_model::phase::Schedule;
 use plateau_model::results::workload::WorkloadInfo;
 use plateau_model::sample::Sample;
-use plateau_testkit::transport::Fake;
-use tokio_util::sync::CancellationToken;
+use plateau_testkit::cell;
 
-use crate::closed::failures;
+use crate::open::FAKE;
 
 /// Sessions of three turns, 1 s of think time after the first two.
 struct Three;
@@ -83,51 +79,24 @@ impl Session for Dialog {
     }
 }
 
-/// Each request: 300 ms to the first token, then 9 more 10 ms apart: 390 ms.
-const FAKE: Fake = Fake {
-    ttft: Duration::from_millis(300),
-    itl: Duration::from_millis(10),
-    tokens: 10,
-};
-
 /// 2 sessions/s at constant gaps; Stabilize 4 s, Measure 10 s.
 async fn run(max_concurrency: Option<u32>) -> CellOutput {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
-    let input = CellInput {
-        transport: Arc::new(FAKE),
-        workload: Arc::new(Three),
-        load: Load::Rate(Rate {
-            rps: 2.0,
-            arrival: Arrival::Constant,
-            max_concurrency,
-            unit: RateUnit::Sessions,
-        }),
-        schedule: Schedule::secs(0, [0, 4, 10, 60]),
+    let load = Load::Rate(Rate {
+        rps: 2.0,
+        arrival: Arrival::Constant,
+        max_concurrency,
+        unit: RateUnit::Sessions,
+    });
+    let schedule = Schedule::secs(0, [0, 4, 10, 60]);
+    cell::run(CellInput {
         seed: 5,
-        timer: Timer::Runtime,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: failures(Duration::from_secs(30)),
-    };
-    run_cell(input, recorder).await
+        ..cell::input(FAKE, Arc::new(Three), load, schedule)
+    })
+    .await
 }
 
 fn sessions(out: &CellOutput) -> SessionMetrics {
-    let window = Window {
-        m0_us: out.bounds.m0_us,
-        m1_us: out.bounds.m1_us,
-        concurrency: None,
-    };
-    let steady = SteadyConfig::default();
-    let opts = Options {
-        slo: None,
-        steady: &steady,
-        stream: true,
-        target_rps: Some(2.0),
-        fill_end_us: None,
-    };
-    let m = metrics::summarize(&out.recorded.samples, &window, &opts);
+    let m = cell::summarize(out, Some(2.0));
     m.sessions.expect("a sessions block")
 }
 

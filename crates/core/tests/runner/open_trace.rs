@@ -7,23 +7,18 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use plateau_core::live::Live;
 use plateau_core::plan::{Load, Rate};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, CellOutput, Ending, Timer, run_cell};
-use plateau_core::tokens::Whitespace;
+use plateau_core::runner::{CellInput, CellOutput, Ending};
 use plateau_core::workload::{
     After, FixedPrompt, Message, Prompt, Replay, Role, Session, Turn, Workload,
 };
-use plateau_model::config::{Arrival, SteadyConfig};
-use plateau_model::metrics::{self, Metrics, Options, Window};
+use plateau_model::config::Arrival;
 use plateau_model::phase::{Phase, Schedule};
 use plateau_model::results::workload::WorkloadInfo;
 use plateau_model::sample::Sample;
-use plateau_testkit::transport::Fake;
-use tokio_util::sync::CancellationToken;
+use plateau_testkit::cell;
 
-use crate::closed::failures;
+use crate::open::FAKE;
 
 /// The trace's sessions, in order of their start: start (ms since the cell's start), turns,
 /// think time before each later turn (ms). Two start at the same instant.
@@ -108,47 +103,18 @@ impl Workload for Trace {
 
 /// Stabilize 2 s, Measure 6 s ([2 s, 8 s)); each request 300 ms + 9 x 10 ms = 390 ms.
 async fn run() -> CellOutput {
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, Arc::new(Whitespace), false, live.clone()).unwrap();
-    let input = CellInput {
-        transport: Arc::new(Fake {
-            ttft: Duration::from_millis(300),
-            itl: Duration::from_millis(10),
-            tokens: 10,
-        }),
-        workload: Arc::new(Trace),
-        load: Load::Rate(Rate {
-            rps: 1.0,
-            arrival: Arrival::Constant,
-            max_concurrency: None,
-            unit: Default::default(),
-        }),
-        schedule: Schedule::secs(0, [0, 2, 6, 30]),
+    let load = Load::Rate(Rate {
+        rps: 1.0,
+        arrival: Arrival::Constant,
+        max_concurrency: None,
+        unit: Default::default(),
+    });
+    let schedule = Schedule::secs(0, [0, 2, 6, 30]);
+    cell::run(CellInput {
         seed: 5,
-        timer: Timer::Runtime,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: failures(Duration::from_secs(30)),
-    };
-    run_cell(input, recorder).await
-}
-
-fn summarize(out: &CellOutput) -> Metrics {
-    let window = Window {
-        m0_us: out.bounds.m0_us,
-        m1_us: out.bounds.m1_us,
-        concurrency: None,
-    };
-    let steady = SteadyConfig::default();
-    let opts = Options {
-        slo: None,
-        steady: &steady,
-        stream: true,
-        // The open loop's (a replay lists one rate, unused for spacing).
-        target_rps: Some(1.0),
-        fill_end_us: None,
-    };
-    metrics::summarize(&out.recorded.samples, &window, &opts)
+        ..cell::input(FAKE, Arc::new(Trace), load, schedule)
+    })
+    .await
 }
 
 #[tokio::test(start_paused = true)]
@@ -193,7 +159,8 @@ async fn sessions_start_at_their_instants_and_turns_follow_reply_and_think() {
         }
     }
 
-    let m = summarize(&out);
+    // At the open loop's rate (a replay lists one rate, unused for spacing).
+    let m = cell::summarize(&out, Some(1.0));
     // Measured: s0's third turn (3.28 s), s1's second (2.44 s), both of s3 (4.0, 7.39 s),
     // s4's first (7.9 s).
     assert_eq!(m.requests.measured_ok, 5);

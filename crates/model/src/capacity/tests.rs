@@ -1,5 +1,7 @@
 //! The capacity search on known latency curves: probes, bisection and what it reports.
 
+pub(super) mod fixtures;
+
 use super::*;
 use crate::results::capacity::Confidence;
 

@@ -4,7 +4,7 @@
 //! Chromium a failure (CI sets it).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common;
@@ -19,33 +19,24 @@ fn chromium() -> Option<PathBuf> {
 
 /// Opens `page` headless, taking a screenshot into `shot`; returns Chromium's stderr.
 fn open(chromium: &Path, page: &Path, shot: &Path, profile: &Path) -> String {
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--window-size=1400,3000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
-        text
-    });
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--window-size=1400,3000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--screenshot={}", shot.display()))
+    .arg(format!("file://{}", page.display()));
+    let (mut child, reader) = plateau_testkit::process::spawn(&mut cmd);
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -43,13 +43,7 @@ async fn sub_agents_share_the_prefix_run_at_once_and_are_joined() {
         sent.iter().all(|s| s.slot == 0),
         "children are requests of their parent's slot"
     );
-    let mut sessions: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
-    for s in &sent {
-        sessions
-            .entry(s.session_id.clone().unwrap())
-            .or_default()
-            .push(s);
-    }
+    let sessions = by_session(&sent);
     let turns = |id: &str| sessions.get(id).map_or(0, Vec::len);
     let (mut complete, mut overlapping) = (0, 0);
     for (id, parent) in sessions.iter().filter(|(id, _)| !id.contains('/')) {
@@ -113,13 +107,7 @@ async fn an_open_loop_of_agent_sessions_joins_its_sub_agents() {
     let (_report, out, _) = run(SimConfig::default(), dir.path(), extra).await;
     let sent = samples(out.path(), "s2");
     only_the_end_is_cut(&sent);
-    let mut sessions: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
-    for s in &sent {
-        sessions
-            .entry(s.session_id.clone().unwrap())
-            .or_default()
-            .push(s);
-    }
+    let sessions = by_session(&sent);
     let mut complete = 0;
     for (id, parent) in sessions.iter().filter(|(id, _)| !id.contains('/')) {
         let children: Vec<&Vec<&Sample>> = (0..2)
@@ -143,6 +131,18 @@ async fn an_open_loop_of_agent_sessions_joins_its_sub_agents() {
         }
     }
     assert!(complete >= 3, "{complete} sessions reached the join");
+}
+
+/// The records of `sent` by session id, each session's in the order sent lists them.
+fn by_session(sent: &[Sample]) -> BTreeMap<String, Vec<&Sample>> {
+    let mut sessions: BTreeMap<String, Vec<&Sample>> = BTreeMap::new();
+    for s in sent {
+        sessions
+            .entry(s.session_id.clone().unwrap())
+            .or_default()
+            .push(s);
+    }
+    sessions
 }
 
 /// Checks session `id`'s two sub-agents against its parent (each from the parent's prompt,

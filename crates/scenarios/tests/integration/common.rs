@@ -13,12 +13,64 @@ use plateau_scenarios::data::oasst2::{Author, NodeRecord, TreeRecord};
 use plateau_scenarios::rng::stream_rng;
 use plateau_scenarios::text::words::{prose, sentence};
 
+use plateau_core::driver::RunReport;
+use plateau_core::plan::{BaseUrl, Load, Plan};
+use plateau_core::runner::{CellInput, CellOutput, Timer};
+use plateau_core::transport::HttpTransport;
+use plateau_core::workload::WorkloadFactory;
+use plateau_http::Client;
+use plateau_model::config::RunConfig;
+use plateau_scenarios::Catalog;
+use plateau_sim::{Server, SimConfig};
+use plateau_testkit::cell as runner;
+use plateau_testkit::driver;
 pub use plateau_testkit::plan::{cell, config, plan, temp_dir};
 
 use tempfile::TempDir;
 
 pub fn tokenizer() -> Arc<Tokenizer> {
     Arc::new(Tokenizer::embedded_cl100k())
+}
+
+/// One cell of `scenario` at N = `n` in real time against a fresh simulator set by `sim`,
+/// counting tokens with [`tokenizer`] and keeping each request's text if `store_text`.
+pub async fn run_on_sim(
+    catalog: &Catalog,
+    plan: &Plan,
+    scenario: &str,
+    n: u32,
+    sim: SimConfig,
+    store_text: bool,
+) -> CellOutput {
+    let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
+        .await
+        .unwrap();
+    let url = format!("http://{}/v1", server.addr());
+    let workload = catalog.workload(plan, &cell(scenario, n)).unwrap();
+    let transport = HttpTransport::new(
+        Client::new(n as usize).unwrap(),
+        &BaseUrl::parse(&url).unwrap(),
+        Arc::new(plan.endpoints[0].clone()),
+        "m".into(),
+        plan.request,
+    )
+    .unwrap();
+    let load = Load::Concurrency(n);
+    let input = CellInput {
+        timer: Timer::Precise,
+        failures: runner::failures(plan.give_up_after),
+        ..runner::input(transport, workload, load, plan.schedule(&load))
+    };
+    let out = runner::run_counted(input, tokenizer(), store_text).await;
+    server.shutdown().await;
+    out
+}
+
+/// Runs `cfg` through the driver as `plateau run` would, against the endpoint at `url`,
+/// counting tokens with [`tokenizer`].
+pub async fn drive(cfg: &RunConfig, url: &str) -> RunReport {
+    let (catalog, plan) = (Catalog::load(cfg, tokenizer()).unwrap(), plan(cfg));
+    driver::run(&plan, driver::context(&plan, url, &catalog, tokenizer())).await
 }
 
 /// A prompt's length: the sum over its messages of their tokens.

@@ -3,16 +3,10 @@
 //! index, and S sends ShareGPT's first questions asking for their answers' lengths.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use plateau_core::live::Live;
-use plateau_core::plan::{BaseUrl, Load, Plan};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, Failures, GiveUp, Timer, run_cell};
+use plateau_core::plan::{Load, Plan};
 use plateau_core::tokens::TokenCounter;
-use plateau_core::transport::HttpTransport;
 use plateau_core::workload::WorkloadFactory;
-use plateau_http::Client;
 use plateau_model::config::OutputTokens;
 use plateau_model::metrics::{RequestedTokens, Window};
 use plateau_model::sample::Sample;
@@ -21,11 +15,10 @@ use plateau_scenarios::data::sharegpt::{self, PairRecord};
 use plateau_scenarios::lengths::Lengths;
 use plateau_scenarios::rng::stream_rng;
 use plateau_scenarios::text::words::prose;
-use plateau_sim::{Profile, Server, SimConfig};
+use plateau_sim::{Profile, SimConfig};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
-use crate::common::{cell, config, plan, temp_dir, tokenizer};
+use crate::common::{cell, config, plan, run_on_sim, temp_dir, tokenizer};
 
 const N: u32 = 4;
 
@@ -39,43 +32,13 @@ async fn run(catalog: &Catalog, plan: &Plan, scenario: &str) -> (Vec<Sample>, Wi
     };
     sim.fixed.ttft_ms = 2.0;
     sim.fixed.itl_ms = 1.0;
-    let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
-        .await
-        .unwrap();
-    let url = format!("http://{}/v1", server.addr());
-    let workload = catalog.workload(plan, &cell(scenario, N)).unwrap();
-    let transport = HttpTransport::new(
-        Client::new(N as usize).unwrap(),
-        &BaseUrl::parse(&url).unwrap(),
-        Arc::new(plan.endpoints[0].clone()),
-        "m".into(),
-        plan.request,
-    )
-    .unwrap();
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, tokenizer(), true, live.clone()).unwrap();
     let schedule = plan.schedule(&Load::Concurrency(N));
     let window = Window {
         m0_us: schedule.m0().as_micros() as u64,
         m1_us: schedule.m1().as_micros() as u64,
         concurrency: Some(N),
     };
-    let input = CellInput {
-        transport: Arc::new(transport),
-        workload,
-        load: Load::Concurrency(N),
-        schedule,
-        seed: 0,
-        timer: Timer::Precise,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: Failures {
-            give_up: Arc::new(GiveUp::new(plan.give_up_after)),
-            seed: 0,
-        },
-    };
-    let out = run_cell(input, recorder).await;
-    server.shutdown().await;
+    let out = run_on_sim(catalog, plan, scenario, N, sim, true).await;
     (out.recorded.samples, window)
 }
 

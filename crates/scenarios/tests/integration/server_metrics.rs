@@ -2,11 +2,10 @@
 //! repeated) hits the cache for nearly every prompt token; B2 (unique windows) for nearly
 //! none. Both run through the driver, each against its own simulator, at the same time.
 
-use plateau_scenarios::Catalog;
 use plateau_sim::{Server, SimConfig};
 use serde_json::json;
 
-use crate::common::{config, datasets, plan, temp_dir, tokenizer};
+use crate::common::{config, datasets, drive, temp_dir};
 
 /// Runs `scenario` at N = 4 against a fresh simulator; the Measure prefix-cache hit rate.
 async fn hit_rate(scenario: &str) -> f64 {
@@ -26,12 +25,7 @@ async fn hit_rate(scenario: &str) -> f64 {
     );
     let out = temp_dir(&format!("server-metrics-{scenario}"));
     cfg.output_dir = out.path().to_path_buf();
-    let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = plateau_testkit::driver::run(
-        &plan,
-        plateau_testkit::driver::context(&plan, &url, &catalog, tokenizer()),
-    )
-    .await;
+    let report = drive(&cfg, &url).await;
     server.shutdown().await;
     let server = report.summaries[0].server.clone().expect("scraped");
     println!(

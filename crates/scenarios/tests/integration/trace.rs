@@ -16,7 +16,7 @@ use plateau_scenarios::trace::{self, Format, stats::ideal_prefix_share};
 use plateau_sim::{Server, SimConfig};
 use serde_json::{Value, json};
 
-use crate::common::{config, plan, temp_dir, tokenizer};
+use crate::common::{config, drive, plan, temp_dir, tokenizer};
 
 /// Writes a Mooncake trace of `n` records to `dir/trace.jsonl`: record `i` at
 /// `1000 + i * gap_ms` (ms), `input(i)` tokens with ids `ids(i)`, 2 output tokens.
@@ -66,12 +66,7 @@ pub(crate) async fn run(
     let mut cfg = config(&["T"], keys);
     let out = temp_dir("trace-out");
     cfg.output_dir = out.path().to_path_buf();
-    let (catalog, plan) = (Catalog::load(&cfg, tokenizer()).unwrap(), plan(&cfg));
-    let report = plateau_testkit::driver::run(
-        &plan,
-        plateau_testkit::driver::context(&plan, &url, &catalog, tokenizer()),
-    )
-    .await;
+    let report = drive(&cfg, &url).await;
     let metrics = scrape(server.addr());
     server.shutdown().await;
     (report, out, metrics)

@@ -4,23 +4,15 @@
 //! machine load shifts all three alike. Run with `--nocapture` to see the numbers.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use plateau_core::live::Live;
-use plateau_core::plan::{BaseUrl, Plan};
-use plateau_core::recorder::Recorder;
-use plateau_core::runner::{CellInput, Failures, GiveUp, Timer, run_cell};
-use plateau_core::transport::HttpTransport;
-use plateau_core::workload::WorkloadFactory;
-use plateau_http::Client;
+use plateau_core::plan::Plan;
 use plateau_model::phase::Phase;
 use plateau_model::sample::Sample;
 use plateau_scenarios::Catalog;
-use plateau_sim::{Server, SimConfig};
+use plateau_sim::SimConfig;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
-use crate::common::{cell, config, datasets, plan, tokenizer};
+use crate::common::{config, datasets, plan, run_on_sim, tokenizer};
 
 const N: u32 = 4;
 /// Prefill cost per uncached prompt token: the realistic profile's 25 us is a fast GPU; 100 us
@@ -32,38 +24,7 @@ async fn run(catalog: &Catalog, plan: &Plan, scenario: &str) -> Vec<Sample> {
     let mut sim = SimConfig::default();
     sim.engine.prefill_us_per_token = PREFILL_US;
     assert!(sim.engine.prefix_caching);
-    let server = Server::start("127.0.0.1:0".parse().unwrap(), sim)
-        .await
-        .unwrap();
-    let url = format!("http://{}/v1", server.addr());
-    let workload = catalog.workload(plan, &cell(scenario, N)).unwrap();
-    let endpoint = Arc::new(plan.endpoints[0].clone());
-    let transport = HttpTransport::new(
-        Client::new(N as usize).unwrap(),
-        &BaseUrl::parse(&url).unwrap(),
-        endpoint,
-        "m".into(),
-        plan.request,
-    )
-    .unwrap();
-    let live = Arc::new(Live::default());
-    let recorder = Recorder::spawn(None, tokenizer(), false, live.clone()).unwrap();
-    let input = CellInput {
-        transport: Arc::new(transport),
-        workload,
-        load: plateau_core::plan::Load::Concurrency(N),
-        schedule: plan.schedule(&plateau_core::plan::Load::Concurrency(N)),
-        seed: 0,
-        timer: Timer::Precise,
-        live,
-        interrupt: CancellationToken::new(),
-        failures: Failures {
-            give_up: Arc::new(GiveUp::new(plan.give_up_after)),
-            seed: 0,
-        },
-    };
-    let out = run_cell(input, recorder).await;
-    server.shutdown().await;
+    let out = run_on_sim(catalog, plan, scenario, N, sim, false).await;
     out.recorded
         .samples
         .into_iter()

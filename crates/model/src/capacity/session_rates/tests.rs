@@ -4,59 +4,32 @@
 //! cells that are not open-loop sessions left out.
 
 use super::*;
+use crate::capacity::tests::fixtures::{config, refs, sessions, summary};
 use crate::load::LoadInfo;
-use std::collections::BTreeMap;
 
-fn config(target_sessions: Option<u32>) -> CapacityConfig {
-    serde_json::from_value(serde_json::json!({
-        "slo": {"ttft_p99_ms": 500, "tpot_p99_ms": 50},
-        "target_sessions": target_sessions,
-        "headroom": 0.25,
-    }))
-    .unwrap()
-}
-
-/// A real complete cell summary (the report's fixtures) as an open loop offering `rate`
-/// session starts per second, turn TTFT p99 `ttft` ms, TPOT p99 40 ms, steady, not
-/// overloaded, every start sent, and `100 x rate` sessions active.
+/// A real complete cell summary as an open loop offering `rate` session starts per second,
+/// turn TTFT p99 `ttft` ms, TPOT p99 40 ms, steady, not overloaded, every start sent, and
+/// `100 x rate` sessions active.
 fn cell(rate: f64, ttft: f64) -> (String, CellSummary) {
-    let text =
-        include_str!("../../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
-    let mut s: CellSummary = serde_json::from_str(text).unwrap();
+    let mut s = summary(ttft, 40.0);
     s.cell.load = LoadInfo {
         request_rate: Some(rate),
         rate_unit: Some(RateUnit::Sessions),
         ..LoadInfo::default()
     };
-    s.status = CellStatus::Complete;
-    s.metrics.ttft_ms.as_mut().unwrap().p99 = ttft;
-    s.metrics.tpot_ms.as_mut().unwrap().p99 = 40.0;
     s.metrics.steady.steady = true;
     s.metrics.steady.overloaded = false;
     s.metrics.throughput.window_s = 600.0;
     s.metrics.sessions = Some(SessionMetrics {
-        sessions_target: None,
-        sessions_active_mean: 100.0 * rate,
-        requests_in_flight_mean: 30.0 * rate,
-        thinking_mean: 70.0 * rate,
-        sessions_completed: 0,
-        sessions_failed: 0,
-        sessions_per_minute: Some(60.0 * rate),
         session_starts_offered_per_minute: Some(60.0 * rate),
         session_starts_per_minute: Some(60.0 * rate),
-        turns_per_session: None,
-        session_duration_s: None,
-        think_ms: None,
-        by_turn: Vec::new(),
-        by_context: Vec::new(),
-        unmeasured: BTreeMap::new(),
+        ..sessions(100.0 * rate, 30.0 * rate, 70.0 * rate, 60.0 * rate)
     });
     (format!("s{rate}"), s)
 }
 
 fn answer(cells: &[(String, CellSummary)], target: Option<u32>) -> SessionRateCapacity {
-    let refs: Vec<(String, &CellSummary)> = cells.iter().map(|(d, s)| (d.clone(), s)).collect();
-    session_rate_capacity(["vllm", "llama-8b", "D"], &refs, &config(target)).unwrap()
+    session_rate_capacity(["vllm", "llama-8b", "D"], &refs(cells), &config(target)).unwrap()
 }
 
 #[test]

@@ -3,53 +3,26 @@
 //! an interrupted cell, and the instance plan for a target number of users.
 
 use super::*;
+use crate::capacity::tests::fixtures::{config, refs, sessions, summary};
 use crate::metrics::SessionMetrics;
-use std::collections::BTreeMap;
 
-fn config(target_sessions: Option<u32>) -> CapacityConfig {
-    serde_json::from_value(serde_json::json!({
-        "slo": {"ttft_p99_ms": 500, "tpot_p99_ms": 50},
-        "target_sessions": target_sessions,
-        "headroom": 0.25,
-    }))
-    .unwrap()
-}
-
-/// A real complete cell summary (the report's fixtures) as N = `n` concurrent sessions
-/// with turn TTFT p99 `ttft` ms, TPOT p99 `tpot` ms, steady or not, `n / 2` sessions per
-/// minute and `0.75 n` requests in flight.
+/// A real complete cell summary as N = `n` concurrent sessions with turn TTFT p99 `ttft`
+/// ms, TPOT p99 `tpot` ms, steady or not, `n / 2` sessions per minute and `0.75 n` requests
+/// in flight.
 fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
-    let text =
-        include_str!("../../../../report/tests/fixtures/clean/sglang/llama-8b/A1/c2/summary.json");
-    let mut s: CellSummary = serde_json::from_str(text).unwrap();
+    let mut s = summary(ttft, tpot);
     s.cell.load.concurrency = Some(n);
-    s.status = CellStatus::Complete;
-    s.metrics.ttft_ms.as_mut().unwrap().p99 = ttft;
-    s.metrics.tpot_ms.as_mut().unwrap().p99 = tpot;
     s.metrics.steady.steady = steady;
+    let n_f = f64::from(n);
     s.metrics.sessions = Some(SessionMetrics {
         sessions_target: Some(n),
-        sessions_active_mean: f64::from(n),
-        requests_in_flight_mean: 0.75 * f64::from(n),
-        thinking_mean: 0.25 * f64::from(n),
-        sessions_completed: 0,
-        sessions_failed: 0,
-        sessions_per_minute: Some(f64::from(n) / 2.0),
-        session_starts_offered_per_minute: None,
-        session_starts_per_minute: None,
-        turns_per_session: None,
-        session_duration_s: None,
-        think_ms: None,
-        by_turn: Vec::new(),
-        by_context: Vec::new(),
-        unmeasured: BTreeMap::new(),
+        ..sessions(n_f, 0.75 * n_f, 0.25 * n_f, n_f / 2.0)
     });
     (format!("c{n}"), s)
 }
 
 fn answer(cells: &[(String, CellSummary)], target: Option<u32>) -> SessionCapacity {
-    let refs: Vec<(String, &CellSummary)> = cells.iter().map(|(d, s)| (d.clone(), s)).collect();
-    session_capacity(["vllm", "llama-8b", "D"], &refs, &config(target)).unwrap()
+    session_capacity(["vllm", "llama-8b", "D"], &refs(cells), &config(target)).unwrap()
 }
 
 #[test]
