@@ -137,7 +137,9 @@ fn precision_takes_the_wider_ttft_interval_and_names_it() {
     let short = precision(&at(&s, 16.0), 10_000_000, 16_000_000, 0.02);
     assert_eq!((short.ttft_p50, short.ttft_p50_interval), (None, None));
     assert!(
-        short.describe().contains("TTFT p50 no interval yet (fewer than 128 measured requests"),
+        short
+            .describe()
+            .contains("TTFT p50 no interval yet (fewer than 128 measured requests"),
         "{}",
         short.describe()
     );
