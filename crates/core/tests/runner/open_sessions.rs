@@ -128,7 +128,7 @@ fn sessions(out: &CellOutput) -> SessionMetrics {
         fill_end_us: None,
     };
     let m = metrics::summarize(&out.recorded.samples, &window, &opts);
-    m.sessions.expect("a sessions block")
+    *m.sessions.expect("a sessions block")
 }
 
 /// The records grouped by session id, each in send order (arrivals still queued for a

@@ -34,7 +34,7 @@ fn cell(rate: f64, ttft: f64) -> (String, CellSummary) {
     s.metrics.steady.steady = true;
     s.metrics.steady.overloaded = false;
     s.metrics.throughput.window_s = 600.0;
-    s.metrics.sessions = Some(SessionMetrics {
+    s.metrics.sessions = Some(Box::new(SessionMetrics {
         sessions_target: None,
         sessions_active_mean: 100.0 * rate,
         requests_in_flight_mean: 30.0 * rate,
@@ -50,7 +50,7 @@ fn cell(rate: f64, ttft: f64) -> (String, CellSummary) {
         by_turn: Vec::new(),
         by_context: Vec::new(),
         unmeasured: BTreeMap::new(),
-    });
+    }));
     (format!("s{rate}"), s)
 }
 

@@ -27,7 +27,7 @@ fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
     s.metrics.ttft_ms.as_mut().unwrap().p99 = ttft;
     s.metrics.tpot_ms.as_mut().unwrap().p99 = tpot;
     s.metrics.steady.steady = steady;
-    s.metrics.sessions = Some(SessionMetrics {
+    s.metrics.sessions = Some(Box::new(SessionMetrics {
         sessions_target: Some(n),
         sessions_active_mean: f64::from(n),
         requests_in_flight_mean: 0.75 * f64::from(n),
@@ -43,7 +43,7 @@ fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
         by_turn: Vec::new(),
         by_context: Vec::new(),
         unmeasured: BTreeMap::new(),
-    });
+    }));
     (format!("c{n}"), s)
 }
 
