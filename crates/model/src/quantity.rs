@@ -143,7 +143,7 @@ pub(crate) fn p50(d: &Option<Distribution>) -> Option<Reading> {
     d.as_ref().map(|d| Reading {
         value: d.p50,
         ci: d.p50_ci,
-        small_sample: d.small_sample.iter().any(|p| p == "p50"),
+        small_sample: d.small_sample.contains("p50"),
     })
 }
 
@@ -152,7 +152,7 @@ pub(crate) fn p99(d: &Option<Distribution>) -> Option<Reading> {
     d.as_ref().map(|d| Reading {
         value: d.p99,
         ci: d.p99_ci,
-        small_sample: d.small_sample.iter().any(|p| p == "p99"),
+        small_sample: d.small_sample.contains("p99"),
     })
 }
 
@@ -161,7 +161,7 @@ pub(crate) fn p95(d: &Option<Distribution>) -> Option<Reading> {
     d.as_ref().map(|d| Reading {
         value: d.p95,
         ci: None,
-        small_sample: d.small_sample.iter().any(|p| p == "p95"),
+        small_sample: d.small_sample.contains("p95"),
     })
 }
 

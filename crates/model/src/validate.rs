@@ -225,7 +225,7 @@ pub fn check_cell(s: &CellSummary, t: &Thresholds) -> Vec<Finding> {
         add("api_layer_dominates_ttft", Severity::Warn, message);
     }
     if let Some(d) = &m.ttft_ms
-        && d.small_sample.iter().any(|p| p == "p99")
+        && d.small_sample.contains("p99")
     {
         add("small_sample", Severity::Warn, small_sample(d.n, &s.phases));
     }

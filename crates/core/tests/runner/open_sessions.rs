@@ -97,7 +97,7 @@ async fn run(max_concurrency: Option<u32>) -> CellOutput {
 
 fn sessions(out: &CellOutput) -> SessionMetrics {
     let m = cell::summarize(out, Some(2.0));
-    m.sessions.expect("a sessions block")
+    *m.sessions.expect("a sessions block")
 }
 
 /// The records grouped by session id, each in send order (arrivals still queued for a

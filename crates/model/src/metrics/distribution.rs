@@ -6,6 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Binomial, DiscreteCDF};
 
+mod small_sample;
+pub use small_sample::SmallSample;
+
 /// Summary of a set of finite values (TTFT, ITL, TPOT, E2E, throughputs, token counts).
 ///
 /// Percentiles interpolate linearly between order statistics, as numpy's default
@@ -40,7 +43,8 @@ pub struct Distribution {
     pub p99_ci: Option<[f64; 2]>,
     /// Percentiles with fewer than 10 expected values beyond them (`n (1 - q) < 10`), by
     /// label (`"p50"`, `"p90"`, `"p95"`, `"p99"`, `"p99.9"`): read them with care.
-    pub small_sample: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub small_sample: SmallSample,
 }
 
 /// The reported percentiles: label and quantile in per-mille (integers, so the
@@ -83,11 +87,8 @@ impl Distribution {
                 .map(|(l, u)| [sorted[l as usize - 1], sorted[u as usize - 1]])
         };
         let count = sorted.len() as u64;
-        let small_sample = PERCENTILES
-            .iter()
-            .filter(|&&(_, per_mille)| count * (1000 - per_mille) < MIN_TAIL * 1000)
-            .map(|&(label, _)| label.to_owned())
-            .collect();
+        let small_sample =
+            SmallSample::of(|per_mille| count * (1000 - per_mille) < MIN_TAIL * 1000);
         Some(Distribution {
             n: count,
             mean,

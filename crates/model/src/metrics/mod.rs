@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 
 pub use agreement::{InputAgreement, OutputAgreement, TokenAgreement, USAGE_FACTOR};
 pub use concurrency::Concurrency;
-pub use distribution::{Distribution, percentile, quantile_ci_ranks};
+pub use distribution::{Distribution, SmallSample, percentile, quantile_ci_ranks};
 pub use errors::RequestCounts;
 pub use goodput::Goodput;
 pub use load::{FromSend, LoadMetrics, LoadMode, MIN_SHORTFALL, SHORTFALL_Z, shortfall};
@@ -216,7 +216,7 @@ pub struct Metrics {
     /// sessions completed, their turns and duration, think time, per-turn-bucket latency
     /// and prefix cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sessions: Option<SessionMetrics>,
+    pub sessions: Option<Box<SessionMetrics>>,
 }
 
 /// Summarizes one cell: `samples` are all of its requests (every phase and outcome),
@@ -308,7 +308,7 @@ pub fn summarize(samples: &[Sample], window: &Window, opts: &Options) -> Metrics
         concurrency,
         tokens: TokenAgreement::check(ok.iter().copied()),
         turns: turns::by_turn(&ok),
-        sessions,
+        sessions: sessions.map(Box::new),
         unmeasured,
         connections: Some(Connections::count(samples)),
         reads: Reads::count(&ok),

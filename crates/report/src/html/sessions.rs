@@ -14,7 +14,7 @@ use crate::style::number;
 pub fn section(out: &mut String, m: &Matrix) {
     let cells: Vec<(&str, &SessionMetrics)> = m
         .all()
-        .filter_map(|c| Some((c.rel, c.summary.metrics.sessions.as_ref()?)))
+        .filter_map(|c| Some((c.rel, c.summary.metrics.sessions.as_deref()?)))
         .collect();
     if cells.is_empty() {
         return;

@@ -127,7 +127,7 @@ fn pareto_points_from_too_few_samples_are_hollow() {
         let path = dir.join(SUMMARY_FILE);
         let mut s: CellSummary = read_json(&path).unwrap();
         if let Some(d) = s.metrics.ttft_ms.as_mut() {
-            d.small_sample.clear();
+            d.small_sample = Default::default();
         }
         write_json(&path, &s).unwrap();
     }

@@ -55,7 +55,7 @@ fn sessionize(results: &std::path::Path) {
         let path = dir.join("summary.json");
         let mut s: CellSummary = read_json(&path).unwrap();
         s.cell.load.rate_unit = Some(RateUnit::Sessions);
-        s.metrics.sessions = Some(sessions(started, offered));
+        s.metrics.sessions = Some(sessions(started, offered).into());
         write_json(&path, &s).unwrap();
     }
 }

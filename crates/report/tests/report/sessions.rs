@@ -45,11 +45,10 @@ fn dist(p50: f64, small: bool) -> Distribution {
     let mut d = Distribution::from_values(&[p50, p50]).unwrap();
     d.p50 = p50;
     d.p99 = 3.0 * p50;
-    d.small_sample = if small {
-        vec!["p99".into()]
-    } else {
-        Vec::new()
-    };
+    d.small_sample = Default::default();
+    if small {
+        d.small_sample.insert("p99").unwrap();
+    }
     d
 }
 
@@ -112,7 +111,7 @@ fn sessionize(results: &Path) -> CapacityReport {
             let rel = format!("{endpoint}/llama-8b/A1/c{n}");
             let path = results.join(&rel).join("summary.json");
             let mut s: CellSummary = read_json(&path).unwrap();
-            s.metrics.sessions = Some(sessions(e, n));
+            s.metrics.sessions = Some(sessions(e, n).into());
             write_json(&path, &s).unwrap();
             cells.push((rel, s));
         }

@@ -20,11 +20,11 @@ fn cell(rate: f64, ttft: f64) -> (String, CellSummary) {
     s.metrics.steady.steady = true;
     s.metrics.steady.overloaded = false;
     s.metrics.throughput.window_s = 600.0;
-    s.metrics.sessions = Some(SessionMetrics {
+    s.metrics.sessions = Some(Box::new(SessionMetrics {
         session_starts_offered_per_minute: Some(60.0 * rate),
         session_starts_per_minute: Some(60.0 * rate),
         ..sessions(100.0 * rate, 30.0 * rate, 70.0 * rate, 60.0 * rate)
-    });
+    }));
     (format!("s{rate}"), s)
 }
 

@@ -14,10 +14,10 @@ fn cell(n: u32, ttft: f64, tpot: f64, steady: bool) -> (String, CellSummary) {
     s.cell.load.concurrency = Some(n);
     s.metrics.steady.steady = steady;
     let n_f = f64::from(n);
-    s.metrics.sessions = Some(SessionMetrics {
+    s.metrics.sessions = Some(Box::new(SessionMetrics {
         sessions_target: Some(n),
         ..sessions(n_f, 0.75 * n_f, 0.25 * n_f, n_f / 2.0)
-    });
+    }));
     (format!("c{n}"), s)
 }
 
