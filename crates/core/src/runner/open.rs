@@ -148,11 +148,10 @@ async fn arrive<T: Transport>(
     let Some(mut admitted) = admit(&shared, &sessions, places, &mut arrival, &records).await else {
         return;
     };
+    let start = admitted.start(&arrival);
     if arrival.starts_session {
-        let start = admitted.start(&arrival, true);
         sessions::run(&shared, &mut admitted, start, &records).await;
     } else {
-        let start = admitted.start(&arrival, false);
         let prompt = match arrival.replayed {
             Some((replay, k)) => replay.prompt(k),
             None => admitted.session.next(),
@@ -183,14 +182,15 @@ struct Admitted {
 
 impl Admitted {
     /// The send of the arrival's first request: measured from its intended send, after the
-    /// time it queued; `thinks` when the session's later turns follow it on this task.
-    fn start(&self, arrival: &Arrival, thinks: bool) -> Start {
+    /// time it queued; it thinks when it starts a session (the later turns follow it on
+    /// this task).
+    fn start(&self, arrival: &Arrival) -> Start {
         Start {
             id: self.id,
             phase: arrival.phase,
             t_intended_us: Some(arrival.t_intended_us),
             queue_us: self.queue_us,
-            thinks,
+            thinks: arrival.starts_session,
         }
     }
 
