@@ -47,9 +47,12 @@ fn every_example_config_plans() {
             // A demo against the simulator: short phases, so it runs in minutes.
             continue;
         }
+        // Full studies: adaptive phases never longer than the fixed 60 s / 120 s they
+        // replaced (docs/src/guide/phases.md, "The examples").
         assert!(
             out.contains(
-                "Fill 30s, Stabilize 60s, Measure 120s, \
+                "Fill 30s, Stabilize 20..60 s (until the transient is over), \
+                 Measure 30..120 s (until the 95% intervals are within ±2%), \
                  Drain up to max(30 s, 2 x longest request before m1)"
             ),
             "{}: {out}",
